@@ -1,0 +1,320 @@
+#include "tools/cli_options.h"
+
+#include <charconv>
+#include <cmath>
+
+#include "lowering/diagnostic.h"
+#include "lowering/strings.h"
+
+namespace scjit {
+namespace {
+
+absl::Status Usage(std::string detail) {
+  return DiagnosticStatus(MakeDiagnostic(DiagId::kIoUsage, nullptr, Location{}, {{"detail", std::move(detail)}}));
+}
+
+template <typename T>
+absl::StatusOr<T> ParseNumber(std::string_view option, std::string_view text) {
+  T v{};
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+    return Usage(Cat("option '", option, "' needs a number, got '", text, "'"));
+  }
+  return v;
+}
+
+absl::StatusOr<Binding> ParseBinding(std::string_view option, std::string_view text) {
+  size_t eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size()) {
+    return Usage(Cat("option '", option, "' takes NAME=", option == "--in" ? "SOURCE" : "FILE.npy", ", got '", text, "'"));
+  }
+  std::string_view name = text.substr(0, eq);
+  if (name.front() == '%') name.remove_prefix(1);
+  return Binding{std::string(name), std::string(text.substr(eq + 1))};
+}
+
+using Apply = absl::Status (*)(CliOptions&, std::string_view option, std::string_view value);
+
+// One row per option. `implemented` is false for options whose machinery comes
+// later; jit-run refuses them rather than ignoring them.
+struct OptionSpec {
+  std::string_view name;
+  bool takes_value;
+  bool repeatable;
+  bool implemented;
+  std::string_view value_help;
+  std::string_view help;
+  Apply apply;
+};
+
+absl::Status SetKernel(CliOptions& o, std::string_view, std::string_view v) {
+  if (v.front() == '@') v.remove_prefix(1);
+  if (v.empty()) return Usage("option '--kernel' needs a kernel name such as @add_one");
+  o.kernel_name = std::string(v);
+  return absl::OkStatus();
+}
+
+absl::Status SetTarget(CliOptions& o, std::string_view, std::string_view v) {
+  std::optional<TargetId> t = TargetFromName(v);
+  if (!t) return Usage(Cat("unknown target '", v, "'; expected one of ", TargetNameList()));
+  o.target = *t;
+  return absl::OkStatus();
+}
+
+absl::Status AddBinding(CliOptions& o, std::string_view option, std::string_view v) {
+  absl::StatusOr<Binding> b = ParseBinding(option, v);
+  if (!b.ok()) return b.status();
+  std::vector<Binding>& list = option == "--in" ? o.inputs : option == "--out" ? o.outputs : o.expects;
+  for (const Binding& existing : list) {
+    if (existing.name == b->name) return Usage(Cat("option '", option, "' binds %", b->name, " twice"));
+  }
+  list.push_back(*std::move(b));
+  return absl::OkStatus();
+}
+
+absl::Status SetEngine(CliOptions& o, std::string_view, std::string_view v) {
+  if (v == "jit") {
+    o.engine = Engine::kJit;
+  } else if (v == "interp") {
+    o.engine = Engine::kInterp;
+  } else {
+    return Usage(Cat("option '--engine' takes jit or interp, got '", v, "'"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SetThreads(CliOptions& o, std::string_view option, std::string_view v) {
+  absl::StatusOr<int> n = ParseNumber<int>(option, v);
+  if (!n.ok()) return n.status();
+  if (*n < 1 || *n > 1024) return Usage(Cat("option '--threads' takes 1 to 1024 threads, got ", *n));
+  o.threads = *n;
+  return absl::OkStatus();
+}
+
+absl::Status SetDeterministic(CliOptions& o, std::string_view, std::string_view) {
+  o.deterministic = true;
+  return absl::OkStatus();
+}
+
+absl::Status SetSeed(CliOptions& o, std::string_view option, std::string_view v) {
+  absl::StatusOr<uint64_t> n = ParseNumber<uint64_t>(option, v);
+  if (!n.ok()) return n.status();
+  o.seed = *n;
+  return absl::OkStatus();
+}
+
+absl::Status SetDma(CliOptions& o, std::string_view, std::string_view v) {
+  if (v == "eager") {
+    o.dma = DmaMode::kEager;
+  } else if (v == "on_wait") {
+    o.dma = DmaMode::kOnWait;
+  } else {
+    return Usage(Cat("option '--dma' takes eager or on_wait, got '", v, "'"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SetCheck(CliOptions& o, std::string_view, std::string_view v) {
+  if (v != "all" && v != "none" && v != "warn") {
+    std::string_view rest = v;
+    while (true) {
+      size_t comma = rest.find(',');
+      std::string_view item = rest.substr(0, comma);
+      if (item != "bounds" && item != "init" && item != "race" && item != "sync") {
+        return Usage(Cat("option '--check' takes all, none, warn or a list of bounds,init,race,sync; got '", v, "'"));
+      }
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  o.check = std::string(v);
+  return absl::OkStatus();
+}
+
+absl::Status SetUnchecked(CliOptions& o, std::string_view, std::string_view) {
+  o.unchecked = true;
+  return absl::OkStatus();
+}
+
+absl::Status SetEmit(CliOptions& o, std::string_view, std::string_view v) {
+  if (v == "ir") {
+    o.emit = Stage::kIr;
+  } else if (v == "llvm") {
+    o.emit = Stage::kLlvm;
+  } else if (v == "llvm-opt") {
+    o.emit = Stage::kLlvmOpt;
+  } else if (v == "asm") {
+    o.emit = Stage::kAsm;
+  } else {
+    return Usage(Cat("option '--emit' takes ir, llvm, llvm-opt or asm, got '", v, "'"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SetTime(CliOptions& o, std::string_view, std::string_view) {
+  o.time = true;
+  return absl::OkStatus();
+}
+
+absl::Status SetRepeat(CliOptions& o, std::string_view option, std::string_view v) {
+  absl::StatusOr<int> n = ParseNumber<int>(option, v);
+  if (!n.ok()) return n.status();
+  if (*n < 1) return Usage(Cat("option '--repeat' takes a positive count, got ", *n));
+  o.repeat = *n;
+  return absl::OkStatus();
+}
+
+absl::Status SetReport(CliOptions& o, std::string_view, std::string_view v) {
+  o.report = std::string(v);
+  return absl::OkStatus();
+}
+
+absl::Status SetCacheDir(CliOptions& o, std::string_view, std::string_view v) {
+  o.cache_dir = std::string(v);
+  return absl::OkStatus();
+}
+
+absl::Status SetExplain(CliOptions& o, std::string_view, std::string_view v) {
+  o.explain = std::string(v);
+  return absl::OkStatus();
+}
+
+absl::Status SetTolerance(CliOptions& o, std::string_view option, std::string_view v) {
+  absl::StatusOr<double> x = ParseNumber<double>(option, v);
+  if (!x.ok()) return x.status();
+  if (!(*x >= 0) || std::isinf(*x)) return Usage(Cat("option '", option, "' takes a finite non-negative number"));
+  (option == "--rtol" ? o.rtol : o.atol) = *x;
+  return absl::OkStatus();
+}
+
+absl::Status SetHelp(CliOptions& o, std::string_view, std::string_view) {
+  o.help = true;
+  return absl::OkStatus();
+}
+
+constexpr OptionSpec kOptions[] = {
+    {"--kernel", true, false, true, "@NAME", "the kernel to run when the file holds several", SetKernel},
+    {"--target", true, false, true, "CHIP", "v5p, v6e, v7x (default), v8i or v8t; overrides the file's target",
+     SetTarget},
+    {"--in", true, true, true, "NAME=SOURCE",
+     "an input: FILE.npy, zeros, ones, iota, random[:SEED], randint:LO:HI[:SEED] or fill:VALUE (default iota)",
+     AddBinding},
+    {"--out", true, true, false, "NAME=FILE.npy", "write an out/inout parameter after the run", AddBinding},
+    {"--expect", true, true, false, "NAME=FILE.npy", "compare an out/inout parameter with a file (mismatch: exit 1)",
+     AddBinding},
+    {"--rtol", true, false, false, "X", "relative tolerance of --expect for floats (default: bitwise)", SetTolerance},
+    {"--atol", true, false, false, "X", "absolute tolerance of --expect for floats", SetTolerance},
+    {"--engine", true, false, false, "jit|interp", "the execution engine (default jit)", SetEngine},
+    {"-O", true, false, false, "0-3", "LLVM optimization level: -O0 ... -O3 (default -O2)", nullptr},
+    {"--threads", true, false, false, "N", "host threads running the subcores (default: the host's cores)",
+     SetThreads},
+    {"--deterministic", false, false, false, "", "a fixed interleaving and DMA order (the default)", SetDeterministic},
+    {"--seed", true, false, false, "N", "a randomized but reproducible interleaving", SetSeed},
+    {"--dma", true, false, false, "eager|on_wait", "when DMAs complete (default on_wait, eager with --unchecked)",
+     SetDma},
+    {"--check", true, false, false, "all|none|warn|LIST", "run-time checks: bounds,init,race,sync (default all)",
+     SetCheck},
+    {"--unchecked", false, false, false, "", "no run-time checks (fastest)", SetUnchecked},
+    {"--emit", true, false, true, "ir|llvm|llvm-opt|asm", "print a compilation stage and exit", SetEmit},
+    {"--time", false, false, false, "", "print compile and run times", SetTime},
+    {"--repeat", true, false, false, "N", "time N launches after one warm-up", SetRepeat},
+    {"--report", true, false, false, "FILE.json", "write timings and launch statistics as JSON", SetReport},
+    {"--cache-dir", true, false, false, "DIR", "cache compiled kernels on disk", SetCacheDir},
+    {"--explain", true, false, true, "CODE", "explain a diagnostic code (IR-*, IO-*, RT-*, SC rules)", SetExplain},
+    {"--help", false, false, true, "", "this text", SetHelp},
+};
+
+const OptionSpec* FindOption(std::string_view name) {
+  for (const OptionSpec& spec : kOptions) {
+    if (spec.name == name) return &spec;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+absl::StatusOr<CliOptions> ParseCommandLine(const std::vector<std::string_view>& args) {
+  CliOptions o;
+  std::vector<std::string_view> positional;
+  std::vector<std::string_view> seen;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string_view arg = args[i];
+    if (arg.size() < 2 || arg[0] != '-') {
+      positional.push_back(arg);
+      continue;
+    }
+    // -O0 ... -O3
+    if (arg.substr(0, 2) == "-O") {
+      std::string_view level = arg.substr(2);
+      if (level.size() != 1 || level[0] < '0' || level[0] > '3') {
+        return Usage(Cat("unknown option '", arg, "'; optimization levels are -O0, -O1, -O2 and -O3"));
+      }
+      for (std::string_view s : seen) {
+        if (s == "-O") return Usage("the optimization level is given twice");
+      }
+      seen.push_back("-O");
+      o.opt_level = level[0] - '0';
+      o.given.push_back(std::string(arg));
+      continue;
+    }
+    std::string_view name = arg;
+    std::optional<std::string_view> value;
+    if (size_t eq = arg.find('='); eq != std::string_view::npos && arg.substr(0, 2) == "--") {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+    }
+    const OptionSpec* spec = FindOption(name);
+    if (spec == nullptr || spec->apply == nullptr) return Usage(Cat("unknown option '", name, "'"));
+    if (!spec->repeatable) {
+      for (std::string_view s : seen) {
+        if (s == spec->name) return Usage(Cat("option '", spec->name, "' is given twice"));
+      }
+    }
+    seen.push_back(spec->name);
+    if (spec->takes_value && !value) {
+      if (i + 1 >= args.size()) return Usage(Cat("option '", name, "' needs a value: ", spec->name, " ", spec->value_help));
+      value = args[++i];
+    } else if (!spec->takes_value && value) {
+      return Usage(Cat("option '", name, "' takes no value"));
+    }
+    if (absl::Status s = spec->apply(o, spec->name, value.value_or("")); !s.ok()) return s;
+    o.given.push_back(std::string(spec->name));
+  }
+  if (o.deterministic && o.seed) return Usage("--deterministic and --seed exclude each other");
+  if (o.help || o.explain) return o;
+  if (positional.empty()) return Usage("no kernel file given: jit-run KERNEL.scir [options]");
+  if (positional.size() > 1) {
+    return Usage(Cat("one kernel file is run at a time, got '", positional[0], "' and '", positional[1], "'"));
+  }
+  o.kernel_file = std::string(positional[0]);
+  return o;
+}
+
+std::vector<std::string> UnimplementedOptions(const CliOptions& options) {
+  std::vector<std::string> out;
+  for (const std::string& given : options.given) {
+    const OptionSpec* spec = FindOption(given.substr(0, 2) == "-O" ? "-O" : given);
+    if (spec != nullptr && !spec->implemented) out.push_back(given);
+  }
+  return out;
+}
+
+std::string UsageText() {
+  std::string out =
+      "usage: jit-run KERNEL.scir [options]\n"
+      "       jit-run --explain CODE\n\n"
+      "Runs a SparseCore kernel written in the scjit Kernel IR on this host.\n\n"
+      "options:\n";
+  for (const OptionSpec& spec : kOptions) {
+    std::string left = Cat("  ", spec.name);
+    if (spec.takes_value) Append(&left, spec.name == "-O" ? "" : " ", spec.value_help);
+    if (left.size() < 30) left.append(30 - left.size(), ' ');
+    Append(&out, left, " ", spec.help, spec.implemented ? "" : " [not implemented yet]", "\n");
+  }
+  out +=
+      "\nexit codes: 0 success; 1 the kernel ran and failed; 2 usage or input error;\n"
+      "3 the kernel was rejected (parse, type or SC rule error)\n";
+  return out;
+}
+
+}  // namespace scjit
