@@ -101,15 +101,31 @@ std::string Diagnostic::Render() const {
   Append(&out, message, "\n");
   if (loc.valid()) {
     std::string gutter = absl::StrFormat("%5d | ", loc.line);
-    Append(&out, gutter, source_line, "\n");
+    // Long lines are shown as a window around the location.
+    constexpr size_t kWindow = 160;
+    size_t col = static_cast<size_t>(loc.col - 1);
+    size_t begin = 0, end = source_line.size();
+    if (source_line.size() > kWindow) {
+      begin = col > kWindow / 2 ? std::min(col - kWindow / 2, source_line.size() - kWindow) : 0;
+      end = begin + kWindow;
+    }
+    std::string shown = Cat(begin > 0 ? "..." : "", std::string_view(source_line).substr(begin, end - begin),
+                            end < source_line.size() ? "..." : "");
+    size_t prefix = begin > 0 ? 3 : 0;
+    // Control bytes would garble a terminal; each becomes one '?' so the caret
+    // still lines up.
+    for (char& c : shown) {
+      if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) c = '?';
+    }
+    Append(&out, gutter, shown, "\n");
     // The caret line mirrors tabs of the source line so the caret lines up.
     std::string caret(gutter.size() - 2, ' ');
     caret += "| ";
-    for (int i = 1; i < loc.col && static_cast<size_t>(i - 1) < source_line.size(); ++i) {
-      caret += source_line[i - 1] == '\t' ? '\t' : ' ';
-    }
+    size_t caret_col = prefix + (col >= begin ? col - begin : 0);
+    for (size_t i = 0; i < caret_col && i < shown.size(); ++i) caret += shown[i] == '\t' ? '\t' : ' ';
     caret += '^';
-    if (loc.length > 1) caret.append(static_cast<size_t>(std::min(loc.length, 200) - 1), '~');
+    size_t length = std::min<size_t>(static_cast<size_t>(std::max(loc.length, 1)), shown.size() > caret_col ? shown.size() - caret_col : 1);
+    if (length > 1) caret.append(length - 1, '~');
     Append(&out, caret, "\n");
   }
   for (const std::string& note : notes) Append(&out, "note: ", note, "\n");

@@ -46,6 +46,8 @@ std::optional<OpKind> OpKindFromName(std::string_view name) {
 
 size_t NumOpKinds() { return kOps.size(); }
 
+std::span<const AttrInfo> AllAttrs() { return kAttrs; }
+
 const AttrInfo* FindAttrInfo(std::string_view name) {
   for (const AttrInfo& a : kAttrs) {
     if (a.name == name) return &a;

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -83,6 +84,7 @@ struct AttrInfo {
   std::string_view summary;
 };
 const AttrInfo* FindAttrInfo(std::string_view name);
+std::span<const AttrInfo> AllAttrs();
 
 // ----------------------------------------------------------------------------------
 // Values and operands.

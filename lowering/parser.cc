@@ -129,6 +129,11 @@ class Parser {
   bool ParseAttrValue(AttrValue* v, int depth);
   bool ExpectOpEnd(const Op& op, bool more_items, bool needs_types);
   bool EnterNesting(Location loc);
+  // Parses `item (',' item)* close`, the opening token already consumed; `item`
+  // parses one element and returns false after reporting an error.
+  template <typename Item>
+  bool ParseListUntil(Tok close, Item&& item);
+  bool NestingTooDeep(Location loc);
 
   std::shared_ptr<const SourceFile> file_;
   DiagnosticSink& sink_;
@@ -201,10 +206,26 @@ bool Parser::ExpectIdent(std::string_view word) {
 }
 
 bool Parser::EnterNesting(Location loc) {
-  if (depth_ >= kMaxNesting) {
-    return Fail(DiagId::kIrLimit, loc,
-                {{"detail", Cat("nesting deeper than ", kMaxNesting, " levels")}});
+  if (depth_ >= kMaxNesting) return NestingTooDeep(loc);
+  return true;
+}
+
+bool Parser::NestingTooDeep(Location loc) {
+  return Fail(DiagId::kIrLimit, loc, {{"detail", Cat("nesting deeper than ", kMaxNesting, " levels")}});
+}
+
+template <typename Item>
+bool Parser::ParseListUntil(Tok close, Item&& item) {
+  std::string_view close_text = close == Tok::kRParen ? "')'" : close == Tok::kRBracket ? "']'" : "'}'";
+  while (!At(close)) {
+    if (!item()) return false;
+    if (At(Tok::kComma)) {
+      Advance();
+    } else if (!At(close)) {
+      return SyntaxError(Cat("',' or ", close_text));
+    }
   }
+  Advance();
   return true;
 }
 
@@ -221,8 +242,18 @@ Value* Parser::Lookup(const std::string& name) const {
 
 Value* Parser::Resolve(const Token& t) {
   Value* v = Lookup(t.str);
-  if (v == nullptr) Report(DiagId::kIrUndefined, Loc(t), {{"name", Cat("%", t.str)}});
-  return v;
+  if (v != nullptr) return v;
+  Diagnostic& d = sink_.Report(MakeDiagnostic(DiagId::kIrUndefined, file_.get(), Loc(t), {{"name", Cat("%", t.str)}}));
+  // A definition in a region that has ended explains most of these.
+  for (const auto& other : kernel_->values) {
+    if (other->name == t.str) {
+      d.notes.push_back(Cat("%", t.str, " is defined at ", file_->name(), ":", other->loc.line, ":",
+                            other->loc.col, ", inside a region that has ended before this use"));
+      d.help = "pass the value out of the region with 'yield' and use the op's result";
+      break;
+    }
+  }
+  return nullptr;
 }
 
 void Parser::Define(Value* v) {
@@ -247,6 +278,7 @@ std::unique_ptr<Module> Parser::ParseModule() {
     Report(DiagId::kIrLimit, Location{},
            {{"detail", Cat("the file holds ", file_->text().size(), " bytes; the limit is ",
                            kMaxSourceBytes)}});
+    module->complete = false;
     return module;
   }
   Advance();
@@ -310,7 +342,7 @@ bool Parser::ParseKernel() {
   scopes_.clear();
   ScopeGuard kernel_scope(this);
   if (!Expect(Tok::kLParen, "'(' and the kernel's parameters")) return false;
-  while (!At(Tok::kRParen)) {
+  bool params_ok = ParseListUntil(Tok::kRParen, [&] {
     Param p;
     if (AtIdent("in")) {
       p.direction = ParamDirection::kIn;
@@ -331,13 +363,9 @@ bool Parser::ParseKernel() {
     p.value->index = static_cast<int>(k.params.size());
     Define(p.value);
     k.params.push_back(p);
-    if (At(Tok::kComma)) {
-      Advance();
-      continue;
-    }
-    if (!At(Tok::kRParen)) return SyntaxError("',' or ')'");
-  }
-  Advance();  // ')'
+    return true;
+  });
+  if (!params_ok) return false;
 
   bool seen_scratch = false, seen_attrs = false;
   while (!At(Tok::kLBrace)) {
@@ -382,61 +410,55 @@ bool Parser::ParseMesh(Kernel& k) {
   Advance();
   if (!At(Tok::kLParen)) return true;
   Advance();
-  while (!At(Tok::kRParen)) {
-    Token key = tok_;
-    bool is_cores = AtIdent("cores");
-    bool is_subcores = AtIdent("subcores");
-    if (!is_cores && !is_subcores) {
-      return SyntaxError(mesh.kind == MeshKind::kVector ? "'cores' or 'subcores'" : "'cores'");
-    }
-    Advance();
-    if (!Expect(Tok::kEqual, "'='")) return false;
-    if (!At(Tok::kInt)) return SyntaxError("an integer");
-    Location value_loc = Loc(tok_);
-    int64_t value = tok_.int_value;
-    Advance();
-    if (is_subcores && mesh.kind == MeshKind::kScalar) {
-      Report(DiagId::kIrKernel, Loc(key),
-             {{"detail", "a scalar mesh has one scalar subcore per core; it takes no 'subcores'"}});
-    } else if ((is_cores ? mesh.cores : mesh.subcores).has_value()) {
-      Report(DiagId::kIrKernel, Loc(key), {{"detail", Cat("'", key.text, "' is given twice")}});
-    } else if (is_cores) {
-      mesh.cores = value;
-      mesh.cores_loc = value_loc;
-    } else {
-      mesh.subcores = value;
-      mesh.subcores_loc = value_loc;
-    }
-    if (At(Tok::kComma)) {
+  if (!ParseListUntil(Tok::kRParen, [&] {
+      Token key = tok_;
+      bool is_cores = AtIdent("cores");
+      bool is_subcores = AtIdent("subcores");
+      if (!is_cores && !is_subcores) {
+        return SyntaxError(mesh.kind == MeshKind::kVector ? "'cores' or 'subcores'" : "'cores'");
+      }
       Advance();
-    } else if (!At(Tok::kRParen)) {
-      return SyntaxError("',' or ')'");
-    }
+      if (!Expect(Tok::kEqual, "'='")) return false;
+      if (!At(Tok::kInt)) return SyntaxError("an integer");
+      Location value_loc = Loc(tok_);
+      int64_t value = tok_.int_value;
+      Advance();
+      if (is_subcores && mesh.kind == MeshKind::kScalar) {
+        Report(DiagId::kIrKernel, Loc(key),
+               {{"detail", "a scalar mesh has one scalar subcore per core; it takes no 'subcores'"}});
+      } else if ((is_cores ? mesh.cores : mesh.subcores).has_value()) {
+        Report(DiagId::kIrKernel, Loc(key), {{"detail", Cat("'", key.text, "' is given twice")}});
+      } else if (is_cores) {
+        mesh.cores = value;
+        mesh.cores_loc = value_loc;
+      } else {
+        mesh.subcores = value;
+        mesh.subcores_loc = value_loc;
+      }
+      return true;
+    })) {
+    return false;
   }
-  Advance();
   return true;
 }
 
 // `(%a: type, %b: type)` defining values of `kind` in the current scope.
 bool Parser::ParseNamedRefList(std::vector<Value*>* out, Value::Kind kind) {
   if (!Expect(Tok::kLParen, "'('")) return false;
-  while (!At(Tok::kRParen)) {
-    if (!At(Tok::kValueName)) return SyntaxError(out->empty() ? "a name such as %buf or ')'" : "a name such as %buf");
-    Token name = tok_;
-    Advance();
-    Type type;
-    if (!Expect(Tok::kColon, "':' and a type") || !ParseType(&type)) return false;
-    Value* v = NewValue(name, type, kind);
-    v->index = static_cast<int>(out->size());
-    Define(v);
-    out->push_back(v);
-    if (At(Tok::kComma)) {
+  if (!ParseListUntil(Tok::kRParen, [&] {
+      if (!At(Tok::kValueName)) return SyntaxError(out->empty() ? "a name such as %buf or ')'" : "a name such as %buf");
+      Token name = tok_;
       Advance();
-    } else if (!At(Tok::kRParen)) {
-      return SyntaxError("',' or ')'");
-    }
+      Type type;
+      if (!Expect(Tok::kColon, "':' and a type") || !ParseType(&type)) return false;
+      Value* v = NewValue(name, type, kind);
+      v->index = static_cast<int>(out->size());
+      Define(v);
+      out->push_back(v);
+      return true;
+    })) {
+    return false;
   }
-  Advance();
   return true;
 }
 
@@ -595,8 +617,9 @@ bool Parser::ParseOp(Region* region) {
   if (!At(Tok::kIdent)) return SyntaxError(names.empty() ? "an operation" : "an operation name");
   std::optional<OpKind> kind = OpKindFromName(tok_.text);
   if (!kind) {
-    Diagnostic& d = sink_.Report(
-        MakeDiagnostic(DiagId::kIrUnknownOp, file_.get(), Loc(tok_), {{"name", std::string(tok_.text)}}));
+    std::string name(tok_.text.substr(0, 40));
+    if (tok_.text.size() > 40) name += "...";
+    Diagnostic& d = sink_.Report(MakeDiagnostic(DiagId::kIrUnknownOp, file_.get(), Loc(tok_), {{"name", name}}));
     if (std::string_view near = NearestOpName(tok_.text); !near.empty()) d.help = Cat("did you mean '", near, "'?");
     failed_ = true;
     return false;
@@ -750,17 +773,14 @@ bool Parser::ParseItems(std::vector<Operand>* out, Op* op, bool optional) {
     if (op != nullptr && op->info().has(kIndexVectors) && out->size() == 1 && out->back().indexed &&
         At(Tok::kLBracket)) {
       Advance();
-      while (!At(Tok::kRBracket)) {
-        Operand v;
-        if (!ParseItem(&v, /*allow_index=*/false)) return false;
-        op->index_vectors.push_back(std::move(v));
-        if (At(Tok::kComma)) {
-          Advance();
-        } else if (!At(Tok::kRBracket)) {
-          return SyntaxError("',' or ']'");
-        }
+      if (!ParseListUntil(Tok::kRBracket, [&] {
+          Operand v;
+          if (!ParseItem(&v, /*allow_index=*/false)) return false;
+          op->index_vectors.push_back(std::move(v));
+          return true;
+        })) {
+        return false;
       }
-      Advance();
     }
     if (!At(Tok::kComma)) return true;
     Advance();
@@ -807,17 +827,14 @@ bool Parser::ParseLiteral(Operand* o) {
 bool Parser::ParseIndexer(Operand* o) {
   o->indexed = true;
   Advance();  // '['
-  while (!At(Tok::kRBracket)) {
-    IndexEntry e;
-    if (!ParseIndexEntry(&e)) return false;
-    o->index.push_back(std::move(e));
-    if (At(Tok::kComma)) {
-      Advance();
-    } else if (!At(Tok::kRBracket)) {
-      return SyntaxError("',' or ']'");
-    }
+  if (!ParseListUntil(Tok::kRBracket, [&] {
+      IndexEntry e;
+      if (!ParseIndexEntry(&e)) return false;
+      o->index.push_back(std::move(e));
+      return true;
+    })) {
+    return false;
   }
-  Advance();
   return true;
 }
 
@@ -886,7 +903,7 @@ bool Parser::IsAttrDictAhead() {
 
 bool Parser::ParseAttrDict(std::vector<Attribute>* out) {
   Advance();  // '{'
-  while (!At(Tok::kRBrace)) {
+  return ParseListUntil(Tok::kRBrace, [&] {
     if (!At(Tok::kIdent)) return SyntaxError("an attribute name");
     Attribute a;
     a.name = std::string(tok_.text);
@@ -894,14 +911,8 @@ bool Parser::ParseAttrDict(std::vector<Attribute>* out) {
     Advance();
     if (!Expect(Tok::kEqual, "'='") || !ParseAttrValue(&a.value, 0)) return false;
     out->push_back(std::move(a));
-    if (At(Tok::kComma)) {
-      Advance();
-    } else if (!At(Tok::kRBrace)) {
-      return SyntaxError("',' or '}'");
-    }
-  }
-  Advance();
-  return true;
+    return true;
+  });
 }
 
 bool Parser::ParseAttrValue(AttrValue* v, int depth) {
@@ -913,20 +924,17 @@ bool Parser::ParseAttrValue(AttrValue* v, int depth) {
     return true;
   }
   if (At(Tok::kLBracket)) {
-    if (depth + depth_ >= kMaxNesting) return EnterNesting(v->loc);
+    if (depth + depth_ >= kMaxNesting) return NestingTooDeep(v->loc);
     v->kind = AttrValue::Kind::kList;
     Advance();
-    while (!At(Tok::kRBracket)) {
-      AttrValue element;
-      if (!ParseAttrValue(&element, depth + 1)) return false;
-      v->list.push_back(std::move(element));
-      if (At(Tok::kComma)) {
-        Advance();
-      } else if (!At(Tok::kRBracket)) {
-        return SyntaxError("',' or ']'");
-      }
+    if (!ParseListUntil(Tok::kRBracket, [&] {
+        AttrValue element;
+        if (!ParseAttrValue(&element, depth + 1)) return false;
+        v->list.push_back(std::move(element));
+        return true;
+      })) {
+      return false;
     }
-    Advance();
     return true;
   }
   v->kind = AttrValue::Kind::kOperand;
@@ -963,23 +971,20 @@ bool Parser::ParseConst(Op* op, std::vector<Type>* types) {
 }
 
 bool Parser::ParseDenseList(std::vector<Operand>* out, int depth) {
-  if (depth + depth_ >= kMaxNesting) return EnterNesting(Loc(tok_));
+  if (depth + depth_ >= kMaxNesting) return NestingTooDeep(Loc(tok_));
   Advance();  // '['
-  while (!At(Tok::kRBracket)) {
-    if (At(Tok::kLBracket)) {
-      if (!ParseDenseList(out, depth + 1)) return false;
-    } else {
-      Operand o;
-      if (!ParseLiteral(&o)) return false;
-      out->push_back(std::move(o));
-    }
-    if (At(Tok::kComma)) {
-      Advance();
-    } else if (!At(Tok::kRBracket)) {
-      return SyntaxError("',' or ']'");
-    }
+  if (!ParseListUntil(Tok::kRBracket, [&] {
+      if (At(Tok::kLBracket)) {
+        if (!ParseDenseList(out, depth + 1)) return false;
+      } else {
+        Operand o;
+        if (!ParseLiteral(&o)) return false;
+        out->push_back(std::move(o));
+      }
+      return true;
+    })) {
+    return false;
   }
-  Advance();
   return true;
 }
 
@@ -1026,21 +1031,18 @@ bool Parser::ParsePrint(Op* op) {
 bool Parser::ParseIterArgs(std::vector<Token>* names, std::vector<Operand>* inits) {
   Advance();  // 'iter'
   if (!Expect(Tok::kLParen, "'('")) return false;
-  while (!At(Tok::kRParen)) {
-    if (!At(Tok::kValueName)) return SyntaxError("a carried value name such as %acc");
-    names->push_back(tok_);
-    Advance();
-    if (!Expect(Tok::kEqual, "'=' and the initial value")) return false;
-    Operand init;
-    if (!ParseItem(&init, false)) return false;
-    inits->push_back(std::move(init));
-    if (At(Tok::kComma)) {
+  if (!ParseListUntil(Tok::kRParen, [&] {
+      if (!At(Tok::kValueName)) return SyntaxError("a carried value name such as %acc");
+      names->push_back(tok_);
       Advance();
-    } else if (!At(Tok::kRParen)) {
-      return SyntaxError("',' or ')'");
-    }
+      if (!Expect(Tok::kEqual, "'=' and the initial value")) return false;
+      Operand init;
+      if (!ParseItem(&init, false)) return false;
+      inits->push_back(std::move(init));
+      return true;
+    })) {
+    return false;
   }
-  Advance();
   return true;
 }
 
@@ -1124,38 +1126,32 @@ bool Parser::ParsePipeline(Op* op) {
   op->pipeline = std::make_unique<PipelineInfo>();
   PipelineInfo& p = *op->pipeline;
   if (!ExpectIdent("grid") || !Expect(Tok::kLParen, "'('")) return false;
-  while (!At(Tok::kRParen)) {
-    Operand g;
-    if (!ParseItem(&g, false)) return false;
-    p.grid.push_back(std::move(g));
-    if (At(Tok::kComma)) {
-      Advance();
-    } else if (!At(Tok::kRParen)) {
-      return SyntaxError("',' or ')'");
-    }
+  if (!ParseListUntil(Tok::kRParen, [&] {
+      Operand g;
+      if (!ParseItem(&g, false)) return false;
+      p.grid.push_back(std::move(g));
+      return true;
+    })) {
+    return false;
   }
-  Advance();
   while (true) {
     if (AtIdent("partition")) {
       p.partition_loc = Loc(tok_);
       Advance();
       if (!Expect(Tok::kLParen, "'('")) return false;
-      while (!At(Tok::kRParen)) {
-        if (AtIdent("core")) {
-          p.partition.push_back(MeshAxis::kCore);
-        } else if (AtIdent("subcore")) {
-          p.partition.push_back(MeshAxis::kSubcore);
-        } else {
-          return SyntaxError("'core' or 'subcore'");
-        }
-        Advance();
-        if (At(Tok::kComma)) {
+      if (!ParseListUntil(Tok::kRParen, [&] {
+          if (AtIdent("core")) {
+            p.partition.push_back(MeshAxis::kCore);
+          } else if (AtIdent("subcore")) {
+            p.partition.push_back(MeshAxis::kSubcore);
+          } else {
+            return SyntaxError("'core' or 'subcore'");
+          }
           Advance();
-        } else if (!At(Tok::kRParen)) {
-          return SyntaxError("',' or ')'");
-        }
+          return true;
+        })) {
+        return false;
       }
-      Advance();
     } else if (AtIdent("parallel")) {
       p.all_parallel = true;
       p.dims_loc = Loc(tok_);
@@ -1164,22 +1160,19 @@ bool Parser::ParsePipeline(Op* op) {
       p.dims_loc = Loc(tok_);
       Advance();
       if (!Expect(Tok::kLParen, "'('")) return false;
-      while (!At(Tok::kRParen)) {
-        if (AtIdent("parallel")) {
-          p.dims.push_back(DimSemantics::kParallel);
-        } else if (AtIdent("arbitrary")) {
-          p.dims.push_back(DimSemantics::kArbitrary);
-        } else {
-          return SyntaxError("'parallel' or 'arbitrary'");
-        }
-        Advance();
-        if (At(Tok::kComma)) {
+      if (!ParseListUntil(Tok::kRParen, [&] {
+          if (AtIdent("parallel")) {
+            p.dims.push_back(DimSemantics::kParallel);
+          } else if (AtIdent("arbitrary")) {
+            p.dims.push_back(DimSemantics::kArbitrary);
+          } else {
+            return SyntaxError("'parallel' or 'arbitrary'");
+          }
           Advance();
-        } else if (!At(Tok::kRParen)) {
-          return SyntaxError("',' or ')'");
-        }
+          return true;
+        })) {
+        return false;
       }
-      Advance();
     } else {
       break;
     }
@@ -1192,23 +1185,20 @@ bool Parser::ParsePipeline(Op* op) {
   auto body = std::make_unique<Region>();
   body->parent = op;
   if (!Expect(Tok::kLParen, "'('")) return false;
-  while (!At(Tok::kRParen)) {
-    if (!At(Tok::kValueName)) return SyntaxError("a block name such as %xv");
-    Token name = tok_;
-    Advance();
-    Type type;
-    if (!Expect(Tok::kColon, "':' and a type") || !ParseType(&type)) return false;
-    Value* v = NewValue(name, type, Value::Kind::kRegionArg);
-    v->region = body.get();
-    v->index = static_cast<int>(body->args.size());
-    body->args.push_back(v);
-    if (At(Tok::kComma)) {
+  if (!ParseListUntil(Tok::kRParen, [&] {
+      if (!At(Tok::kValueName)) return SyntaxError("a block name such as %xv");
+      Token name = tok_;
       Advance();
-    } else if (!At(Tok::kRParen)) {
-      return SyntaxError("',' or ')'");
-    }
+      Type type;
+      if (!Expect(Tok::kColon, "':' and a type") || !ParseType(&type)) return false;
+      Value* v = NewValue(name, type, Value::Kind::kRegionArg);
+      v->region = body.get();
+      v->index = static_cast<int>(body->args.size());
+      body->args.push_back(v);
+      return true;
+    })) {
+    return false;
   }
-  Advance();
   Region* r = body.get();
   op->regions.push_back(std::move(body));
   return ParseRegion(r);
@@ -1224,35 +1214,32 @@ bool Parser::ParsePipelineOperand(Op* op, bool is_output) {
       !Expect(Tok::kLBracket, "'['")) {
     return false;
   }
-  while (!At(Tok::kRBracket)) {
-    BlockDim d;
-    d.loc = Loc(tok_);
-    if (At(Tok::kInt)) {
-      d.kind = BlockDim::Kind::kSize;
-      d.size = tok_.int_value;
-      Advance();
-    } else if (AtIdent("squeezed")) {
-      d.kind = BlockDim::Kind::kSqueezed;
-      Advance();
-    } else if (AtIdent("indirect")) {
-      d.kind = BlockDim::Kind::kIndirect;
-      Advance();
-      if (!Expect(Tok::kLParen, "'('")) return false;
-      if (!At(Tok::kInt)) return SyntaxError("the number of gathered rows");
-      d.size = tok_.int_value;
-      Advance();
-      if (!Expect(Tok::kRParen, "')'")) return false;
-    } else {
-      return SyntaxError("a block size, 'squeezed' or 'indirect(N)'");
-    }
-    po.block.push_back(d);
-    if (At(Tok::kComma)) {
-      Advance();
-    } else if (!At(Tok::kRBracket)) {
-      return SyntaxError("',' or ']'");
-    }
+  if (!ParseListUntil(Tok::kRBracket, [&] {
+      BlockDim d;
+      d.loc = Loc(tok_);
+      if (At(Tok::kInt)) {
+        d.kind = BlockDim::Kind::kSize;
+        d.size = tok_.int_value;
+        Advance();
+      } else if (AtIdent("squeezed")) {
+        d.kind = BlockDim::Kind::kSqueezed;
+        Advance();
+      } else if (AtIdent("indirect")) {
+        d.kind = BlockDim::Kind::kIndirect;
+        Advance();
+        if (!Expect(Tok::kLParen, "'('")) return false;
+        if (!At(Tok::kInt)) return SyntaxError("the number of gathered rows");
+        d.size = tok_.int_value;
+        Advance();
+        if (!Expect(Tok::kRParen, "')'")) return false;
+      } else {
+        return SyntaxError("a block size, 'squeezed' or 'indirect(N)'");
+      }
+      po.block.push_back(d);
+      return true;
+    })) {
+    return false;
   }
-  Advance();
   if (!Expect(Tok::kComma, "',' and the index map") || !ExpectIdent("map") ||
       !Expect(Tok::kLParen, "'(' and the grid variables")) {
     return false;
@@ -1260,20 +1247,17 @@ bool Parser::ParsePipelineOperand(Op* op, bool is_output) {
   po.map = std::make_unique<Region>();
   po.map->parent = op;
   po.map->is_pipeline_map = true;
-  while (!At(Tok::kRParen)) {
-    if (!At(Tok::kValueName)) return SyntaxError("a grid variable such as %i");
-    Value* v = NewValue(tok_, Type::Scalar(ElementType::kI32), Value::Kind::kRegionArg);
-    v->region = po.map.get();
-    v->index = static_cast<int>(po.map->args.size());
-    po.map->args.push_back(v);
-    Advance();
-    if (At(Tok::kComma)) {
+  if (!ParseListUntil(Tok::kRParen, [&] {
+      if (!At(Tok::kValueName)) return SyntaxError("a grid variable such as %i");
+      Value* v = NewValue(tok_, Type::Scalar(ElementType::kI32), Value::Kind::kRegionArg);
+      v->region = po.map.get();
+      v->index = static_cast<int>(po.map->args.size());
+      po.map->args.push_back(v);
       Advance();
-    } else if (!At(Tok::kRParen)) {
-      return SyntaxError("',' or ')'");
-    }
+      return true;
+    })) {
+    return false;
   }
-  Advance();
   if (At(Tok::kArrow)) {
     // Short form: `-> (entries)` is a region holding one yield.
     po.short_map = true;
@@ -1285,17 +1269,14 @@ bool Parser::ParsePipelineOperand(Op* op, bool is_output) {
     for (Value* arg : po.map->args) Define(arg);
     auto yield = std::make_unique<Op>(OpKind::kYield, loc);
     yield->parent = po.map.get();
-    while (!At(Tok::kRParen)) {
-      IndexEntry e;
-      if (!ParseMapEntry(&e)) return false;
-      yield->map_entries.push_back(std::move(e));
-      if (At(Tok::kComma)) {
-        Advance();
-      } else if (!At(Tok::kRParen)) {
-        return SyntaxError("',' or ')'");
-      }
+    if (!ParseListUntil(Tok::kRParen, [&] {
+        IndexEntry e;
+        if (!ParseMapEntry(&e)) return false;
+        yield->map_entries.push_back(std::move(e));
+        return true;
+      })) {
+      return false;
     }
-    Advance();
     po.map->ops.push_back(std::move(yield));
   } else if (At(Tok::kLBrace)) {
     if (!ParseRegion(po.map.get())) return false;

@@ -10,7 +10,10 @@ namespace scjit {
 namespace {
 
 std::string Plural(int64_t n, std::string_view word) {
-  return Cat(n, " ", word, n == 1 ? "" : "s");
+  if (n == 1) return Cat(n, " ", word);
+  if (word == "index") return Cat(n, " indices");
+  if (word.back() == 'y') return Cat(n, " ", word.substr(0, word.size() - 1), "ies");
+  return Cat(n, " ", word, "s");
 }
 
 // The value type a ref view of `t` loads as: a scalar for rank 0, else a vector.
@@ -379,7 +382,7 @@ void Verifier::VerifyYields(const Op& op, Region& r, const std::vector<Type>& ty
     if (!Known(o) || types[i].is_none()) continue;
     if (o.is_literal()) {
       if (!types[i].is_scalar()) {
-        OperandError(y, o.loc, "a literal cannot stand for a vector or ref; use const dense<...>");
+        OperandError(y, o.loc, Cat("cannot take the literal ", Name(o), " for a ", types[i].ToString(), " value"));
       } else {
         TypeLiteral(y, o, types[i]);
       }
@@ -396,7 +399,9 @@ void Verifier::VerifyYields(const Op& op, Region& r, const std::vector<Type>& ty
 // Operands.
 
 bool Verifier::TypeLiteral(const Op& op, Operand& o, const Type& t) {
-  if (!t.is_scalar()) return OperandError(op, o.loc, "a literal cannot stand for a vector or ref operand");
+  if (!t.is_scalar()) {
+    return OperandError(op, o.loc, Cat("cannot take the literal ", Name(o), " for a ", t.ToString(), " operand"));
+  }
   ElementType e = t.element();
   std::string what = PrintLiteral(o);
   auto fail = [&](std::string detail) {
@@ -652,7 +657,7 @@ void Verifier::VerifySame(Op& op) {
   for (Operand& o : op.operands) {
     if (o.is_literal()) {
       if (!common->is_scalar()) {
-        OperandError(op, o.loc, "a literal cannot stand for a vector operand; use const dense<...>");
+        OperandError(op, o.loc, Cat("cannot take the literal ", Name(o), " for a vector operand; use a const dense<...> value"));
         return;
       }
       if (!TypeLiteral(op, o, *common)) return;
@@ -894,7 +899,7 @@ void Verifier::VerifyCustom(Op& op) {
       for (Operand& o : ops) {
         if (o.is_literal()) {
           if (common != nullptr && !common->is_scalar()) {
-            OperandError(op, o.loc, "a literal cannot stand for a vector operand; use const dense<...>");
+            OperandError(op, o.loc, Cat("cannot take the literal ", Name(o), " for a vector operand; use a const dense<...> value"));
             return;
           }
           if (!TypeLiteral(op, o, literal_type)) return;
@@ -1492,7 +1497,8 @@ void Verifier::VerifyPipeline(Op& op) {
       if (d.kind != BlockDim::Kind::kSqueezed) block_shape.push_back(d.size);
     }
     Region& map = *po.map;
-    if (map.args.size() != p.grid.size()) {
+    // `map () -> (...)` ignores the grid (a block that never moves).
+    if (!map.args.empty() && map.args.size() != p.grid.size()) {
       Detail(DiagId::kIrRegion, po.loc,
              Cat("the map of ", Name(po.ref), " takes ", Plural(static_cast<int64_t>(map.args.size()), "grid variable"),
                  ", but the grid has ", Plural(static_cast<int64_t>(p.grid.size()), "dimension")));

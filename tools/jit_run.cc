@@ -113,9 +113,14 @@ int Main(int argc, char** argv) {
     return kExitRejected;
   }
 
+  // --emit ir prints the whole module; a kernel is chosen only to run it (or
+  // when --kernel names one, which must exist).
   std::string error;
-  const Kernel* kernel = SelectKernel(**module, options, &error);
-  if (kernel == nullptr) return UsageError(error);
+  const Kernel* kernel = nullptr;
+  if (!options.emit || options.kernel_name) {
+    kernel = SelectKernel(**module, options, &error);
+    if (kernel == nullptr) return UsageError(error);
+  }
 
   if (options.emit) {
     if (*options.emit != Stage::kIr) {

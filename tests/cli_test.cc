@@ -1,0 +1,224 @@
+// jit-run as a user runs it: exit codes, stdout and the exact stderr text.
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "lowering/diagnostic.h"
+#include "lowering/printer.h"
+#include "runtime/npy.h"
+#include "tests/test_util.h"
+
+namespace scjit {
+namespace {
+
+using testing::CommandResult;
+using testing::RunCommand;
+
+constexpr const char kUsageHelp[] = "help: run `jit-run --help` for the options\n";
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "scjit-cli-XXXXXX").string();
+    dir_ = mkdtemp(tmpl.data());
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Runs jit-run from inside the temporary directory (so paths in messages are
+  // short and stable).
+  CommandResult Run(const std::string& args) {
+    return RunCommand("cd '" + dir_ + "' && '" SCJIT_JIT_RUN "' " + args);
+  }
+  void Write(const std::string& name, const std::string& text) { std::ofstream(dir_ + "/" + name) << text; }
+  std::string Example(const std::string& name) { return "'" + testing::SourceDir() + "/examples/" + name + "'"; }
+
+  std::string dir_;
+};
+
+constexpr const char kAddOne[] = R"(kernel @add_one(in %x: hbm<64x16xi32>, out %o: hbm<64x16xi32>)
+    mesh vector(cores = 1, subcores = 16)
+    scratch(%buf: vmem<16xi32>)
+{
+  %s = axis_index subcore : i32
+  copy %x[%s] -> %buf
+  %v = get %buf[:] : vector<16xi32>
+  store %buf[:], %v
+  copy %buf -> %o[%s]
+}
+)";
+
+TEST_F(CliTest, HelpListsTheOptions) {
+  CommandResult r = Run("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "usage: jit-run KERNEL.scir [options]");
+  for (const char* option : {"--kernel", "--target", "--in", "--out", "--expect", "--engine", "-O", "--threads",
+                             "--deterministic", "--seed", "--dma", "--check", "--unchecked", "--emit", "--time",
+                             "--repeat", "--report", "--cache-dir", "--explain"}) {
+    EXPECT_NE(r.out.find(std::string("\n  ") + option), std::string::npos) << option;
+  }
+  EXPECT_EQ(r.err, "");
+}
+
+TEST_F(CliTest, UsageErrorsExitTwo) {
+  struct Case {
+    std::string args, err;
+  };
+  const Case cases[] = {
+      {"", "error[IO-USAGE]: no kernel file given: jit-run KERNEL.scir [options]\n"},
+      {"k.scir --frobnicate", "error[IO-USAGE]: unknown option '--frobnicate'\n"},
+      {"k.scir -O7", "error[IO-USAGE]: unknown option '-O7'; optimization levels are -O0, -O1, -O2 and -O3\n"},
+      {"k.scir --target v9", "error[IO-USAGE]: unknown target 'v9'; expected one of v5p, v6e, v7x, v8i, v8t\n"},
+      {"k.scir --target v7x --target v5p", "error[IO-USAGE]: option '--target' is given twice\n"},
+      {"k.scir --in", "error[IO-USAGE]: option '--in' needs a value: --in NAME=SOURCE\n"},
+      {"k.scir --in x", "error[IO-USAGE]: option '--in' takes NAME=SOURCE, got 'x'\n"},
+      {"k.scir --in x=zeros --in %x=ones", "error[IO-USAGE]: option '--in' binds %x twice\n"},
+      {"k.scir --threads 0", "error[IO-USAGE]: option '--threads' takes 1 to 1024 threads, got 0\n"},
+      {"k.scir --threads two", "error[IO-USAGE]: option '--threads' needs a number, got 'two'\n"},
+      {"k.scir --emit=bitcode", "error[IO-USAGE]: option '--emit' takes ir, llvm, llvm-opt or asm, got 'bitcode'\n"},
+      {"k.scir --check=races",
+       "error[IO-USAGE]: option '--check' takes all, none, warn or a list of bounds,init,race,sync; got 'races'\n"},
+      {"k.scir --deterministic --seed 3", "error[IO-USAGE]: --deterministic and --seed exclude each other\n"},
+      {"a.scir b.scir", "error[IO-USAGE]: one kernel file is run at a time, got 'a.scir' and 'b.scir'\n"},
+      {"--explain NOPE-1", "error[IO-USAGE]: unknown diagnostic code 'NOPE-1'\n"},
+  };
+  for (const Case& c : cases) {
+    CommandResult r = Run(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args;
+    EXPECT_EQ(r.err, c.err + kUsageHelp) << c.args;
+    EXPECT_EQ(r.out, "") << c.args;
+  }
+}
+
+TEST_F(CliTest, ExplainPrintsTheCatalogEntry) {
+  for (const DiagInfo& info : AllDiagnostics()) {
+    CommandResult r = Run("--explain " + std::string(info.code));
+    EXPECT_EQ(r.exit_code, 0) << info.code;
+    EXPECT_EQ(r.out, Explain(info.id)) << info.code;
+  }
+}
+
+TEST_F(CliTest, UnreadableFilesExitTwo) {
+  CommandResult r = Run("missing.scir");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "error[IO-OPEN]: cannot read 'missing.scir': No such file or directory\n");
+  std::filesystem::create_directory(dir_ + "/d.scir");
+  r = Run("d.scir");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "error[IO-OPEN]: cannot read 'd.scir': it is a directory\n");
+}
+
+TEST_F(CliTest, RejectedKernelsExitThreeWithEveryDiagnostic) {
+  Write("bad.scir", R"(kernel @k(in %x: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+  %a = add %b, 1 : i32
+  %c = const 300 : i8
+}
+)");
+  CommandResult r = Run("bad.scir --emit ir");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, R"(bad.scir:4:12: error[IR-UNDEFINED]: use of undefined value %b
+    4 |   %a = add %b, 1 : i32
+      |            ^~
+bad.scir:5:14: error[IR-LITERAL]: literal 300 does not fit in i8
+    5 |   %c = const 300 : i8
+      |              ^~~
+)");
+}
+
+TEST_F(CliTest, EmitIrPrintsTheVerifiedModule) {
+  Write("k.scir", kAddOne);
+  CommandResult r = Run("k.scir --emit ir");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out, kAddOne);
+
+  // Every example re-parses to identical output.
+  for (const std::string& path : testing::FilesIn("examples", ".scir")) {
+    CommandResult first = Run("'" + path + "' --emit ir");
+    ASSERT_EQ(first.exit_code, 0) << path << first.err;
+    Write("printed.scir", first.out);
+    CommandResult second = Run("printed.scir --emit ir");
+    EXPECT_EQ(second.exit_code, 0) << path;
+    EXPECT_EQ(second.out, first.out) << path;
+  }
+}
+
+TEST_F(CliTest, KernelSelection) {
+  Write("two.scir", std::string(kAddOne) + "\n" +
+                        "kernel @other(in %x: hbm<16xi32>)\n    mesh vector(cores = 1, subcores = 1)\n{\n}\n");
+  CommandResult r = Run("two.scir");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, std::string("error[IO-USAGE]: 'two.scir' defines 2 kernels (@add_one, @other); choose one with "
+                               "--kernel\n") +
+                       kUsageHelp);
+  r = Run("two.scir --kernel @nope --emit ir");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, std::string("error[IO-USAGE]: 'two.scir' has no kernel @nope\n") + kUsageHelp);
+  r = Run("two.scir --emit ir");
+  EXPECT_EQ(r.exit_code, 0);
+}
+
+TEST_F(CliTest, InputsAreCheckedAgainstTheirParameters) {
+  Write("k.scir", kAddOne);
+  NpyArray wrong_shape{ElementType::kI32, {64, 8}, std::vector<uint8_t>(64 * 8 * 4)};
+  ASSERT_TRUE(WriteNpy(dir_ + "/shape.npy", wrong_shape).ok());
+  NpyArray wrong_dtype{ElementType::kF32, {64, 16}, std::vector<uint8_t>(64 * 16 * 4)};
+  ASSERT_TRUE(WriteNpy(dir_ + "/dtype.npy", wrong_dtype).ok());
+  Write("garbage.npy", "not an array");
+
+  CommandResult r = Run("k.scir --in x=shape.npy");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            "error[IO-SHAPE]: shape mismatch for %x (hbm<64x16xi32>): the kernel expects (64, 16), 'shape.npy' has "
+            "(64, 8)");
+  r = Run("k.scir --in x=dtype.npy");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            "error[IO-DTYPE]: dtype mismatch for %x (hbm<64x16xi32>): the kernel expects int32, 'dtype.npy' has "
+            "float32");
+  r = Run("k.scir --in x=garbage.npy");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.substr(0, r.err.find(']')), "error[IO-NPY-FORMAT");
+  r = Run("k.scir --in x=absent.npy");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "error[IO-OPEN]: cannot read 'absent.npy': No such file or directory\n");
+  r = Run("k.scir --in y=zeros");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, std::string("error[IO-USAGE]: kernel @add_one has no parameter %y (its parameters: %x, %o)\n") +
+                       kUsageHelp);
+  r = Run("k.scir --in o=zeros");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, std::string("error[IO-USAGE]: %o is an out parameter; --in binds in and inout parameters\n") +
+                       kUsageHelp);
+  r = Run("k.scir --in x=randint:5:5");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.substr(0, r.err.find(']')), "error[IO-USAGE");
+}
+
+// Options whose machinery arrives in later issues are refused, never ignored.
+TEST_F(CliTest, UnimplementedOptionsAreRefused) {
+  Write("k.scir", kAddOne);
+  struct Case {
+    std::string args, err;
+  };
+  const Case cases[] = {
+      {"k.scir --threads 2", "jit-run: not implemented yet: --threads\n"},
+      {"k.scir -O3", "jit-run: not implemented yet: -O3\n"},
+      {"k.scir --out o=o.npy", "jit-run: not implemented yet: --out\n"},
+      {"k.scir --dma eager", "jit-run: not implemented yet: --dma\n"},
+      {"k.scir --emit llvm", "jit-run: not implemented yet: --emit llvm\n"},
+      {"k.scir --emit asm", "jit-run: not implemented yet: --emit asm\n"},
+      {"k.scir", "jit-run: not implemented yet: kernel execution (available: --emit ir, --explain)\n"},
+  };
+  for (const Case& c : cases) {
+    CommandResult r = Run(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args;
+    EXPECT_EQ(r.err, c.err) << c.args;
+  }
+}
+
+}  // namespace
+}  // namespace scjit

@@ -1,0 +1,122 @@
+// scjit-docs: prints the reference pages generated from the tables, so that the
+// docs cannot drift from the code (tests/docs_test.cc compares them).
+//
+//   scjit-docs ops     > docs/ops.md          (from lowering/ops.def, attrs.def)
+//   scjit-docs codes   > docs/diagnostics.md  (from lowering/diagnostics.def)
+#include <iostream>
+#include <string>
+
+#include "lowering/diagnostic.h"
+#include "lowering/ir.h"
+#include "lowering/strings.h"
+
+namespace scjit {
+namespace {
+
+std::string_view SyntaxName(Syntax s) {
+  switch (s) {
+    case Syntax::kGeneric: return "operands";
+    case Syntax::kConst: return "const";
+    case Syntax::kCmp: return "cmp";
+    case Syntax::kAxis: return "axis";
+    case Syntax::kDma: return "dma";
+    case Syntax::kPrint: return "print";
+    case Syntax::kAlloc: return "alloc";
+    case Syntax::kFor: return "region";
+    case Syntax::kIf: return "region";
+    case Syntax::kWhile: return "region";
+    case Syntax::kScoped: return "region";
+    case Syntax::kPipeline: return "region";
+  }
+  return "";
+}
+
+std::string Count(int lo, int hi) {
+  if (lo == hi) return Cat(lo);
+  if (hi < 0) return Cat(lo, "+");
+  return Cat(lo, "-", hi);
+}
+
+// Markdown table cells may not hold '|'.
+std::string Cell(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+void PrintOps() {
+  std::cout << "# Op reference\n\n"
+               "Generated from `lowering/ops.def` and `lowering/attrs.def` by `scjit-docs ops`;\n"
+               "do not edit by hand. The language itself is specified in kernel-ir.md.\n\n"
+               "Form: `operands` = `%r = op items ⟨mask %m⟩ ⟨{attrs}⟩ : types`; the others are\n"
+               "the special forms of kernel-ir.md §4 (`const`, `cmp`, `axis`, `dma`, `print`,\n"
+               "`alloc`, and the region ops). Flags: V = vector subcore only in Pallas, TC =\n"
+               "TensorCore only in Pallas (rejected with GEN-1), M = takes `mask %m`, I = takes\n"
+               "index vectors `[%i0, ...]`.\n\n"
+               "| op | form | operands | results | flags | attributes | what it does |\n"
+               "|---|---|---|---|---|---|---|\n";
+  for (size_t k = 0; k < NumOpKinds(); ++k) {
+    const OpInfo& info = Info(static_cast<OpKind>(k));
+    std::string flags;
+    if (info.has(kVectorOnly)) Append(&flags, flags.empty() ? "" : " ", "V");
+    if (info.has(kTcOnly)) Append(&flags, flags.empty() ? "" : " ", "TC");
+    if (info.has(kHasMask)) Append(&flags, flags.empty() ? "" : " ", "M");
+    if (info.has(kIndexVectors)) Append(&flags, flags.empty() ? "" : " ", "I");
+    bool counted = info.syntax != Syntax::kFor && info.syntax != Syntax::kIf && info.syntax != Syntax::kWhile &&
+                   info.syntax != Syntax::kPipeline;
+    std::cout << "| `" << info.name << "` | " << SyntaxName(info.syntax) << " | "
+              << (counted ? Count(info.min_operands, info.max_operands) : std::string("-")) << " | "
+              << (info.min_results >= 0 ? Count(info.min_results, info.max_results) : std::string("carried")) << " | "
+              << flags << " | " << Cell(info.attrs) << " | " << Cell(info.summary) << " |\n";
+  }
+  std::cout << "\n## Attributes\n\n| attribute | value | where | meaning |\n|---|---|---|---|\n";
+  for (const AttrInfo& info : AllAttrs()) {
+    const AttrInfo* a = &info;
+    std::string_view kind;
+    switch (a->kind) {
+      case AttrKind::kInt: kind = "integer"; break;
+      case AttrKind::kBool: kind = "true/false"; break;
+      case AttrKind::kString: kind = "string"; break;
+      case AttrKind::kI32: kind = "i32 value or literal"; break;
+      case AttrKind::kIntList: kind = "list of integers"; break;
+    }
+    std::cout << "| `" << a->name << "` | " << kind << " | " << (a->where == AttrWhere::kOp ? "ops" : "kernel")
+              << " | " << Cell(a->summary) << " |\n";
+  }
+}
+
+void PrintCodes() {
+  std::cout << "# Diagnostic codes\n\n"
+               "Generated from `lowering/diagnostics.def` by `scjit-docs codes`; do not edit by\n"
+               "hand. `jit-run --explain CODE` prints the long explanation of each, with a\n"
+               "failing kernel and its fix where the code is about a kernel.\n\n"
+               "| code | exception | about | message |\n|---|---|---|---|\n";
+  for (const DiagInfo& d : AllDiagnostics()) {
+    std::cout << "| `" << d.code << "` | " << (d.exception.empty() ? "-" : std::string(d.exception)) << " | "
+              << Cell(d.title) << " | `" << Cell(d.message) << "` |\n";
+  }
+}
+
+}  // namespace
+}  // namespace scjit
+
+int main(int argc, char** argv) {
+  std::string what = argc > 1 ? argv[1] : "";
+  if (what == "ops") {
+    scjit::PrintOps();
+  } else if (what == "codes") {
+    scjit::PrintCodes();
+  } else {
+    std::cerr << "usage: scjit-docs ops|codes\n";
+    return 2;
+  }
+  return 0;
+}

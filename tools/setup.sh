@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Sets up a Debian 12 machine for scjit and builds it. Idempotent: installs only
+# the Debian packages that are missing, then configures and builds.
+#
+#   bash tools/setup.sh              # Release build in build/
+#   bash tools/setup.sh --sanitize   # ASan+UBSan build of the tests in build-asan/
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+build_dir=build
+cmake_args=(-DCMAKE_BUILD_TYPE=Release)
+case "${1:-}" in
+  "") ;;
+  --sanitize)
+    build_dir=build-asan
+    cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCJIT_SANITIZE=ON -DSCJIT_BUILD_BENCHMARKS=OFF)
+    ;;
+  *) echo "usage: bash tools/setup.sh [--sanitize]" >&2; exit 2 ;;
+esac
+
+packages=(cmake ninja-build g++ llvm-19-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=()
+  if [ "$(id -u)" != 0 ]; then sudo=(sudo); fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+cmake -S . -B "$build_dir" -G Ninja "${cmake_args[@]}"
+cmake --build "$build_dir"
