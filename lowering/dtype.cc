@@ -15,6 +15,26 @@ constexpr std::array kInfos = {
 
 const ElementTypeInfo& Info(ElementType t) { return kInfos[static_cast<size_t>(t)]; }
 
+uint64_t PoisonBits(ElementType t) {
+  switch (t) {
+    case ElementType::kF32:
+      return 0x7FC00000u;
+    case ElementType::kF16:
+      return 0x7E00u;
+    case ElementType::kBF16:
+      return 0x7FC0u;
+    case ElementType::kF64:
+      return 0x7FF8000000000000ull;
+    case ElementType::kI1:
+      return 1;
+    default: {
+      uint64_t bits = 0;
+      for (int i = 0; i < ByteWidth(t); ++i) bits = (bits << 8) | 0xBE;
+      return bits;
+    }
+  }
+}
+
 std::optional<ElementType> ElementTypeFromIrName(std::string_view name) {
   for (size_t i = 0; i < kInfos.size(); ++i) {
     if (kInfos[i].ir_name == name) return static_cast<ElementType>(i);

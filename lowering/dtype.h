@@ -40,6 +40,11 @@ inline bool IsInteger(ElementType t) {
   return Info(t).kind == ElementKind::kSigned || Info(t).kind == ElementKind::kUnsigned;
 }
 inline bool IsUnsigned(ElementType t) { return Info(t).kind == ElementKind::kUnsigned; }
+// The poison pattern (runtime.md §5, §7.1): the bits of one element of fresh
+// `out` buffers, scratch, allocs and masked-off lanes. Floats hold a quiet NaN;
+// integers repeat the byte 0xBE (int32: -1094795586), easy to spot in dumps.
+uint64_t PoisonBits(ElementType t);
+
 // Types the hardware computes with (everything but the 64-bit ones).
 inline bool IsSupportedWidth(ElementType t) { return Info(t).bits <= 32; }
 

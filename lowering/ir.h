@@ -122,6 +122,7 @@ struct Operand {
   std::vector<IndexEntry> index;  // its entries
 
   Type literal_type;  // for literals: the type the op gives it (set by the verifier)
+  Type view;          // for indexed refs: the type after the indexer (set by the verifier)
 
   bool is_value() const { return kind == Kind::kValue; }
   bool is_literal() const { return kind != Kind::kValue; }

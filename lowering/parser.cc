@@ -790,11 +790,15 @@ bool Parser::ParseItems(std::vector<Operand>* out, Op* op, bool optional) {
 bool Parser::ParseItem(Operand* o, bool allow_index) {
   o->loc = Loc(tok_);
   if (At(Tok::kValueName)) {
+    size_t begin = tok_.offset;
     o->kind = Operand::Kind::kValue;
     o->name = tok_.str;
     o->value = Resolve(tok_);
     Advance();
-    if (allow_index && At(Tok::kLBracket)) return ParseIndexer(o);
+    if (allow_index && At(Tok::kLBracket)) {
+      if (!ParseIndexer(o)) return false;
+      o->loc = Span(begin);  // the caret covers the whole `%ref[...]`
+    }
     return true;
   }
   return ParseLiteral(o);

@@ -496,7 +496,10 @@ bool Verifier::CheckResult(const Op& op, size_t i, const Type& computed) {
 
 std::optional<Type> Verifier::ViewOf(const Op& op, Operand& o, unsigned rules) {
   const Type& base = o.value->type;
-  if (!o.indexed) return base;
+  if (!o.indexed) {
+    o.view = base;
+    return base;
+  }
   if (static_cast<int>(o.index.size()) > base.rank()) {
     Detail(DiagId::kIrIndex, o.loc,
            Cat("the indexer of ", Name(o), " has ", Plural(static_cast<int64_t>(o.index.size()), "entry"),
@@ -607,7 +610,8 @@ std::optional<Type> Verifier::ViewOf(const Op& op, Operand& o, unsigned rules) {
     }
   }
   if (!ok) return std::nullopt;
-  return base.WithShape(std::move(shape));
+  o.view = base.WithShape(std::move(shape));
+  return o.view;
 }
 
 std::optional<Type> Verifier::ValueIndex(const Op& op, Operand& o, bool ranges) {

@@ -205,13 +205,10 @@ TEST_F(CliTest, UnimplementedOptionsAreRefused) {
     std::string args, err;
   };
   const Case cases[] = {
-      {"k.scir --threads 2", "jit-run: not implemented yet: --threads\n"},
-      {"k.scir -O3", "jit-run: not implemented yet: -O3\n"},
-      {"k.scir --out o=o.npy", "jit-run: not implemented yet: --out\n"},
-      {"k.scir --dma eager", "jit-run: not implemented yet: --dma\n"},
-      {"k.scir --emit llvm", "jit-run: not implemented yet: --emit llvm\n"},
-      {"k.scir --emit asm", "jit-run: not implemented yet: --emit asm\n"},
-      {"k.scir", "jit-run: not implemented yet: kernel execution (available: --emit ir, --explain)\n"},
+      {"k.scir --engine interp", "jit-run: not implemented yet: --engine\n"},
+      {"k.scir --cache-dir /tmp", "jit-run: not implemented yet: --cache-dir\n"},
+      {"k.scir --check race", "jit-run: not implemented yet: --check race\n"},
+      {"k.scir --check bounds,init", "jit-run: not implemented yet: --check init\n"},
   };
   for (const Case& c : cases) {
     CommandResult r = Run(c.args);

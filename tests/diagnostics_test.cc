@@ -114,7 +114,7 @@ help: 'for' takes: unroll
      R"(  %v = get %buf[0, 1] : i32)",
      R"(index_rank.scir:5:12: error[IR-INDEX]: the indexer of %buf has 2 entries but vmem<16xi32> has rank 1
     5 |   %v = get %buf[0, 1] : i32
-      |            ^~~~
+      |            ^~~~~~~~~~
 )"},
     {"kernel_duplicate", kFile,
      R"(kernel @k(in %x: hbm<16xi32>)
@@ -249,7 +249,7 @@ note: @k is first defined at kernel_duplicate.scir:1:8
   %w = get %v[0:16] : vector<16xi32>)",
      R"(operand_get_value.scir:6:12: error[IR-OPERAND]: 'get' needs a ref, got %v, a vector (vector<16xi32>)
     6 |   %w = get %v[0:16] : vector<16xi32>
-      |            ^~
+      |            ^~~~~~~~
 help: a value is already loaded; use it directly
 )"},
     {"operand_no_mask", kBody,
@@ -440,6 +440,9 @@ help: pass the value out of the region with 'yield' and use the op's result
 help: did you mean 'add'?
 )"},
 };
+
+// gtest prints a parameter by its name.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 std::string SourceOf(const Case& c) {
   if (c.form == kFile) return c.text;

@@ -10,6 +10,8 @@
 
 #include "absl/status/statusor.h"
 #include "lowering/target.h"
+#include "runtime/launch.h"
+#include "scjit/scjit.h"
 
 namespace scjit {
 
@@ -19,9 +21,7 @@ struct Binding {
   std::string value;
 };
 
-enum class Stage : uint8_t { kIr, kLlvm, kLlvmOpt, kAsm };
 enum class Engine : uint8_t { kJit, kInterp };
-enum class DmaMode : uint8_t { kEager, kOnWait };
 
 struct CliOptions {
   std::string kernel_file;

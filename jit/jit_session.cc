@@ -1,0 +1,174 @@
+#include "jit/jit_session.h"
+
+#include "lowering/strings.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "runtime/abi.h"
+
+namespace scjit {
+namespace {
+
+// llvm::Error becomes absl::Status here, and only here.
+absl::Status ToStatus(llvm::Error error, std::string_view what) {
+  if (!error) return absl::OkStatus();
+  return absl::InternalError(Cat(what, ": ", llvm::toString(std::move(error))));
+}
+
+llvm::OptimizationLevel Level(int level) {
+  switch (level) {
+    case 0:
+      return llvm::OptimizationLevel::O0;
+    case 1:
+      return llvm::OptimizationLevel::O1;
+    case 3:
+      return llvm::OptimizationLevel::O3;
+    default:
+      return llvm::OptimizationLevel::O2;
+  }
+}
+
+llvm::CodeGenOptLevel CodeGenLevel(int level) {
+  switch (level) {
+    case 0:
+      return llvm::CodeGenOptLevel::None;
+    case 1:
+      return llvm::CodeGenOptLevel::Less;
+    case 3:
+      return llvm::CodeGenOptLevel::Aggressive;
+    default:
+      return llvm::CodeGenOptLevel::Default;
+  }
+}
+
+std::once_flag native_target_once;
+
+}  // namespace
+
+std::string ModuleText(const EmittedKernel& kernel) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  kernel.module->print(os, nullptr);
+  return os.str();
+}
+
+absl::StatusOr<std::unique_ptr<JitSession>> JitSession::Create(int opt_level) {
+  std::call_once(native_target_once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+  std::unique_ptr<JitSession> s(new JitSession());
+  s->opt_level_ = opt_level;
+
+  // (1) The host: its CPU and every feature it has.
+  llvm::Expected<llvm::orc::JITTargetMachineBuilder> jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) return ToStatus(jtmb.takeError(), "detecting the host CPU");
+  jtmb->setCodeGenOptLevel(CodeGenLevel(opt_level));
+  s->host_ = Cat(jtmb->getCPU(), " ", jtmb->getFeatures().getString());
+
+  // (2) A target machine for the optimization pipeline and --emit asm.
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm = jtmb->createTargetMachine();
+  if (!tm) return ToStatus(tm.takeError(), "creating the host target machine");
+  s->machine_ = std::move(*tm);
+
+  // (3) The JIT, compiling for the same host.
+  llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> jit =
+      llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+  if (!jit) return ToStatus(jit.takeError(), "creating the ORC JIT");
+  s->jit_ = std::move(*jit);
+
+  // (4) The runtime ABI, by name.
+  llvm::Expected<llvm::orc::JITDylib&> runtime = s->jit_->createJITDylib("scjit.runtime");
+  if (!runtime) return ToStatus(runtime.takeError(), "creating the runtime dylib");
+  s->runtime_ = &*runtime;
+  llvm::orc::SymbolMap symbols;
+  auto flags = llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable;
+#define SCJIT_ABI(fn, signature) \
+  symbols[s->jit_->mangleAndIntern(#fn)] = {llvm::orc::ExecutorAddr::fromPtr(&fn), flags};
+#include "runtime/abi.def"
+  if (absl::Status st = ToStatus(s->runtime_->define(llvm::orc::absoluteSymbols(std::move(symbols))),
+                                 "defining the runtime ABI");
+      !st.ok()) {
+    return st;
+  }
+  return s;
+}
+
+JitSession::~JitSession() {
+  if (jit_ != nullptr) {
+    if (llvm::Error e = jit_->getExecutionSession().endSession()) {
+      llvm::errs() << "scjit: ending the JIT session: " << llvm::toString(std::move(e)) << "\n";
+    }
+  }
+}
+
+absl::Status JitSession::Optimize(EmittedKernel& kernel) {
+  llvm::Module& m = *kernel.module;
+  std::lock_guard<std::mutex> lock(machine_mu_);
+  m.setTargetTriple(machine_->getTargetTriple().str());
+  m.setDataLayout(machine_->createDataLayout());
+  bool avx512 = machine_->getTargetFeatureString().contains("+avx512f");
+  for (llvm::Function& f : m) {
+    if (f.isDeclaration()) continue;
+    f.addFnAttr("target-cpu", machine_->getTargetCPU());
+    f.addFnAttr("target-features", machine_->getTargetFeatureString());
+    // SparseCore values are whole registers: let the backend use all 512 bits.
+    if (avx512) {
+      f.addFnAttr("prefer-vector-width", "512");
+      f.addFnAttr("min-legal-vector-width", "512");
+    }
+  }
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(machine_.get());
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = opt_level_ == 0 ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
+                                                : pb.buildPerModuleDefaultPipeline(Level(opt_level_));
+  mpm.run(m, mam);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> JitSession::Assembly(const EmittedKernel& kernel) {
+  std::unique_ptr<llvm::Module> clone = llvm::CloneModule(*kernel.module);
+  llvm::SmallString<0> text;
+  llvm::raw_svector_ostream os(text);
+  std::lock_guard<std::mutex> lock(machine_mu_);
+  llvm::legacy::PassManager pm;
+  if (machine_->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
+    return absl::InternalError("the host target cannot emit assembly");
+  }
+  pm.run(*clone);
+  return std::string(text.str());
+}
+
+absl::StatusOr<KernelFn> JitSession::Add(EmittedKernel kernel) {
+  std::string name = Cat("scjit.kernel.", next_dylib_.fetch_add(1));
+  llvm::Expected<llvm::orc::JITDylib&> dylib = jit_->createJITDylib(name);
+  if (!dylib) return ToStatus(dylib.takeError(), "creating a kernel dylib");
+  dylib->addToLinkOrder(*runtime_);
+  llvm::orc::ThreadSafeModule tsm(std::move(kernel.module), std::move(kernel.context));
+  if (absl::Status s = ToStatus(jit_->addIRModule(*dylib, std::move(tsm)), "adding the kernel module"); !s.ok()) {
+    return s;
+  }
+  llvm::Expected<llvm::orc::ExecutorAddr> addr = jit_->lookup(*dylib, kernel.function);
+  if (!addr) return ToStatus(addr.takeError(), Cat("compiling ", kernel.function));
+  return addr->toPtr<KernelFn>();
+}
+
+}  // namespace scjit

@@ -1,0 +1,64 @@
+// JitSession: ORC LLJIT for the host CPU (every feature it has, AVX-512 when
+// present), the -O0...-O3 optimization pipeline, and host assembly for --emit.
+//
+// Runtime ABI functions are resolved by name from a JITDylib of absolute
+// symbols (runtime/abi.def), so compiled objects hold no addresses. Each kernel
+// gets a JITDylib of its own, so kernels of the same name never collide.
+#ifndef SCJIT_JIT_JIT_SESSION_H_
+#define SCJIT_JIT_JIT_SESSION_H_
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "lowering/emit_llvm.h"
+#include "runtime/launch.h"
+
+namespace llvm {
+class TargetMachine;
+namespace orc {
+class LLJIT;
+class JITDylib;
+}  // namespace orc
+}  // namespace llvm
+
+namespace scjit {
+
+// Thread-safe: several threads may optimize and add kernels at once.
+class JitSession {
+ public:
+  static absl::StatusOr<std::unique_ptr<JitSession>> Create(int opt_level);
+  ~JitSession();
+
+  // Prepares `kernel.module` for this host (triple, data layout, CPU features)
+  // and runs the optimization pipeline of the session's level on it.
+  absl::Status Optimize(EmittedKernel& kernel);
+  // The host assembly of an optimized module (the module is not changed).
+  absl::StatusOr<std::string> Assembly(const EmittedKernel& kernel);
+  // Compiles an optimized kernel to host code; returns its entry point.
+  absl::StatusOr<KernelFn> Add(EmittedKernel kernel);
+
+  int opt_level() const { return opt_level_; }
+  // "skylake-avx512 +avx512f,+avx2,..." (part of the object cache key).
+  const std::string& host() const { return host_; }
+
+ private:
+  JitSession() = default;
+
+  int opt_level_ = 2;
+  std::string host_;
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  std::unique_ptr<llvm::TargetMachine> machine_;  // for optimization and assembly
+  std::mutex machine_mu_;                         // guards machine_ (not thread-safe)
+  llvm::orc::JITDylib* runtime_ = nullptr;        // owned by jit_
+  std::atomic<int> next_dylib_{0};
+};
+
+// Every textual form of LLVM IR in one place.
+std::string ModuleText(const EmittedKernel& kernel);
+
+}  // namespace scjit
+
+#endif  // SCJIT_JIT_JIT_SESSION_H_

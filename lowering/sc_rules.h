@@ -1,0 +1,31 @@
+// The SC rules: what Mosaic's SparseCore lowering refuses, with Pallas' exact
+// exception types and messages (sc-rules.md, sc-errors.md).
+//
+// One table (sc_rules.cc, kRules) lists every implemented rule in the catalog's
+// check order: for each op, the trace-time checks of the Pallas primitive first,
+// then those of its lowering rule. The first rule an op fails is reported, with
+// the location of the operand at fault, a note with the actual values and a fix;
+// every op of every kernel is checked, so all errors of a file are reported.
+//
+// Runs on verified modules only (operand types, literal types and ref views are
+// known).
+#ifndef SCJIT_LOWERING_SC_RULES_H_
+#define SCJIT_LOWERING_SC_RULES_H_
+
+#include <vector>
+
+#include "lowering/diagnostic.h"
+#include "lowering/ir.h"
+#include "lowering/target.h"
+
+namespace scjit {
+
+void CheckScRules(const Module& module, TargetId target, DiagnosticSink& sink);
+
+// The catalog codes the rule table implements, in table order (for tests and
+// docs).
+std::vector<DiagId> ImplementedRules();
+
+}  // namespace scjit
+
+#endif  // SCJIT_LOWERING_SC_RULES_H_

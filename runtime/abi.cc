@@ -1,0 +1,53 @@
+// The runtime's side of the C ABI (runtime/abi.h): each function forwards to
+// the calling Subcore, which the context carries.
+#include "runtime/abi.h"
+
+#include "runtime/machine.h"
+
+namespace {
+scjit::Subcore& Self(scjit_ctx* ctx) { return *static_cast<scjit::Subcore*>(ctx->runtime); }
+}  // namespace
+
+extern "C" {
+
+int32_t scjit_rt_tick(scjit_ctx* ctx) { return Self(ctx).Tick(); }
+
+int32_t scjit_rt_dma_start(scjit_ctx* ctx, const scjit_dma* dma, int32_t site) { return Self(ctx).DmaStart(*dma, site); }
+
+int32_t scjit_rt_dma_wait(scjit_ctx* ctx, const scjit_dma* dma, int32_t site) { return Self(ctx).DmaWait(*dma, site); }
+
+int32_t scjit_rt_copy(scjit_ctx* ctx, const scjit_dma* dma, int32_t site) { return Self(ctx).Copy(*dma, site); }
+
+int32_t scjit_rt_sem_signal(scjit_ctx* ctx, int32_t sem, int32_t n, int32_t core, int32_t subcore, int32_t site) {
+  return Self(ctx).SemSignal(sem, n, core, subcore, site);
+}
+
+int32_t scjit_rt_sem_wait(scjit_ctx* ctx, int32_t sem, int32_t n, int32_t site) {
+  return Self(ctx).SemWait(sem, n, site);
+}
+
+int32_t scjit_rt_sem_read(scjit_ctx* ctx, int32_t sem, int32_t site, int32_t* value) {
+  return Self(ctx).SemRead(sem, site, value);
+}
+
+int32_t scjit_rt_barrier(scjit_ctx* ctx, int32_t site) { return Self(ctx).Barrier(site); }
+
+int32_t scjit_rt_fetch_and_add(scjit_ctx* ctx, int64_t offset, int32_t value, int32_t subcore, int32_t site,
+                               int32_t* old) {
+  return Self(ctx).FetchAndAdd(offset, value, subcore, site, old);
+}
+
+int32_t scjit_rt_debug_print(scjit_ctx* ctx, int32_t site, int32_t kind, int32_t dtype, const void* data,
+                             int64_t count, const scjit_ref* ref) {
+  return Self(ctx).DebugPrint(site, kind, dtype, data, count, ref);
+}
+
+int32_t scjit_rt_bounds_error(scjit_ctx* ctx, int32_t site, int32_t what, int32_t dim, int64_t index, int64_t limit) {
+  return Self(ctx).BoundsError(site, what, dim, index, limit);
+}
+
+int32_t scjit_rt_alloc(scjit_ctx* ctx, void* data, int64_t count, int32_t dtype, int32_t first_sem) {
+  return Self(ctx).Alloc(data, count, dtype, first_sem);
+}
+
+}  // extern "C"

@@ -1,0 +1,130 @@
+/* The C ABI between jitted kernels and the scjit runtime.
+ *
+ * Every function a compiled kernel calls is declared here, and every struct it
+ * reads or fills. The emitter (lowering/emit_llvm.cc) builds LLVM struct types
+ * with the same layout (tests/abi_test.cc checks sizes and offsets against the
+ * LLVM DataLayout) and declares the functions from runtime/abi.def; the JIT
+ * resolves them by name, so compiled objects hold no addresses and can be cached.
+ *
+ * NO COMPATIBILITY PROMISE: this ABI changes with scjit; objects compiled by one
+ * build run only with the same build (the object cache key includes the version).
+ *
+ * Conventions:
+ * - Functions return 0 on success. A non-zero status means the subcore must stop:
+ *   a finding was reported (RT-BOUNDS...), or the launch was cancelled (a
+ *   deadlock, another subcore's finding). Generated code returns that status from
+ *   the kernel immediately.
+ * - `ctx` is the calling subcore's context; every function is called only from
+ *   the fiber running that subcore. Functions that block (barrier, waits) switch
+ *   fibers inside the call and return when the subcore may go on.
+ * - `site` numbers the op in the kernel's site table (KernelLayout::sites), for
+ *   messages that name the op and its source line.
+ */
+#ifndef SCJIT_RUNTIME_ABI_H_
+#define SCJIT_RUNTIME_ABI_H_
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SCJIT_MAX_RANK 8
+
+/* One subcore's view of the machine, filled by the runtime before the kernel
+ * starts; the kernel reads it and never writes it (but `tick`). */
+typedef struct scjit_ctx {
+  uint8_t* vmem;         /* this subcore's VMEM arena (null on scalar meshes) */
+  uint8_t* smem;         /* this subcore's SMEM arena */
+  uint8_t* vmem_shared;  /* this core's VMEM_SHARED arena */
+  uint8_t** hbm;         /* HBM address of each kernel parameter (null for staged ones) */
+  int32_t core;          /* this subcore's coordinates and the mesh's size */
+  int32_t subcore;
+  int32_t num_cores;
+  int32_t num_subcores;
+  int32_t tick;          /* loop back-edges left before calling scjit_rt_tick */
+  int32_t checks;        /* bit set of SCJIT_CHECK_*: which run-time checks are on */
+  void* runtime;         /* the runtime's subcore object (opaque to the kernel) */
+} scjit_ctx;
+
+#define SCJIT_CHECK_BOUNDS 1
+
+/* A strided view of memory: element i (multi-index) lives at
+ * base + sum(index[d] * strides[d]) * element size. */
+typedef struct scjit_ref {
+  uint8_t* base;
+  int64_t sizes[SCJIT_MAX_RANK];
+  int64_t strides[SCJIT_MAX_RANK]; /* in elements */
+  int32_t rank;
+  int32_t space;                   /* a MemorySpace, for messages */
+} scjit_ref;
+
+/* A DMA: copy (or add) `src` into `dst` element by element, both of `elem_bytes`
+ * wide elements of type `dtype` (an ElementType), crediting semaphore `sem` of
+ * this subcore with the bytes written. */
+typedef struct scjit_dma {
+  scjit_ref src;
+  scjit_ref dst;
+  int32_t elem_bytes;
+  int32_t dtype;
+  int32_t sem;   /* index into this subcore's semaphores; -1 for copy */
+  int32_t add;   /* 1: dst += src */
+} scjit_dma;
+
+/* Loop back-edges call this every SCJIT_TICK_PERIOD iterations, so that a
+ * subcore spinning on memory lets the others (and deferred effects) progress. */
+#define SCJIT_TICK_PERIOD 4096
+int32_t scjit_rt_tick(scjit_ctx* ctx);
+
+/* Starts an asynchronous DMA (`dma_start`). The descriptor is copied. */
+int32_t scjit_rt_dma_start(scjit_ctx* ctx, const scjit_dma* dma, int32_t site);
+/* Waits until `dma->sem` holds the byte size of `dma->dst`, then subtracts it. */
+int32_t scjit_rt_dma_wait(scjit_ctx* ctx, const scjit_dma* dma, int32_t site);
+/* A synchronous copy (`copy`): start and wait on an internal semaphore. */
+int32_t scjit_rt_copy(scjit_ctx* ctx, const scjit_dma* dma, int32_t site);
+
+/* Adds `n` to semaphore `sem` of subcore (`core`, `subcore`); -1 means "mine". */
+int32_t scjit_rt_sem_signal(scjit_ctx* ctx, int32_t sem, int32_t n, int32_t core, int32_t subcore,
+                            int32_t site);
+/* Waits until semaphore `sem` of this subcore holds `n`, then subtracts `n`. */
+int32_t scjit_rt_sem_wait(scjit_ctx* ctx, int32_t sem, int32_t n, int32_t site);
+/* Stores the value of semaphore `sem` of this subcore in *value. */
+int32_t scjit_rt_sem_read(scjit_ctx* ctx, int32_t sem, int32_t site, int32_t* value);
+
+/* Waits for every subcore of this core (`barrier`). */
+int32_t scjit_rt_barrier(scjit_ctx* ctx, int32_t site);
+
+/* Atomically adds `value` to the i32 at byte `offset` of subcore `subcore`'s SMEM
+ * (same core) and stores the old value in *old. */
+int32_t scjit_rt_fetch_and_add(scjit_ctx* ctx, int64_t offset, int32_t value, int32_t subcore,
+                               int32_t site, int32_t* old);
+
+/* `debug_print`: the site's format string, then one value or ref, if any.
+ * `kind` is SCJIT_PRINT_*: NONE (no value), SCALAR/VECTOR (`data` points to the
+ * elements, `dtype` and `count` describe them), REF (`ref` describes it). */
+#define SCJIT_PRINT_NONE 0
+#define SCJIT_PRINT_VALUE 1
+#define SCJIT_PRINT_REF 2
+int32_t scjit_rt_debug_print(scjit_ctx* ctx, int32_t site, int32_t kind, int32_t dtype,
+                             const void* data, int64_t count, const scjit_ref* ref);
+
+/* Reports an index outside its dimension, and returns non-zero unless findings
+ * are warnings (then the generated code goes on with the index clamped).
+ * `what` is SCJIT_BOUNDS_*: an integer index (not within [0, limit)), a slice
+ * start (not within [0, limit)), or a dynamic slice size (not within [0, limit)). */
+#define SCJIT_BOUNDS_INDEX 0
+#define SCJIT_BOUNDS_SLICE_START 1
+#define SCJIT_BOUNDS_SLICE_SIZE 2
+int32_t scjit_rt_bounds_error(scjit_ctx* ctx, int32_t site, int32_t what, int32_t dim, int64_t index,
+                              int64_t limit);
+
+/* Entering a `scoped` region's `alloc`: fills `count` elements of `dtype` at
+ * `data` with the poison pattern (data refs), or zeroes `count` semaphores from
+ * index `first_sem` (semaphore refs; `data` is null). */
+int32_t scjit_rt_alloc(scjit_ctx* ctx, void* data, int64_t count, int32_t dtype, int32_t first_sem);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif  /* SCJIT_RUNTIME_ABI_H_ */

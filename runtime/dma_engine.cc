@@ -1,0 +1,139 @@
+#include "runtime/dma_engine.h"
+
+#include <cstring>
+#include <vector>
+
+#include "lowering/dtype.h"
+#include "lowering/strings.h"
+#include "runtime/half.h"
+
+namespace scjit {
+namespace {
+
+// A view with its size-1 dimensions dropped.
+struct Squeezed {
+  std::vector<int64_t> sizes, strides;
+};
+
+Squeezed Squeeze(const scjit_ref& r) {
+  Squeezed s;
+  for (int d = 0; d < r.rank; ++d) {
+    if (r.sizes[d] == 1) continue;
+    s.sizes.push_back(r.sizes[d]);
+    s.strides.push_back(r.strides[d]);
+  }
+  return s;
+}
+
+template <typename T>
+void AddRun(uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    T a, b;
+    std::memcpy(&a, dst + i * dst_stride * static_cast<int64_t>(sizeof(T)), sizeof(T));
+    std::memcpy(&b, src + i * src_stride * static_cast<int64_t>(sizeof(T)), sizeof(T));
+    T sum;
+    if constexpr (std::is_integral_v<T>) {
+      // Integers wrap, as on SparseCore.
+      using U = std::make_unsigned_t<T>;
+      sum = static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    } else {
+      sum = a + b;
+    }
+    std::memcpy(dst + i * dst_stride * static_cast<int64_t>(sizeof(T)), &sum, sizeof(T));
+  }
+}
+
+template <uint16_t (*ToHalf)(float), float (*FromHalf)(uint16_t)>
+void AddHalfRun(uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    uint16_t a, b;
+    std::memcpy(&a, dst + i * dst_stride * 2, 2);
+    std::memcpy(&b, src + i * src_stride * 2, 2);
+    uint16_t sum = ToHalf(FromHalf(a) + FromHalf(b));
+    std::memcpy(dst + i * dst_stride * 2, &sum, 2);
+  }
+}
+
+// dst[0, stride, ...] (+)= src[0, stride, ...], n elements.
+void Run(const scjit_dma& d, uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
+  int64_t w = d.elem_bytes;
+  if (!d.add) {
+    if (dst_stride == 1 && src_stride == 1) {
+      std::memmove(dst, src, static_cast<size_t>(n * w));
+    } else {
+      for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * dst_stride * w, src + i * src_stride * w, static_cast<size_t>(w));
+    }
+    return;
+  }
+  switch (static_cast<ElementType>(d.dtype)) {
+    case ElementType::kI8:
+    case ElementType::kU8:
+      return AddRun<int8_t>(dst, dst_stride, src, src_stride, n);
+    case ElementType::kI16:
+    case ElementType::kU16:
+      return AddRun<int16_t>(dst, dst_stride, src, src_stride, n);
+    case ElementType::kI32:
+    case ElementType::kU32:
+      return AddRun<int32_t>(dst, dst_stride, src, src_stride, n);
+    case ElementType::kI64:
+    case ElementType::kU64:
+      return AddRun<int64_t>(dst, dst_stride, src, src_stride, n);
+    case ElementType::kF32:
+      return AddRun<float>(dst, dst_stride, src, src_stride, n);
+    case ElementType::kF64:
+      return AddRun<double>(dst, dst_stride, src, src_stride, n);
+    case ElementType::kBF16:
+      return AddHalfRun<FloatToBf16, Bf16ToFloat>(dst, dst_stride, src, src_stride, n);
+    case ElementType::kF16:
+      return AddHalfRun<FloatToF16, F16ToFloat>(dst, dst_stride, src, src_stride, n);
+    case ElementType::kI1:
+      return;
+  }
+}
+
+}  // namespace
+
+int64_t ElementCount(const scjit_ref& r) {
+  int64_t n = 1;
+  for (int d = 0; d < r.rank; ++d) n *= r.sizes[d];
+  return n;
+}
+
+std::string SqueezedShape(const scjit_ref& r) {
+  Squeezed s = Squeeze(r);
+  std::string out = "(";
+  for (size_t d = 0; d < s.sizes.size(); ++d) Append(&out, d ? ", " : "", s.sizes[d]);
+  if (s.sizes.size() == 1) out += ',';
+  return out + ")";
+}
+
+bool SameSqueezedShape(const scjit_ref& a, const scjit_ref& b) { return Squeeze(a).sizes == Squeeze(b).sizes; }
+
+void Transfer(const scjit_dma& d) {
+  Squeezed src = Squeeze(d.src), dst = Squeeze(d.dst);
+  int64_t total = ElementCount(d.dst);
+  if (total == 0) return;
+  int rank = static_cast<int>(dst.sizes.size());
+  if (rank == 0) {
+    Run(d, d.dst.base, 1, d.src.base, 1, 1);
+    return;
+  }
+  // Walk the outer dimensions; each innermost run is one Run().
+  int64_t inner = dst.sizes[rank - 1];
+  std::vector<int64_t> index(rank, 0);
+  int64_t w = d.elem_bytes;
+  for (int64_t done = 0; done < total; done += inner) {
+    int64_t src_off = 0, dst_off = 0;
+    for (int k = 0; k < rank - 1; ++k) {
+      src_off += index[k] * src.strides[k];
+      dst_off += index[k] * dst.strides[k];
+    }
+    Run(d, d.dst.base + dst_off * w, dst.strides[rank - 1], d.src.base + src_off * w, src.strides[rank - 1], inner);
+    for (int k = rank - 2; k >= 0; --k) {
+      if (++index[k] < dst.sizes[k]) break;
+      index[k] = 0;
+    }
+  }
+}
+
+}  // namespace scjit

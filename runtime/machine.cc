@@ -1,0 +1,661 @@
+#include "runtime/machine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+#include "absl/strings/str_format.h"
+#include "lowering/strings.h"
+#include "runtime/dma_engine.h"
+#include "runtime/half.h"
+
+namespace scjit {
+namespace {
+
+constexpr int64_t kAlign = 64;
+
+int64_t AlignUp(int64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+
+void FillPoison(uint8_t* data, int64_t count, ElementType e) {
+  uint64_t bits = PoisonBits(e);
+  int w = ByteWidth(e);
+  for (int64_t i = 0; i < count; ++i) std::memcpy(data + i * w, &bits, static_cast<size_t>(w));
+}
+
+// HLO-style dtype names, as the SparseCore log recorder prints them.
+std::string_view HloName(ElementType e) {
+  switch (e) {
+    case ElementType::kI1: return "pred";
+    case ElementType::kI8: return "s8";
+    case ElementType::kI16: return "s16";
+    case ElementType::kI32: return "s32";
+    case ElementType::kI64: return "s64";
+    case ElementType::kU8: return "u8";
+    case ElementType::kU16: return "u16";
+    case ElementType::kU32: return "u32";
+    case ElementType::kU64: return "u64";
+    case ElementType::kBF16: return "bf16";
+    case ElementType::kF16: return "f16";
+    case ElementType::kF32: return "f32";
+    case ElementType::kF64: return "f64";
+  }
+  return "?";
+}
+
+// One element at `p` as text.
+std::string FormatElement(const uint8_t* p, ElementType e) {
+  auto get = [p](auto v) {
+    std::memcpy(&v, p, sizeof(v));
+    return v;
+  };
+  auto real = [](double v) {
+    if (std::isnan(v)) return std::string("nan");
+    if (std::isinf(v)) return std::string(v < 0 ? "-inf" : "inf");
+    return absl::StrFormat("%g", v);
+  };
+  switch (e) {
+    case ElementType::kI1: return get(uint8_t{}) != 0 ? "1" : "0";
+    case ElementType::kI8: return Cat(get(int8_t{}));
+    case ElementType::kI16: return Cat(get(int16_t{}));
+    case ElementType::kI32: return Cat(get(int32_t{}));
+    case ElementType::kI64: return Cat(get(int64_t{}));
+    case ElementType::kU8: return Cat(get(uint8_t{}));
+    case ElementType::kU16: return Cat(get(uint16_t{}));
+    case ElementType::kU32: return Cat(get(uint32_t{}));
+    case ElementType::kU64: return Cat(get(uint64_t{}));
+    case ElementType::kBF16: return real(Bf16ToFloat(get(uint16_t{})));
+    case ElementType::kF16: return real(F16ToFloat(get(uint16_t{})));
+    case ElementType::kF32: return real(get(float{}));
+    case ElementType::kF64: return real(get(double{}));
+  }
+  return "?";
+}
+
+}  // namespace
+
+bool LaunchResult::failed() const {
+  for (const Diagnostic& d : findings) {
+    if (d.severity == Severity::kError) return true;
+  }
+  return false;
+}
+
+// ------------------------------------------------------------------------------------
+// Subcore: the ABI entry points.
+
+Subcore::Subcore(Machine* machine, int index, int core, int subcore)
+    : machine_(machine), index_(index), core_(core), subcore_(subcore) {
+  sems_.resize(static_cast<size_t>(machine->info().semaphores));
+  ops_.assign(NumOpKinds(), 0);
+}
+
+Diagnostic Subcore::Finding(DiagId id, int site, std::initializer_list<DiagArg> args) const {
+  const KernelInfo& info = machine_->info();
+  Location loc = site >= 0 && site < static_cast<int>(info.sites.size()) ? info.sites[site].loc : Location{};
+  Diagnostic d = MakeDiagnostic(id, info.source.get(), loc, args);
+  if (machine_->options().warn) d.severity = Severity::kWarning;
+  d.notes.push_back(Cat("in kernel @", info.name, ", ", machine_->SubcoreName(index_)));
+  return d;
+}
+
+int32_t Subcore::Fail(Diagnostic d) {
+  bool error = d.severity == Severity::kError;
+  findings_.push_back(std::move(d));
+  return error ? kStatusFailed : 0;
+}
+
+int32_t Subcore::Park(Wait wait, int site) {
+  wait_ = wait;
+  wait_site_ = site;
+  machine_->scheduler().Park(index_);
+  wait_ = Wait::kNone;
+  return cancelled_ ? kStatusCancelled : 0;
+}
+
+int32_t Subcore::Tick() {
+  ctx.tick = SCJIT_TICK_PERIOD;
+  return Park(Wait::kTick, -1);
+}
+
+bool Subcore::ValidSemaphore(int sem, int site, int32_t* status) {
+  if (sem >= 0 && sem < static_cast<int>(sems_.size())) return true;
+  *status = Fail(Finding(DiagId::kRtBounds, site,
+                         {{"detail", Cat("semaphore index ", sem, " is outside the ", sems_.size(),
+                                         " semaphores of this subcore")}}));
+  return false;
+}
+
+int32_t Subcore::CheckDma(const scjit_dma& dma, int site) {
+  const Site& s = machine_->info().sites[site];
+  // Generated code bounds-checks every view; this guard keeps even a wrong
+  // descriptor from touching host memory outside the kernel's buffers.
+  for (const scjit_ref* r : {&dma.src, &dma.dst}) {
+    if (!machine_->Contains(*r, dma.elem_bytes, index_)) {
+      return Fail(Finding(DiagId::kRtBounds, site,
+                          {{"detail", Cat(Info(s.op).name, " ", s.text, ": the ", r == &dma.src ? "source" : "destination",
+                                          " lies outside every buffer of the kernel")}}));
+    }
+  }
+  if (SameSqueezedShape(dma.src, dma.dst)) return 0;
+  return Fail(Finding(DiagId::kRtBounds, site,
+                      {{"detail", Cat(Info(s.op).name, " ", s.text, " copies a source of shape ", SqueezedShape(dma.src),
+                                      " into a destination of shape ", SqueezedShape(dma.dst))}}));
+}
+
+void Subcore::Complete(Semaphore& s, int64_t bytes) {
+  while (s.value < bytes && !s.pending.empty()) {
+    Semaphore::PendingDma& p = s.pending.front();
+    Transfer(p.dma);
+    s.value += p.bytes;
+    s.last_site = p.site;
+    s.pending.pop_front();
+  }
+}
+
+int32_t Subcore::DmaStart(const scjit_dma& dma, int site) {
+  if (machine_->stopping()) return kStatusCancelled;
+  Count(OpKind::kDmaStart);
+  int32_t status = 0;
+  if (!ValidSemaphore(dma.sem, site, &status)) return status;
+  if ((status = CheckDma(dma, site)) != 0) return status;
+  int64_t bytes = ElementCount(dma.dst) * dma.elem_bytes;
+  dma_bytes_ += bytes;
+  Semaphore& s = sems_[dma.sem];
+  if (machine_->options().dma == DmaMode::kEager) {
+    Transfer(dma);
+    s.value += bytes;
+    s.last_site = site;
+  } else {
+    s.pending.push_back(Semaphore::PendingDma{dma, site, bytes});
+  }
+  return 0;
+}
+
+int32_t Subcore::DmaWait(const scjit_dma& dma, int site) {
+  if (machine_->stopping()) return kStatusCancelled;
+  Count(OpKind::kDmaWait);
+  int32_t status = 0;
+  if (!ValidSemaphore(dma.sem, site, &status)) return status;
+  int64_t bytes = ElementCount(dma.dst) * dma.elem_bytes;
+  Semaphore& s = sems_[dma.sem];
+  Complete(s, bytes);
+  if (s.value >= bytes) {
+    s.value -= bytes;
+    return 0;
+  }
+  wait_sem_ = dma.sem;
+  wait_amount_ = bytes;
+  return Park(Wait::kDmaWait, site);
+}
+
+int32_t Subcore::Copy(const scjit_dma& dma, int site) {
+  if (machine_->stopping()) return kStatusCancelled;
+  Count(OpKind::kCopy);
+  if (int32_t status = CheckDma(dma, site); status != 0) return status;
+  dma_bytes_ += ElementCount(dma.dst) * dma.elem_bytes;
+  Transfer(dma);
+  return 0;
+}
+
+int32_t Subcore::SemSignal(int sem, int32_t n, int core, int subcore, int site) {
+  if (machine_->stopping()) return kStatusCancelled;
+  Count(OpKind::kSemSignal);
+  int32_t status = 0;
+  if (!ValidSemaphore(sem, site, &status)) return status;
+  const KernelInfo& info = machine_->info();
+  int target_core = core < 0 ? core_ : core;
+  int target_subcore = subcore < 0 ? subcore_ : subcore;
+  if (target_core >= info.cores || target_subcore >= info.subcores) {
+    return Fail(Finding(DiagId::kRtBounds, site,
+                        {{"detail", Cat("sem_signal targets (core ", target_core, ", subcore ", target_subcore,
+                                        "), but the mesh has ", info.cores, " core", info.cores == 1 ? "" : "s", " of ",
+                                        info.subcores, " subcore", info.subcores == 1 ? "" : "s")}}));
+  }
+  if (n < 0) {
+    return Fail(Finding(DiagId::kRtSync, site,
+                        {{"detail", Cat("sem_signal adds ", n, "; semaphores only count up by signals")}}));
+  }
+  int target = target_core * info.subcores + target_subcore;
+  if (target == index_) {
+    sems_[sem].value += n;
+  } else {
+    // Another subcore's semaphore changes between epochs, in a fixed order.
+    outbox_.push_back(Effect{Effect::Kind::kSignal, target, sem, n, 0, nullptr});
+  }
+  return 0;
+}
+
+int32_t Subcore::SemWait(int sem, int32_t n, int site) {
+  if (machine_->stopping()) return kStatusCancelled;
+  Count(OpKind::kSemWait);
+  int32_t status = 0;
+  if (!ValidSemaphore(sem, site, &status)) return status;
+  if (n < 0) {
+    return Fail(Finding(DiagId::kRtSync, site, {{"detail", Cat("sem_wait for ", n, "; waits are for counts >= 0")}}));
+  }
+  Semaphore& s = sems_[sem];
+  Complete(s, n);
+  if (s.value >= n) {
+    s.value -= n;
+    return 0;
+  }
+  wait_sem_ = sem;
+  wait_amount_ = n;
+  return Park(Wait::kSemWait, site);
+}
+
+int32_t Subcore::SemRead(int sem, int site, int32_t* value) {
+  if (machine_->stopping()) return kStatusCancelled;
+  Count(OpKind::kSemRead);
+  int32_t status = 0;
+  if (!ValidSemaphore(sem, site, &status)) return status;
+  Complete(sems_[sem], INT64_MAX);
+  // A read observes what other subcores did up to the end of this epoch, so a
+  // subcore polling a semaphore lets them progress.
+  if ((status = Park(Wait::kSemRead, site)) != 0) return status;
+  *value = static_cast<int32_t>(std::min<int64_t>(sems_[sem].value, INT32_MAX));
+  return 0;
+}
+
+int32_t Subcore::Barrier(int site) {
+  if (machine_->stopping()) return kStatusCancelled;
+  Count(OpKind::kBarrier);
+  return Park(Wait::kBarrier, site);
+}
+
+int32_t Subcore::FetchAndAdd(int64_t offset, int32_t value, int target, int site, int32_t* old) {
+  if (machine_->stopping()) return kStatusCancelled;
+  Count(OpKind::kFetchAndAdd);
+  const KernelInfo& info = machine_->info();
+  if (target < 0 || target >= info.subcores) {
+    return Fail(Finding(DiagId::kRtBounds, site,
+                        {{"detail", Cat("fetch_and_add targets subcore ", target, ", but each core has ", info.subcores,
+                                        " subcore", info.subcores == 1 ? "" : "s")}}));
+  }
+  if (offset < 0 || offset + 4 > info.smem_bytes) {
+    return Fail(Finding(DiagId::kRtBounds, site,
+                        {{"detail", Cat("fetch_and_add addresses byte ", offset, " of an SMEM of ", info.smem_bytes,
+                                        " bytes")}}));
+  }
+  outbox_.push_back(Effect{Effect::Kind::kFetchAndAdd, core_ * info.subcores + target, 0, value, offset, old});
+  return Park(Wait::kFetchAndAdd, site);
+}
+
+int32_t Subcore::DebugPrint(int site, int kind, int dtype, const void* data, int64_t count, const scjit_ref* ref) {
+  if (machine_->stopping()) return kStatusCancelled;
+  Count(OpKind::kDebugPrint);
+  const Site& s = machine_->info().sites[site];
+  std::string line = Cat("[core ", core_, ", subcore ", subcore_, "] ", s.text);
+  auto e = static_cast<ElementType>(dtype);
+  if (kind == SCJIT_PRINT_VALUE) {
+    Append(&line, ", data: ", HloName(e), "[", count, "]: ");
+    // i1 values arrive as bytes.
+    int w = e == ElementType::kI1 ? 1 : ByteWidth(e);
+    for (int64_t i = 0; i < count; ++i) {
+      Append(&line, i ? ", " : "", FormatElement(static_cast<const uint8_t*>(data) + i * w, e));
+    }
+  } else if (kind == SCJIT_PRINT_REF) {
+    Append(&line, ", data: ", HloName(e), "[");
+    for (int d = 0; d < ref->rank; ++d) Append(&line, d ? "," : "", ref->sizes[d]);
+    line += "]:";
+    // Row-wise: one `{ ... }` per row of the minor dimension.
+    int64_t inner = ref->rank > 0 ? ref->sizes[ref->rank - 1] : 1;
+    int64_t total = ElementCount(*ref);
+    for (int64_t first = 0; first < total; first += std::max<int64_t>(inner, 1)) {
+      line += " {";
+      for (int64_t j = 0; j < inner; ++j) {
+        int64_t rem = first + j, off = 0;
+        for (int d = ref->rank - 1; d >= 0; --d) {
+          off += (rem % ref->sizes[d]) * ref->strides[d];
+          rem /= ref->sizes[d];
+        }
+        Append(&line, j ? ", " : " ", FormatElement(ref->base + off * ByteWidth(e), e));
+      }
+      line += " }";
+    }
+  }
+  prints_ += line;
+  prints_ += '\n';
+  return 0;
+}
+
+int32_t Subcore::Alloc(void* data, int64_t count, int dtype, int first_sem) {
+  if (machine_->stopping()) return kStatusCancelled;
+  if (data == nullptr) {
+    for (int64_t i = 0; i < count; ++i) sems_[first_sem + i] = Semaphore{};
+  } else {
+    FillPoison(static_cast<uint8_t*>(data), count, static_cast<ElementType>(dtype));
+  }
+  return 0;
+}
+
+int32_t Subcore::BoundsError(int site, int what, int dim, int64_t index, int64_t limit) {
+  const Site& s = machine_->info().sites[site];
+  std::string detail;
+  switch (what) {
+    case SCJIT_BOUNDS_SLICE_START:
+      detail = Cat("a slice starting at ", index, " does not fit dimension ", dim, " of ", s.text,
+                   limit > 1    ? Cat(" (valid starts are 0 to ", limit - 1, ")")
+                   : limit == 1 ? std::string(" (the only valid start is 0)")
+                                : std::string(" (no start fits)"));
+      break;
+    case SCJIT_BOUNDS_SLICE_SIZE:
+      detail = Cat("slice size ", index, " exceeds dimension ", dim, " of ", s.text, " (size ", limit - 1, ")");
+      break;
+    default:
+      detail = Cat("index ", index, " is out of bounds for dimension ", dim, " of ", s.text, " (size ", limit, ")");
+      break;
+  }
+  return Fail(Finding(DiagId::kRtBounds, site, {{"detail", detail}}));
+}
+
+// ------------------------------------------------------------------------------------
+// Machine.
+
+Machine::Machine(const KernelInfo& info, KernelFn kernel, const LaunchOptions& options)
+    : info_(info), kernel_(kernel), options_(options), rng_(options.seed.value_or(0)) {}
+
+bool Machine::Contains(const scjit_ref& r, int elem_bytes, int subcore) const {
+  if (ElementCount(r) == 0) return true;
+  const uint8_t* lo = r.base;
+  int64_t extent = elem_bytes;
+  for (int d = 0; d < r.rank; ++d) {
+    if (r.strides[d] < 0 || r.sizes[d] < 0) return false;
+    extent += (r.sizes[d] - 1) * r.strides[d] * elem_bytes;
+  }
+  auto inside = [&](const uint8_t* base, int64_t bytes) {
+    return base != nullptr && lo >= base && extent <= bytes && lo - base <= bytes - extent;
+  };
+  for (size_t p = 0; p < hbm_.size(); ++p) {
+    if (inside(hbm_[p], hbm_bytes_[p])) return true;
+  }
+  return inside(vmem_ + subcore * vmem_stride_, info_.vmem_bytes) ||
+         inside(smem_ + subcore * smem_stride_, info_.smem_bytes) ||
+         inside(shared_ + (subcore / info_.subcores) * shared_stride_, info_.vmem_shared_bytes);
+}
+
+std::string Machine::SubcoreName(int i) const {
+  if (info_.mesh == MeshKind::kScalar) return Cat("scalar subcore (core ", i, ")");
+  return Cat("subcore (core ", i / info_.subcores, ", subcore ", i % info_.subcores, ")");
+}
+
+void Machine::Stage(std::span<const ParamBuffer> params, bool in) {
+  int n = info_.subcores_total();
+  for (size_t p = 0; p < info_.params.size(); ++p) {
+    const ParamInfo& param = info_.params[p];
+    if (!param.staged() || !param.type.is_ref()) continue;
+    bool copy_in = param.direction != ParamDirection::kOut;
+    bool copy_out = param.direction != ParamDirection::kIn;
+    if ((in && !copy_in) || (!in && !copy_out)) continue;
+    const Slot& slot = param.slot;
+    bool shared = slot.space == MemorySpace::kVmemShared;
+    int copies = shared ? info_.cores : n;
+    // Copies back go in (core, subcore) order, so the last one wins.
+    for (int i = 0; i < copies; ++i) {
+      uint8_t* arena = shared                                 ? shared_ + i * shared_stride_
+                       : slot.space == MemorySpace::kSmem ? smem_ + i * smem_stride_
+                                                              : vmem_ + i * vmem_stride_;
+      uint8_t* where = arena + slot.offset;
+      if (in) {
+        std::memcpy(where, params[p].data, static_cast<size_t>(param.bytes()));
+      } else {
+        std::memcpy(params[p].data, where, static_cast<size_t>(param.bytes()));
+      }
+    }
+  }
+}
+
+absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
+  auto start = std::chrono::steady_clock::now();
+  if (params.size() != info_.params.size()) {
+    return absl::InvalidArgumentError(Cat("kernel @", info_.name, " takes ", info_.params.size(), " parameters, got ",
+                                          params.size()));
+  }
+  for (size_t p = 0; p < params.size(); ++p) {
+    if (info_.params[p].type.is_ref() && params[p].bytes != info_.params[p].bytes()) {
+      return absl::InvalidArgumentError(Cat("parameter %", info_.params[p].name, " needs ", info_.params[p].bytes(),
+                                            " bytes, got ", params[p].bytes));
+    }
+  }
+  int n = info_.subcores_total();
+  vmem_stride_ = AlignUp(info_.vmem_bytes);
+  smem_stride_ = AlignUp(info_.smem_bytes);
+  shared_stride_ = AlignUp(info_.vmem_shared_bytes);
+  int64_t vmem = vmem_stride_, smem = smem_stride_, shared = shared_stride_;
+  int64_t total = vmem * n + smem * n + shared * info_.cores + kAlign;
+  memory_.reset(new (std::nothrow) uint8_t[static_cast<size_t>(total)]);
+  if (memory_ == nullptr) return absl::ResourceExhaustedError(Cat("cannot allocate ", total, " bytes of kernel memory"));
+  std::memset(memory_.get(), 0, static_cast<size_t>(total));
+  uint8_t* base = memory_.get() + (kAlign - reinterpret_cast<uintptr_t>(memory_.get()) % kAlign) % kAlign;
+  vmem_ = base;
+  smem_ = vmem_ + vmem * n;
+  shared_ = smem_ + smem * n;
+  for (const PoisonRange& r : info_.poison) {
+    int copies = r.space == MemorySpace::kVmemShared ? info_.cores : n;
+    for (int i = 0; i < copies; ++i) {
+      uint8_t* arena = r.space == MemorySpace::kVmemShared ? shared_ + i * shared
+                       : r.space == MemorySpace::kSmem     ? smem_ + i * smem
+                                                           : vmem_ + i * vmem;
+      FillPoison(arena + r.offset, r.count, r.element);
+    }
+  }
+  hbm_.assign(info_.params.size(), nullptr);
+  hbm_bytes_.assign(info_.params.size(), 0);
+  for (size_t p = 0; p < params.size(); ++p) {
+    const ParamInfo& param = info_.params[p];
+    if (param.staged()) continue;
+    hbm_[p] = params[p].data;
+    hbm_bytes_[p] = params[p].bytes;
+    if (param.direction == ParamDirection::kOut) FillPoison(params[p].data, param.type.NumElements(), param.type.element());
+  }
+  Stage(params, /*in=*/true);
+
+  subcores_.clear();
+  for (int i = 0; i < n; ++i) {
+    auto s = std::make_unique<Subcore>(this, i, i / info_.subcores, i % info_.subcores);
+    scjit_ctx& c = s->ctx;
+    c.vmem = vmem_ + i * vmem;
+    c.smem = smem_ + i * smem;
+    c.vmem_shared = shared_ + (i / info_.subcores) * shared;
+    c.hbm = hbm_.data();
+    c.core = i / info_.subcores;
+    c.subcore = i % info_.subcores;
+    c.num_cores = info_.cores;
+    c.num_subcores = info_.subcores;
+    c.tick = SCJIT_TICK_PERIOD;
+    c.checks = options_.checks ? SCJIT_CHECK_BOUNDS : 0;
+    c.runtime = s.get();
+    subcores_.push_back(std::move(s));
+  }
+  scheduler_ = std::make_unique<SubcoreScheduler>(n, options_.threads, options_.stack_bytes);
+  absl::Status status = scheduler_->Run(
+      [this](int i) {
+        Subcore& s = *subcores_[i];
+        s.exit_status_ = kernel_(&s.ctx);
+        s.finished_ = true;
+      },
+      [this] { return Settle(); });
+  if (!status.ok()) return status;
+  Stage(params, /*in=*/false);
+
+  LaunchResult result;
+  result.findings = std::move(findings_);
+  LaunchStats& stats = result.stats;
+  stats.subcores = n;
+  stats.threads = scheduler_->threads();
+  stats.epochs = scheduler_->epochs();
+  for (const auto& s : subcores_) {
+    stats.dma_bytes += s->dma_bytes_;
+    stats.dma_bytes_by_subcore.push_back(s->dma_bytes_);
+    for (size_t k = 0; k < s->ops_.size(); ++k) {
+      if (s->ops_[k] > 0) stats.ops[std::string(Info(static_cast<OpKind>(k)).name)] += s->ops_[k];
+    }
+  }
+  stats.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+void Machine::FinishSubcore(Subcore& s, int32_t status) {
+  if (status != 0 || !options_.checks) return;
+  // RT-SYNC: every DMA waited, every semaphore back to zero.
+  for (size_t k = 0; k < s.sems_.size(); ++k) {
+    const Semaphore& sem = s.sems_[k];
+    std::string name = k < info_.semaphore_names.size() ? info_.semaphore_names[k] : Cat("semaphore ", k);
+    if (!sem.pending.empty()) {
+      s.Fail(s.Finding(DiagId::kRtSync, sem.pending.front().site,
+                       {{"detail", Cat("this DMA on ", name, " was started but never waited")}}));
+    } else if (sem.value != 0) {
+      s.Fail(s.Finding(DiagId::kRtSync, sem.last_site,
+                       {{"detail", Cat(name, " still holds ", sem.value, " at the end of the kernel")}}));
+    }
+  }
+}
+
+absl::Status Machine::Settle() {
+  int n = static_cast<int>(subcores_.size());
+  // Output and findings of the epoch, in subcore order.
+  for (auto& s : subcores_) {
+    if (s->finished_ && !s->end_checked_) {
+      FinishSubcore(*s, s->exit_status_);
+      s->end_checked_ = true;
+    }
+    if (!s->prints_.empty()) {
+      if (options_.log != nullptr) *options_.log << s->prints_;
+      s->prints_.clear();
+    }
+    for (Diagnostic& d : s->findings_) {
+      if (d.severity == Severity::kError) stopping_ = true;
+      findings_.push_back(std::move(d));
+    }
+    s->findings_.clear();
+  }
+
+  // Effects between subcores, in subcore order (or a seeded permutation).
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  if (options_.seed) std::shuffle(order.begin(), order.end(), rng_);
+  for (int i : order) {
+    for (const Effect& e : subcores_[i]->outbox_) {
+      Subcore& t = *subcores_[e.target];
+      if (e.kind == Effect::Kind::kSignal) {
+        t.sems_[e.sem].value += e.amount;
+      } else {
+        uint8_t* word = smem_of(e.target) + e.offset;
+        int32_t old;
+        std::memcpy(&old, word, 4);
+        int32_t sum = static_cast<int32_t>(static_cast<uint32_t>(old) + static_cast<uint32_t>(e.amount));
+        std::memcpy(word, &sum, 4);
+        *e.result = old;
+      }
+    }
+    subcores_[i]->outbox_.clear();
+  }
+
+  auto wake = [this](Subcore& s, bool cancel) {
+    s.cancelled_ = s.cancelled_ || cancel;
+    scheduler_->MakeRunnable(s.index_);
+  };
+  if (stopping()) {
+    for (auto& s : subcores_) {
+      if (!s->finished_) wake(*s, true);
+    }
+    return absl::OkStatus();
+  }
+
+  bool progress = false;
+  for (auto& sp : subcores_) {
+    Subcore& s = *sp;
+    if (s.finished_) continue;
+    switch (s.wait_) {
+      case Subcore::Wait::kNone:
+      case Subcore::Wait::kTick:
+      case Subcore::Wait::kSemRead:
+      case Subcore::Wait::kFetchAndAdd:
+        wake(s, false);
+        progress = true;
+        break;
+      case Subcore::Wait::kSemWait:
+      case Subcore::Wait::kDmaWait: {
+        Semaphore& sem = s.sems_[s.wait_sem_];
+        s.Complete(sem, s.wait_amount_);
+        if (sem.value >= s.wait_amount_) {
+          sem.value -= s.wait_amount_;
+          wake(s, false);
+          progress = true;
+        }
+        break;
+      }
+      case Subcore::Wait::kBarrier:
+        break;
+    }
+  }
+  // A barrier opens when every subcore of its core waits at one.
+  for (int c = 0; c < info_.cores; ++c) {
+    bool all = true;
+    for (int k = 0; k < info_.subcores && all; ++k) {
+      all = subcores_[c * info_.subcores + k]->wait_ == Subcore::Wait::kBarrier;
+    }
+    if (!all) continue;
+    for (int k = 0; k < info_.subcores; ++k) wake(*subcores_[c * info_.subcores + k], false);
+    progress = true;
+  }
+  bool unfinished = false;
+  for (auto& s : subcores_) unfinished = unfinished || !s->finished_;
+  if (!progress && unfinished) {
+    ReportDeadlock();
+    stopping_ = true;
+    for (auto& s : subcores_) {
+      if (!s->finished_) wake(*s, true);
+    }
+  }
+  return absl::OkStatus();
+}
+
+void Machine::ReportDeadlock() {
+  std::vector<std::string> notes;
+  int first_site = -1;
+  std::vector<std::string> finished;
+  for (auto& sp : subcores_) {
+    const Subcore& s = *sp;
+    if (s.finished_) {
+      finished.push_back(info_.mesh == MeshKind::kScalar ? Cat("(core ", s.core_, ")")
+                                                         : Cat("(", s.core_, ", ", s.subcore_, ")"));
+      continue;
+    }
+    if (first_site < 0) first_site = s.wait_site_;
+    std::string what = Cat(SubcoreName(s.index_), " waits in ", info_.Describe(s.wait_site_));
+    if (s.wait_ == Subcore::Wait::kSemWait || s.wait_ == Subcore::Wait::kDmaWait) {
+      std::string name = s.wait_sem_ < static_cast<int>(info_.semaphore_names.size())
+                             ? info_.semaphore_names[s.wait_sem_]
+                             : Cat("semaphore ", s.wait_sem_);
+      Append(&what, ": ", name, " holds ", s.sems_[s.wait_sem_].value, ", needs ", s.wait_amount_);
+    } else if (s.wait_ == Subcore::Wait::kBarrier) {
+      int core_finished = 0;
+      for (int k = 0; k < info_.subcores; ++k) core_finished += subcores_[s.core_ * info_.subcores + k]->finished_;
+      if (core_finished > 0) Append(&what, " (", core_finished, " subcore", core_finished == 1 ? " of its core has" : "s of its core have", " finished without reaching it)");
+    }
+    notes.push_back(std::move(what));
+  }
+  const Site* site = first_site >= 0 ? &info_.sites[first_site] : nullptr;
+  Diagnostic d = MakeDiagnostic(DiagId::kRtDeadlock, info_.source.get(), site != nullptr ? site->loc : Location{},
+                                {{"kernel", Cat("@", info_.name)},
+                                 {"blocked", notes.size() == 1 ? std::string("1 subcore is blocked")
+                                                               : Cat(notes.size(), " subcores are blocked")}});
+  d.notes = std::move(notes);
+  if (!finished.empty()) {
+    std::string list;
+    for (const std::string& f : finished) Append(&list, list.empty() ? "" : ", ", f);
+    d.notes.push_back(Cat(finished.size(), " finished: ", list));
+  }
+  findings_.push_back(std::move(d));
+}
+
+absl::StatusOr<LaunchResult> RunKernel(const KernelInfo& info, KernelFn kernel, std::span<const ParamBuffer> params,
+                                       const LaunchOptions& options) {
+  Machine machine(info, kernel, options);
+  return machine.Run(params);
+}
+
+}  // namespace scjit

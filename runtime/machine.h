@@ -1,0 +1,151 @@
+// The emulated SparseCore of one launch: memories, subcores, semaphores and
+// the DMA queues (runtime.md §1-§6). RunKernel (launch.h) builds a Machine,
+// runs it and returns its findings; the ABI functions (abi.cc) forward to the
+// calling Subcore.
+#ifndef SCJIT_RUNTIME_MACHINE_H_
+#define SCJIT_RUNTIME_MACHINE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lowering/diagnostic.h"
+#include "lowering/kernel_info.h"
+#include "runtime/abi.h"
+#include "runtime/launch.h"
+#include "runtime/scheduler.h"
+
+namespace scjit {
+
+class Machine;
+
+// Status codes a runtime call returns to generated code.
+inline constexpr int32_t kStatusFailed = 1;     // this subcore made a finding
+inline constexpr int32_t kStatusCancelled = 2;  // the launch stopped
+
+// One semaphore of one subcore.
+struct Semaphore {
+  struct PendingDma {
+    scjit_dma dma;
+    int site;
+    int64_t bytes;
+  };
+  int64_t value = 0;
+  std::deque<PendingDma> pending;  // on_wait mode: started, not yet moved
+  int last_site = -1;              // the op that last credited it
+};
+
+// An effect one subcore has on another, applied between epochs.
+struct Effect {
+  enum class Kind : uint8_t { kSignal, kFetchAndAdd } kind = Kind::kSignal;
+  int target = 0;  // global subcore index
+  int sem = 0;
+  int64_t amount = 0;    // signal increment, or fetch_and_add value
+  int64_t offset = 0;    // fetch_and_add: byte offset in the target's SMEM
+  int32_t* result = nullptr;  // fetch_and_add: where the old value goes
+};
+
+// One vector (or scalar) subcore. Its methods are the ABI entry points and run
+// on its own fiber; nothing else touches a Subcore during an epoch.
+class Subcore {
+ public:
+  Subcore(Machine* machine, int index, int core, int subcore);
+
+  int32_t Tick();
+  int32_t DmaStart(const scjit_dma& dma, int site);
+  int32_t DmaWait(const scjit_dma& dma, int site);
+  int32_t Copy(const scjit_dma& dma, int site);
+  int32_t SemSignal(int sem, int32_t n, int core, int subcore, int site);
+  int32_t SemWait(int sem, int32_t n, int site);
+  int32_t SemRead(int sem, int site, int32_t* value);
+  int32_t Barrier(int site);
+  int32_t FetchAndAdd(int64_t offset, int32_t value, int target, int site, int32_t* old);
+  int32_t DebugPrint(int site, int kind, int dtype, const void* data, int64_t count, const scjit_ref* ref);
+  int32_t Alloc(void* data, int64_t count, int dtype, int first_sem);
+  int32_t BoundsError(int site, int what, int dim, int64_t index, int64_t limit);
+
+  scjit_ctx ctx{};
+
+ private:
+  friend class Machine;
+
+  enum class Wait : uint8_t { kNone, kTick, kBarrier, kSemWait, kDmaWait, kFetchAndAdd, kSemRead };
+
+  // Suspends until the machine resumes this subcore; returns the status to give
+  // the kernel (kStatusCancelled when the launch stopped meanwhile).
+  int32_t Park(Wait wait, int site);
+  int32_t Fail(Diagnostic d);
+  Diagnostic Finding(DiagId id, int site, std::initializer_list<DiagArg> args) const;
+  bool ValidSemaphore(int sem, int site, int32_t* status);
+  int32_t CheckDma(const scjit_dma& dma, int site);
+  // Moves pending DMAs of `s` (start order) until it holds `bytes` (or all).
+  void Complete(Semaphore& s, int64_t bytes);
+  void Count(OpKind op) { ++ops_[static_cast<size_t>(op)]; }
+
+  Machine* machine_;
+  int index_, core_, subcore_;
+  std::vector<Semaphore> sems_;
+  std::vector<Effect> outbox_;
+  std::vector<Diagnostic> findings_;
+  std::string prints_;
+  std::vector<int64_t> ops_;
+  int64_t dma_bytes_ = 0;
+
+  Wait wait_ = Wait::kNone;
+  int wait_site_ = -1;
+  int wait_sem_ = -1;
+  int64_t wait_amount_ = 0;
+  bool cancelled_ = false;
+  bool finished_ = false;
+  bool end_checked_ = false;  // RT-SYNC done
+  int32_t exit_status_ = 0;
+};
+
+class Machine {
+ public:
+  Machine(const KernelInfo& info, KernelFn kernel, const LaunchOptions& options);
+
+  absl::StatusOr<LaunchResult> Run(std::span<const ParamBuffer> params);
+
+  const KernelInfo& info() const { return info_; }
+  const LaunchOptions& options() const { return options_; }
+  bool stopping() const { return stopping_.load(std::memory_order_relaxed); }
+  SubcoreScheduler& scheduler() { return *scheduler_; }
+  uint8_t* smem_of(int subcore) { return smem_ + subcore * smem_stride_; }
+  const Subcore& subcore(int i) const { return *subcores_[i]; }
+  std::string SubcoreName(int i) const;
+  // True when every byte of `r` lies inside one kernel buffer: an HBM parameter,
+  // or an arena of subcore `subcore` (its VMEM, its SMEM, its core's shared).
+  bool Contains(const scjit_ref& r, int elem_bytes, int subcore) const;
+
+ private:
+  // Between epochs (SubcoreScheduler's settle): see scheduler.h.
+  absl::Status Settle();
+  void FinishSubcore(Subcore& s, int32_t status);
+  void ReportDeadlock();
+  void Stage(std::span<const ParamBuffer> params, bool in);
+
+  const KernelInfo& info_;
+  KernelFn kernel_;
+  LaunchOptions options_;
+  std::unique_ptr<uint8_t[]> memory_;
+  uint8_t* vmem_ = nullptr;
+  uint8_t* smem_ = nullptr;
+  uint8_t* shared_ = nullptr;
+  int64_t vmem_stride_ = 0, smem_stride_ = 0, shared_stride_ = 0;  // arena sizes, aligned
+  std::vector<uint8_t*> hbm_;
+  std::vector<int64_t> hbm_bytes_;
+  std::vector<std::unique_ptr<Subcore>> subcores_;
+  std::unique_ptr<SubcoreScheduler> scheduler_;
+  std::vector<Diagnostic> findings_;
+  std::atomic<bool> stopping_{false};
+  std::mt19937_64 rng_;
+};
+
+}  // namespace scjit
+
+#endif  // SCJIT_RUNTIME_MACHINE_H_

@@ -1,0 +1,61 @@
+// SubcoreScheduler: runs every subcore of a launch as a fiber, in epochs, on a
+// fixed number of host threads.
+//
+// An epoch runs every runnable subcore until it parks (blocks in the runtime,
+// or yields at a tick) or finishes; subcores are taken from a shared list by
+// the threads, so a parked subcore never holds a thread and 64 subcores run
+// on one. Between epochs, with every fiber parked, `settle` runs alone: it
+// applies the effects subcores have on each other (signals, fetch_and_adds,
+// barrier releases) in a fixed order and decides who runs next. Because those
+// effects only take place between epochs, in an order that does not depend on
+// thread timing, a launch is deterministic at any thread count (for kernels
+// without data races, which checked mode reports).
+#ifndef SCJIT_RUNTIME_SCHEDULER_H_
+#define SCJIT_RUNTIME_SCHEDULER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "runtime/fiber.h"
+
+namespace scjit {
+
+// Not thread-safe, except as documented: Park() is called from inside a task
+// (on a worker thread); everything else from the thread that called Run().
+class SubcoreScheduler {
+ public:
+  SubcoreScheduler(int tasks, int threads, size_t stack_bytes);
+  ~SubcoreScheduler();
+
+  // Runs `body(task)` for every task, all runnable at first. After each epoch,
+  // `settle()` runs with every task parked or finished and must make at least
+  // one unfinished task runnable (MakeRunnable) while any is unfinished;
+  // returning an error aborts the launch. Returns when all tasks finished.
+  absl::Status Run(std::function<void(int task)> body, std::function<absl::Status()> settle);
+
+  // From inside task `task`: suspends it until MakeRunnable(task).
+  void Park(int task);
+  void MakeRunnable(int task) { runnable_[task] = true; }
+  bool finished(int task) const { return fibers_[task] == nullptr || fibers_[task]->finished(); }
+  int64_t epochs() const { return epochs_; }
+  int threads() const { return threads_; }
+
+ private:
+  void RunEpochShare(const std::vector<int>& order);
+
+  int tasks_;
+  int threads_;
+  size_t stack_bytes_;
+  std::vector<std::unique_ptr<Fiber>> fibers_;
+  std::vector<char> runnable_;  // written between epochs only
+  std::atomic<size_t> next_{0};
+  int64_t epochs_ = 0;
+};
+
+}  // namespace scjit
+
+#endif  // SCJIT_RUNTIME_SCHEDULER_H_
