@@ -163,27 +163,9 @@ llvm::Type* Emitter::ValueTy(const Type& t) {
   return ElemTy(t.element());
 }
 
-// Mirrors scjit_ctx (runtime/abi.h).
-llvm::StructType* Emitter::CtxTy() {
-  if (auto* t = llvm::StructType::getTypeByName(ctx_, "scjit_ctx")) return t;
-  llvm::Type* p = b_.getPtrTy();
-  llvm::Type* i32 = b_.getInt32Ty();
-  return llvm::StructType::create(ctx_, {p, p, p, p, i32, i32, i32, i32, i32, i32, p}, "scjit_ctx");
-}
-
-// Mirrors scjit_ref.
-llvm::StructType* Emitter::RefTy() {
-  if (auto* t = llvm::StructType::getTypeByName(ctx_, "scjit_ref")) return t;
-  llvm::Type* dims = llvm::ArrayType::get(b_.getInt64Ty(), SCJIT_MAX_RANK);
-  return llvm::StructType::create(ctx_, {b_.getPtrTy(), dims, dims, b_.getInt32Ty(), b_.getInt32Ty()}, "scjit_ref");
-}
-
-// Mirrors scjit_dma.
-llvm::StructType* Emitter::DmaTy() {
-  if (auto* t = llvm::StructType::getTypeByName(ctx_, "scjit_dma")) return t;
-  llvm::Type* i32 = b_.getInt32Ty();
-  return llvm::StructType::create(ctx_, {RefTy(), RefTy(), i32, i32, i32, i32}, "scjit_dma");
-}
+llvm::StructType* Emitter::CtxTy() { return CtxType(ctx_); }
+llvm::StructType* Emitter::RefTy() { return RefType(ctx_); }
+llvm::StructType* Emitter::DmaTy() { return DmaType(ctx_); }
 
 // Context fields, in scjit_ctx order.
 enum CtxField { kVmem, kSmem, kShared, kHbm, kCore, kSubcore, kNumCores, kNumSubcores, kTick, kChecks, kRuntime };
@@ -752,11 +734,12 @@ absl::StatusOr<llvm::Value*> Emitter::Binary(const Op& op, OpKind kind, llvm::Va
       // INT_MIN % -1 = 0; never a host trap.
       llvm::Value* zero = llvm::Constant::getNullValue(ty);
       llvm::Value* by_zero = b_.CreateICmpEQ(b, zero);
-      llvm::Value* overflow = b_.getFalse();
+      // No overflow case for unsigned division; the constant must have by_zero's
+      // (possibly vector) type, or the `or` below is invalid IR.
+      llvm::Value* overflow = llvm::Constant::getNullValue(by_zero->getType());
       if (!is_unsigned) {
         llvm::Value* min = llvm::ConstantInt::get(ty, llvm::APInt::getSignedMinValue(ty->getScalarSizeInBits()));
         overflow = b_.CreateAnd(b_.CreateICmpEQ(a, min), b_.CreateICmpEQ(b, all_ones()));
-        if (ty->isVectorTy()) overflow = b_.CreateAnd(b_.CreateICmpEQ(a, min), b_.CreateICmpEQ(b, all_ones()));
       }
       llvm::Value* safe = b_.CreateSelect(b_.CreateOr(by_zero, overflow), llvm::ConstantInt::get(ty, 1), b);
       llvm::Value* q = div ? (is_unsigned ? b_.CreateUDiv(a, safe) : b_.CreateSDiv(a, safe))
@@ -1267,6 +1250,26 @@ absl::Status Emitter::EmitWhile(const Op& op) {
 }
 
 }  // namespace
+
+llvm::StructType* CtxType(llvm::LLVMContext& ctx) {
+  if (auto* t = llvm::StructType::getTypeByName(ctx, "scjit_ctx")) return t;
+  llvm::Type* p = llvm::PointerType::get(ctx, 0);
+  llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
+  return llvm::StructType::create(ctx, {p, p, p, p, i32, i32, i32, i32, i32, i32, p}, "scjit_ctx");
+}
+
+llvm::StructType* RefType(llvm::LLVMContext& ctx) {
+  if (auto* t = llvm::StructType::getTypeByName(ctx, "scjit_ref")) return t;
+  llvm::Type* dims = llvm::ArrayType::get(llvm::Type::getInt64Ty(ctx), SCJIT_MAX_RANK);
+  llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
+  return llvm::StructType::create(ctx, {llvm::PointerType::get(ctx, 0), dims, dims, i32, i32}, "scjit_ref");
+}
+
+llvm::StructType* DmaType(llvm::LLVMContext& ctx) {
+  if (auto* t = llvm::StructType::getTypeByName(ctx, "scjit_dma")) return t;
+  llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
+  return llvm::StructType::create(ctx, {RefType(ctx), RefType(ctx), i32, i32, i32, i32}, "scjit_dma");
+}
 
 EmittedKernel::EmittedKernel() = default;
 EmittedKernel::EmittedKernel(EmittedKernel&&) noexcept = default;

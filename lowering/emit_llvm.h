@@ -25,6 +25,7 @@
 namespace llvm {
 class LLVMContext;
 class Module;
+class StructType;
 }  // namespace llvm
 
 namespace scjit {
@@ -43,6 +44,12 @@ struct EmittedKernel {
   std::unique_ptr<llvm::Module> module;
   std::string function;  // the kernel's symbol
 };
+
+// The LLVM struct types mirroring scjit_ctx, scjit_ref and scjit_dma of
+// runtime/abi.h (tests/abi_test.cc checks their layouts against the C ones).
+llvm::StructType* CtxType(llvm::LLVMContext& ctx);
+llvm::StructType* RefType(llvm::LLVMContext& ctx);
+llvm::StructType* DmaType(llvm::LLVMContext& ctx);
 
 // The symbol of kernel `name`'s function.
 std::string KernelSymbol(std::string_view name);

@@ -44,7 +44,7 @@ enum class Syntax : uint8_t {
 };
 
 // The verifier's shared type rules (see ops.def).
-enum class TypeRule : uint8_t { kSame, kBitwise, kShift, kCustom };
+enum class TypeRule : uint8_t { kSame, kBitwise, kShift, kFloat, kCustom };
 
 enum OpFlag : uint32_t {
   kVectorOnly = 1u << 0,

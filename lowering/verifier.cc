@@ -196,6 +196,7 @@ void Verifier::VerifyOp(Op& op) {
       case TypeRule::kSame:
       case TypeRule::kBitwise:
       case TypeRule::kShift:
+      case TypeRule::kFloat:
         VerifySame(op);
         break;
       case TypeRule::kCustom:
@@ -679,6 +680,10 @@ void Verifier::VerifySame(Op& op) {
   }
   if (rule == TypeRule::kShift && !IsInteger(e)) {
     TypeError(op, op.loc, Cat("needs integer operands, got ", common->ToString()));
+    return;
+  }
+  if (rule == TypeRule::kFloat && !IsFloat(e)) {
+    TypeError(op, op.loc, Cat("needs float operands, got ", common->ToString(), "; `convert` them first"));
     return;
   }
   CheckResult(op, 0, *common);

@@ -10,17 +10,20 @@
 namespace scjit {
 namespace {
 
-// A view with its size-1 dimensions dropped.
+// A view with its size-1 dimensions dropped (no heap: DMAs are frequent).
 struct Squeezed {
-  std::vector<int64_t> sizes, strides;
+  int rank = 0;
+  int64_t sizes[SCJIT_MAX_RANK];
+  int64_t strides[SCJIT_MAX_RANK];
 };
 
 Squeezed Squeeze(const scjit_ref& r) {
   Squeezed s;
-  for (int d = 0; d < r.rank; ++d) {
+  for (int d = 0; d < r.rank && d < SCJIT_MAX_RANK; ++d) {
     if (r.sizes[d] == 1) continue;
-    s.sizes.push_back(r.sizes[d]);
-    s.strides.push_back(r.strides[d]);
+    s.sizes[s.rank] = r.sizes[d];
+    s.strides[s.rank] = r.strides[d];
+    ++s.rank;
   }
   return s;
 }
@@ -102,25 +105,32 @@ int64_t ElementCount(const scjit_ref& r) {
 std::string SqueezedShape(const scjit_ref& r) {
   Squeezed s = Squeeze(r);
   std::string out = "(";
-  for (size_t d = 0; d < s.sizes.size(); ++d) Append(&out, d ? ", " : "", s.sizes[d]);
-  if (s.sizes.size() == 1) out += ',';
+  for (int d = 0; d < s.rank; ++d) Append(&out, d ? ", " : "", s.sizes[d]);
+  if (s.rank == 1) out += ',';
   return out + ")";
 }
 
-bool SameSqueezedShape(const scjit_ref& a, const scjit_ref& b) { return Squeeze(a).sizes == Squeeze(b).sizes; }
+bool SameSqueezedShape(const scjit_ref& a, const scjit_ref& b) {
+  Squeezed x = Squeeze(a), y = Squeeze(b);
+  if (x.rank != y.rank) return false;
+  for (int d = 0; d < x.rank; ++d) {
+    if (x.sizes[d] != y.sizes[d]) return false;
+  }
+  return true;
+}
 
 void Transfer(const scjit_dma& d) {
   Squeezed src = Squeeze(d.src), dst = Squeeze(d.dst);
   int64_t total = ElementCount(d.dst);
   if (total == 0) return;
-  int rank = static_cast<int>(dst.sizes.size());
+  int rank = dst.rank;
   if (rank == 0) {
     Run(d, d.dst.base, 1, d.src.base, 1, 1);
     return;
   }
   // Walk the outer dimensions; each innermost run is one Run().
   int64_t inner = dst.sizes[rank - 1];
-  std::vector<int64_t> index(rank, 0);
+  int64_t index[SCJIT_MAX_RANK] = {};
   int64_t w = d.elem_bytes;
   for (int64_t done = 0; done < total; done += inner) {
     int64_t src_off = 0, dst_off = 0;

@@ -18,24 +18,47 @@
 
 namespace scjit {
 
-absl::StatusOr<std::unique_ptr<Fiber>> Fiber::Create(std::function<void()> body, size_t stack_bytes) {
+StackPool::~StackPool() {
+  for (const Stack& s : free_) munmap(s.mapping, s.bytes);
+}
+
+absl::StatusOr<StackPool::Stack> StackPool::Acquire() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!free_.empty()) {
+      Stack s = free_.back();
+      free_.pop_back();
+      return s;
+    }
+  }
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  size_t size = (stack_bytes + page - 1) / page * page + page;
+  size_t size = (stack_bytes_ + page - 1) / page * page + page;
   void* mapping = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (mapping == MAP_FAILED) {
     return absl::ResourceExhaustedError(Cat("cannot map a fiber stack of ", size, " bytes: ", std::strerror(errno)));
   }
   // The lowest page guards against overflow: the stack grows down into it.
   mprotect(mapping, page, PROT_NONE);
-  return std::unique_ptr<Fiber>(new Fiber(std::move(body), mapping, size));
+  return Stack{mapping, size};
 }
 
-Fiber::Fiber(std::function<void()> body, void* mapping, size_t mapped)
-    : body_(std::move(body)), mapping_(mapping), mapped_bytes_(mapped) {
+void StackPool::Release(Stack stack) {
+  std::lock_guard<std::mutex> lock(mu_);
+  free_.push_back(stack);
+}
+
+absl::StatusOr<std::unique_ptr<Fiber>> Fiber::Create(std::function<void()> body, StackPool& pool) {
+  absl::StatusOr<StackPool::Stack> stack = pool.Acquire();
+  if (!stack.ok()) return stack.status();
+  return std::unique_ptr<Fiber>(new Fiber(std::move(body), pool, *stack));
+}
+
+Fiber::Fiber(std::function<void()> body, StackPool& pool, StackPool::Stack stack)
+    : body_(std::move(body)), pool_(pool), stack_(stack) {
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   getcontext(&context_);
-  context_.uc_stack.ss_sp = static_cast<char*>(mapping_) + page;
-  context_.uc_stack.ss_size = mapped_bytes_ - page;
+  context_.uc_stack.ss_sp = static_cast<char*>(stack_.mapping) + page;
+  context_.uc_stack.ss_size = stack_.bytes - page;
   context_.uc_link = &caller_;
   // makecontext passes int arguments: the pointer travels in two halves.
   auto self = reinterpret_cast<uintptr_t>(this);
@@ -43,7 +66,7 @@ Fiber::Fiber(std::function<void()> body, void* mapping, size_t mapped)
               static_cast<unsigned>(self & 0xffffffffu));
 }
 
-Fiber::~Fiber() { munmap(mapping_, mapped_bytes_); }
+Fiber::~Fiber() { pool_.Release(stack_); }
 
 void Fiber::Entry(unsigned hi, unsigned lo) {
   auto* fiber = reinterpret_cast<Fiber*>((static_cast<uintptr_t>(hi) << 32) | lo);

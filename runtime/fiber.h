@@ -7,10 +7,34 @@
 
 #include <cstddef>
 #include <functional>
+#include <mutex>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
 namespace scjit {
+
+// Fiber stacks, kept for reuse: mapping and unmapping a stack per subcore per
+// launch costs more than a small kernel. Thread-safe.
+class StackPool {
+ public:
+  explicit StackPool(size_t stack_bytes = size_t{1} << 20) : stack_bytes_(stack_bytes) {}
+  ~StackPool();
+  StackPool(const StackPool&) = delete;
+  StackPool& operator=(const StackPool&) = delete;
+
+  struct Stack {
+    void* mapping = nullptr;  // guard page first
+    size_t bytes = 0;
+  };
+  absl::StatusOr<Stack> Acquire();
+  void Release(Stack stack);
+
+ private:
+  size_t stack_bytes_;
+  std::mutex mu_;
+  std::vector<Stack> free_;
+};
 
 // A body run on its own stack. Resume() runs it until it calls Suspend() or
 // returns; Suspend() goes back to whoever called Resume(). A fiber may be
@@ -18,8 +42,8 @@ namespace scjit {
 // thread-safe otherwise.
 class Fiber {
  public:
-  // Reserves `stack_bytes` of stack (lazily committed) below a guard page.
-  static absl::StatusOr<std::unique_ptr<Fiber>> Create(std::function<void()> body, size_t stack_bytes);
+  // Takes a stack from `pool` (returned when the fiber is destroyed).
+  static absl::StatusOr<std::unique_ptr<Fiber>> Create(std::function<void()> body, StackPool& pool);
   ~Fiber();
   Fiber(const Fiber&) = delete;
   Fiber& operator=(const Fiber&) = delete;
@@ -32,12 +56,12 @@ class Fiber {
   bool finished() const { return finished_; }
 
  private:
-  Fiber(std::function<void()> body, void* stack, size_t mapped);
+  Fiber(std::function<void()> body, StackPool& pool, StackPool::Stack stack);
   static void Entry(unsigned hi, unsigned lo);
 
   std::function<void()> body_;
-  void* mapping_;         // the mmap'ed region, guard page first
-  size_t mapped_bytes_;
+  StackPool& pool_;
+  StackPool::Stack stack_;
   ucontext_t context_;    // the fiber's
   ucontext_t caller_;     // the Resume() caller's
   bool finished_ = false;

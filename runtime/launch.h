@@ -14,6 +14,7 @@
 #include "lowering/diagnostic.h"
 #include "lowering/kernel_info.h"
 #include "runtime/abi.h"
+#include "runtime/fiber.h"
 
 namespace scjit {
 
@@ -32,7 +33,9 @@ struct LaunchOptions {
   bool checks = true;             // run-time checks (bounds are compiled in; see CompileOptions)
   bool warn = false;              // findings are warnings; the launch goes on
   std::ostream* log = nullptr;    // debug_print output (null: discarded)
-  size_t stack_bytes = size_t{1} << 20;  // per subcore fiber
+  // Where subcores' fiber stacks come from; launches that share a pool reuse
+  // stacks (much faster for small kernels). Null: a pool for this launch only.
+  StackPool* stacks = nullptr;
 };
 
 // One parameter's host memory, in KernelInfo::params order: HBM parameters are

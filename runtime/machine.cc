@@ -19,9 +19,14 @@ constexpr int64_t kAlign = 64;
 int64_t AlignUp(int64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 
 void FillPoison(uint8_t* data, int64_t count, ElementType e) {
+  if (count <= 0) return;
   uint64_t bits = PoisonBits(e);
-  int w = ByteWidth(e);
-  for (int64_t i = 0; i < count; ++i) std::memcpy(data + i * w, &bits, static_cast<size_t>(w));
+  size_t total = static_cast<size_t>(count) * ByteWidth(e);
+  std::memcpy(data, &bits, static_cast<size_t>(ByteWidth(e)));
+  // Double the filled prefix until the whole range holds the pattern.
+  for (size_t filled = ByteWidth(e); filled < total; filled *= 2) {
+    std::memcpy(data + filled, data, std::min(filled, total - filled));
+  }
 }
 
 // HLO-style dtype names, as the SparseCore log recorder prints them.
@@ -469,7 +474,9 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
     c.runtime = s.get();
     subcores_.push_back(std::move(s));
   }
-  scheduler_ = std::make_unique<SubcoreScheduler>(n, options_.threads, options_.stack_bytes);
+  StackPool own_stacks;
+  scheduler_ = std::make_unique<SubcoreScheduler>(n, options_.threads,
+                                                  options_.stacks != nullptr ? *options_.stacks : own_stacks);
   absl::Status status = scheduler_->Run(
       [this](int i) {
         Subcore& s = *subcores_[i];
@@ -477,6 +484,9 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
         s.finished_ = true;
       },
       [this] { return Settle(); });
+  int threads = scheduler_->threads();
+  int64_t epochs = scheduler_->epochs();
+  scheduler_ = nullptr;  // fibers go back to the pool before `own_stacks` ends
   if (!status.ok()) return status;
   Stage(params, /*in=*/false);
 
@@ -484,8 +494,8 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   result.findings = std::move(findings_);
   LaunchStats& stats = result.stats;
   stats.subcores = n;
-  stats.threads = scheduler_->threads();
-  stats.epochs = scheduler_->epochs();
+  stats.threads = threads;
+  stats.epochs = epochs;
   for (const auto& s : subcores_) {
     stats.dma_bytes += s->dma_bytes_;
     stats.dma_bytes_by_subcore.push_back(s->dma_bytes_);

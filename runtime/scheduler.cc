@@ -1,12 +1,13 @@
 #include "runtime/scheduler.h"
 
 #include <barrier>
+#include <chrono>
 #include <thread>
 
 namespace scjit {
 
-SubcoreScheduler::SubcoreScheduler(int tasks, int threads, size_t stack_bytes)
-    : tasks_(tasks), threads_(std::max(1, std::min(threads, tasks))), stack_bytes_(stack_bytes) {}
+SubcoreScheduler::SubcoreScheduler(int tasks, int threads, StackPool& stacks)
+    : tasks_(tasks), threads_(std::max(1, std::min(threads, tasks))), stacks_(stacks) {}
 
 SubcoreScheduler::~SubcoreScheduler() = default;
 
@@ -24,7 +25,7 @@ void SubcoreScheduler::RunEpochShare(const std::vector<int>& order) {
 absl::Status SubcoreScheduler::Run(std::function<void(int)> body, std::function<absl::Status()> settle) {
   fibers_.clear();
   for (int t = 0; t < tasks_; ++t) {
-    absl::StatusOr<std::unique_ptr<Fiber>> f = Fiber::Create([body, t] { body(t); }, stack_bytes_);
+    absl::StatusOr<std::unique_ptr<Fiber>> f = Fiber::Create([body, t] { body(t); }, stacks_);
     if (!f.ok()) return f.status();
     fibers_.push_back(*std::move(f));
   }
@@ -61,14 +62,21 @@ absl::Status SubcoreScheduler::Run(std::function<void(int)> body, std::function<
     }
     ++epochs_;
     next_.store(0, std::memory_order_relaxed);
-    if (threads_ > 1) start.arrive_and_wait();
+    // Waking the other threads costs a few microseconds: when the last epoch
+    // gave each task less work than that, run this one on this thread alone.
+    // (Which thread runs a task never changes the result.)
+    bool parallel = threads_ > 1 && order.size() > 1 && last_epoch_ns_per_task_ >= kParallelThresholdNs;
+    auto epoch_start = std::chrono::steady_clock::now();
+    if (parallel) start.arrive_and_wait();
     RunEpochShare(order);
-    if (threads_ > 1) end.arrive_and_wait();
+    if (parallel) end.arrive_and_wait();
+    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - epoch_start);
+    last_epoch_ns_per_task_ = ns.count() * (parallel ? threads_ : 1) / static_cast<int64_t>(order.size());
     status = settle();
     if (!status.ok()) break;
   }
   stop = true;
-  if (threads_ > 1) start.arrive_and_wait();
+  if (threads_ > 1) start.arrive_and_wait();  // releases the workers to see `stop`
   for (std::thread& w : workers) w.join();
   return status;
 }

@@ -28,7 +28,8 @@ namespace scjit {
 // (on a worker thread); everything else from the thread that called Run().
 class SubcoreScheduler {
  public:
-  SubcoreScheduler(int tasks, int threads, size_t stack_bytes);
+  // Fiber stacks come from `stacks` (which must outlive the scheduler).
+  SubcoreScheduler(int tasks, int threads, StackPool& stacks);
   ~SubcoreScheduler();
 
   // Runs `body(task)` for every task, all runnable at first. After each epoch,
@@ -49,11 +50,15 @@ class SubcoreScheduler {
 
   int tasks_;
   int threads_;
-  size_t stack_bytes_;
+  StackPool& stacks_;
   std::vector<std::unique_ptr<Fiber>> fibers_;
   std::vector<char> runnable_;  // written between epochs only
   std::atomic<size_t> next_{0};
   int64_t epochs_ = 0;
+  // Per-task cost of the last epoch (thread time): below the threshold, epochs
+  // run on one thread. The first epoch is always shared.
+  static constexpr int64_t kParallelThresholdNs = 20000;
+  int64_t last_epoch_ns_per_task_ = kParallelThresholdNs;
 };
 
 }  // namespace scjit

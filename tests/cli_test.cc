@@ -1,6 +1,7 @@
 // jit-run as a user runs it: exit codes, stdout and the exact stderr text.
 #include <filesystem>
 #include <fstream>
+#include <cstring>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -41,10 +42,16 @@ constexpr const char kAddOne[] = R"(kernel @add_one(in %x: hbm<64x16xi32>, out %
     scratch(%buf: vmem<16xi32>)
 {
   %s = axis_index subcore : i32
-  copy %x[%s] -> %buf
-  %v = get %buf[:] : vector<16xi32>
-  store %buf[:], %v
-  copy %buf -> %o[%s]
+  %one = const dense<1> : vector<16xi32>
+  for %r = 0 to 4 step 1 {
+    %base = mul %s, 4 : i32
+    %row = add %base, %r : i32
+    copy %x[%row] -> %buf
+    %v = get %buf[:] : vector<16xi32>
+    %w = add %v, %one : vector<16xi32>
+    store %buf[:], %w
+    copy %buf -> %o[%row]
+  }
 }
 )";
 
@@ -196,6 +203,101 @@ TEST_F(CliTest, InputsAreCheckedAgainstTheirParameters) {
   r = Run("k.scir --in x=randint:5:5");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.substr(0, r.err.find(']')), "error[IO-USAGE");
+}
+
+TEST_F(CliTest, RunsAKernelAndSummarizesItsOutputs) {
+  Write("k.scir", kAddOne);
+  CommandResult r = Run("k.scir");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  // iota + 1: 1 ... 1024, and the FNV-1a hash of those bytes.
+  EXPECT_EQ(r.out.substr(0, r.out.find(" fnv1a64=")), "%o: int32 (64, 16) = [1, 2, 3, 4, ..., 1021, 1022, 1023, 1024]");
+  // The worked example of kernel-ir.md §5 on 16- and 8-lane targets.
+  for (const char* target : {"v7x", "v5p"}) {
+    r = Run(Example("add_one_manual.scir") + " --target " + target);
+    EXPECT_EQ(r.exit_code, 0) << target << r.err;
+    EXPECT_EQ(r.out.substr(0, r.out.find(" fnv1a64=")),
+              "%o: int32 (32, 1024) = [1, 2, 3, 4, ..., 32765, 32766, 32767, 32768]")
+        << target;
+  }
+}
+
+TEST_F(CliTest, OutputsAndExpectations) {
+  Write("k.scir", kAddOne);
+  CommandResult r = Run("k.scir --in x=fill:41 --out o=o.npy");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");  // --out replaces the summary
+  absl::StatusOr<NpyArray> o = ReadNpy(dir_ + "/o.npy");
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->shape, (Shape{64, 16}));
+  std::vector<int32_t> values(64 * 16);
+  std::memcpy(values.data(), o->data.data(), o->data.size());
+  EXPECT_EQ(values, std::vector<int32_t>(64 * 16, 42));
+
+  r = Run("k.scir --in x=fill:41 --expect o=o.npy");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = Run("k.scir --in x=fill:40 --expect o=o.npy");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, R"(jit-run: %o: 1024 of 1024 elements differ from the expectation
+  at [0, 0]: got 41, expected 42
+  at [0, 1]: got 41, expected 42
+  at [0, 2]: got 41, expected 42
+  at [0, 3]: got 41, expected 42
+  at [0, 4]: got 41, expected 42
+)");
+  r = Run("k.scir --expect x=o.npy");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, std::string("error[IO-USAGE]: %x is an in parameter; --expect binds out and inout parameters\n") +
+                       kUsageHelp);
+}
+
+TEST_F(CliTest, TimeAndReport) {
+  Write("k.scir", kAddOne);
+  CommandResult r = Run("k.scir --time --repeat 3 --report r.json --threads 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\ncompile: parse "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" over 3 launches; "), std::string::npos) << r.out;
+  std::string json = testing::ReadFile(dir_ + "/r.json");
+  for (const char* key : {"\"compile_ms\": {\"parse\": ", "\"verify\": ", "\"lower\": ", "\"optimize\": ",
+                          "\"codegen\": ", "\"total\": ", "\"cache_hit\": false", "\"run_ms\": {\"median\": ",
+                          "\"min\": ", "\"max\": ", "\"repeat\": 3", "\"dma_bytes\": 8192",
+                          "\"ops\": {\"copy\": 128}", "\"subcores\": 16", "\"threads\": 2"}) {
+    EXPECT_NE(json.find(key), std::string::npos) << key << " in " << json;
+  }
+}
+
+TEST_F(CliTest, RejectedAndFailingKernels) {
+  // A seed error: exit 3 with Pallas' text.
+  CommandResult r = Run(Example("errors/SWAP-5.scir"));
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("error[SWAP-5]: NotImplementedError: Swap does not support masked scalar stores\n"),
+            std::string::npos);
+  // A run-time finding: exit 1.
+  Write("dead.scir", std::string(Info(*DiagIdFromCode("RT-DEADLOCK")).bad));
+  r = Run("dead.scir --threads 1");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            "dead.scir:8:5: error[RT-DEADLOCK]: kernel @k cannot progress: 1 subcore is blocked");
+  // Unchecked: no bounds check, no finding, no crash.
+  Write("oob.scir", std::string(Info(*DiagIdFromCode("RT-BOUNDS")).bad));
+  r = Run("oob.scir");
+  EXPECT_EQ(r.exit_code, 1);
+  r = Run("oob.scir --unchecked");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST_F(CliTest, EmitsEachStage) {
+  Write("k.scir", kAddOne);
+  CommandResult r = Run("k.scir --emit llvm");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("define i32 @scjit_kernel_add_one(ptr %ctx)"), std::string::npos);
+  EXPECT_NE(r.out.find("call i32 @scjit_rt_copy("), std::string::npos);
+  r = Run("k.scir --emit llvm-opt -O3");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("target triple = \"x86_64"), std::string::npos);
+  r = Run("k.scir --emit asm");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("scjit_kernel_add_one:"), std::string::npos);
 }
 
 // Options whose machinery arrives in later issues are refused, never ignored.

@@ -388,6 +388,13 @@ kernel @k(in %x: hbm<16xi32>)
     7 |   %b = add %a, %f : i32
       |                ^~
 )"},
+    {"type_float_only", kBody,
+     R"(  %v = get %buf[:] : vector<16xi32>
+  %e = exp %v : vector<16xi32>)",
+     R"(type_float_only.scir:6:8: error[IR-TYPE]: 'exp' needs float operands, got vector<16xi32>; `convert` them first
+    6 |   %e = exp %v : vector<16xi32>
+      |        ^~~
+)"},
     {"type_get_result", kBody,
      R"(  %v = get %buf[0:8] : vector<16xi32>)",
      R"(type_get_result.scir:5:3: error[IR-TYPE]: 'get' result has type vector<16xi32>, but the op produces vector<8xi32>

@@ -310,6 +310,8 @@ int Main(int argc, char** argv) {
   launch.checks = checks;
   launch.warn = options.check == "warn";
   launch.log = &std::cerr;
+  StackPool stacks;  // reused by the --repeat launches
+  launch.stacks = &stacks;
 
   // With --repeat: one uncounted warm-up launch, then N timed ones, each on
   // freshly staged inputs.

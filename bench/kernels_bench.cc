@@ -1,0 +1,190 @@
+// Benchmarks of real kernels through the public API, each beside the plain
+// native C++ loop a user would write for the same work, and the compile latency.
+//
+//   build/bench/scjit_bench --benchmark_format=json > results.json
+//
+// docs/performance.md records the ratios of one run and how to reproduce them.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "scjit/scjit.h"
+
+namespace scjit {
+namespace {
+
+std::shared_ptr<const SourceFile> KernelFile(const std::string& name) {
+  std::string path = std::string(SCJIT_SOURCE_DIR) + "/bench/kernels/" + name;
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return std::make_shared<const SourceFile>(path, text.str());
+}
+
+// Compiles `file` once per process (the compiler caches it).
+std::shared_ptr<const CompiledKernel> Compiled(const std::string& name, int opt_level = 2) {
+  static Compiler* compiler = new Compiler();
+  DiagnosticSink sink;
+  CompileOptions options;
+  options.opt_level = opt_level;
+  absl::StatusOr<std::shared_ptr<const CompiledKernel>> k = compiler->Compile(KernelFile(name), "", options, sink);
+  if (!k.ok()) throw std::runtime_error(std::string(k.status().message()));
+  return *k;
+}
+
+// One stack pool for the process, as an embedding application would keep one.
+StackPool& Stacks() {
+  static StackPool* pool = new StackPool();
+  return *pool;
+}
+
+LaunchOptions Unchecked(int threads) {
+  LaunchOptions o;
+  o.stacks = &Stacks();
+  o.threads = threads;
+  o.checks = false;
+  o.dma = DmaMode::kEager;
+  return o;
+}
+
+int HostThreads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+// --- Add-one over 4096x128 int32 (v7x, 2 cores x 16 subcores) -----------------------
+
+constexpr int64_t kAddOneElements = 4096 * 128;
+
+void BM_AddOne_Emulated(benchmark::State& state) {
+  auto kernel = Compiled("add_one_4096x128.scir");
+  std::vector<int32_t> x(kAddOneElements), o(kAddOneElements);
+  for (int64_t i = 0; i < kAddOneElements; ++i) x[i] = static_cast<int32_t>(i);
+  ParamBuffer params[] = {{reinterpret_cast<uint8_t*>(x.data()), kAddOneElements * 4},
+                          {reinterpret_cast<uint8_t*>(o.data()), kAddOneElements * 4}};
+  LaunchOptions options = Unchecked(static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    absl::StatusOr<LaunchResult> r = Launch(*kernel, params, options);
+    if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
+  }
+  if (o[kAddOneElements - 1] != static_cast<int32_t>(kAddOneElements)) state.SkipWithError("wrong result");
+  state.SetItemsProcessed(state.iterations() * kAddOneElements);
+  state.SetBytesProcessed(state.iterations() * kAddOneElements * 8);  // read x, write o
+}
+BENCHMARK(BM_AddOne_Emulated)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_AddOne_Checked(benchmark::State& state) {
+  auto kernel = Compiled("add_one_4096x128.scir");
+  std::vector<int32_t> x(kAddOneElements), o(kAddOneElements);
+  ParamBuffer params[] = {{reinterpret_cast<uint8_t*>(x.data()), kAddOneElements * 4},
+                          {reinterpret_cast<uint8_t*>(o.data()), kAddOneElements * 4}};
+  LaunchOptions options;
+  options.threads = HostThreads();
+  options.stacks = &Stacks();
+  for (auto _ : state) {
+    absl::StatusOr<LaunchResult> r = Launch(*kernel, params, options);
+    if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
+  }
+  state.SetItemsProcessed(state.iterations() * kAddOneElements);
+  state.SetBytesProcessed(state.iterations() * kAddOneElements * 8);
+}
+BENCHMARK(BM_AddOne_Checked)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The loop a user would write.
+void BM_AddOne_Native(benchmark::State& state) {
+  std::vector<int32_t> x(kAddOneElements), o(kAddOneElements);
+  for (int64_t i = 0; i < kAddOneElements; ++i) x[i] = static_cast<int32_t>(i);
+  for (auto _ : state) {
+    for (int64_t i = 0; i < kAddOneElements; ++i) o[i] = x[i] + 1;
+    benchmark::DoNotOptimize(o.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * kAddOneElements);
+  state.SetBytesProcessed(state.iterations() * kAddOneElements * 8);
+}
+BENCHMARK(BM_AddOne_Native)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// --- Barrier-heavy exchange (v7x, 2 x 16 subcores, 1000 rounds, 2 barriers each) ----
+
+constexpr int kRounds = 1000;
+
+std::vector<int32_t> ExchangeReference(const std::vector<int32_t>& x) {
+  std::vector<int32_t> v = x, next(v.size());
+  for (int round = 0; round < kRounds; ++round) {
+    for (int core = 0; core < 2; ++core) {
+      for (int s = 0; s < 16; ++s) {
+        int n = core * 16 + (s + 1) % 16;
+        for (int l = 0; l < 16; ++l) {
+          uint32_t mixed = static_cast<uint32_t>(v[(core * 16 + s) * 16 + l] ^ v[n * 16 + l]) + 1u;
+          next[(core * 16 + s) * 16 + l] = static_cast<int32_t>(mixed);
+        }
+      }
+    }
+    v.swap(next);
+  }
+  return v;
+}
+
+void BM_Exchange_Emulated(benchmark::State& state) {
+  auto kernel = Compiled("exchange.scir");
+  std::vector<int32_t> x(32 * 16), o(32 * 16);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int32_t>(i * 2654435761u);
+  ParamBuffer params[] = {{reinterpret_cast<uint8_t*>(x.data()), 32 * 16 * 4},
+                          {reinterpret_cast<uint8_t*>(o.data()), 32 * 16 * 4}};
+  LaunchOptions options = Unchecked(static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    absl::StatusOr<LaunchResult> r = Launch(*kernel, params, options);
+    if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
+  }
+  if (o != ExchangeReference(x)) state.SkipWithError("wrong result");
+  state.SetItemsProcessed(state.iterations() * kRounds * 2 * 32);  // barrier arrivals
+}
+BENCHMARK(BM_Exchange_Emulated)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_Exchange_Native(benchmark::State& state) {
+  std::vector<int32_t> x(32 * 16);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int32_t>(i * 2654435761u);
+  for (auto _ : state) {
+    std::vector<int32_t> v = ExchangeReference(x);
+    benchmark::DoNotOptimize(v.data());
+  }
+  state.SetItemsProcessed(state.iterations() * kRounds * 2 * 32);
+}
+BENCHMARK(BM_Exchange_Native)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// --- Compile latency ----------------------------------------------------------------
+
+// Cold: a fresh compiler each time (JIT session included), at -O0 and -O2.
+void BM_Compile_Cold(benchmark::State& state) {
+  auto file = KernelFile("add_one_4096x128.scir");
+  CompileOptions options;
+  options.opt_level = static_cast<int>(state.range(0));
+  for (auto _ : state) {
+    Compiler compiler;
+    DiagnosticSink sink;
+    if (!compiler.Compile(file, "", options, sink).ok()) state.SkipWithError("compile failed");
+  }
+}
+BENCHMARK(BM_Compile_Cold)->Arg(0)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Warm: the in-memory cache answers (the front end still runs: parse, verify, rules).
+void BM_Compile_Warm(benchmark::State& state) {
+  auto file = KernelFile("add_one_4096x128.scir");
+  Compiler compiler;
+  DiagnosticSink first;
+  if (!compiler.Compile(file, "", {}, first).ok()) state.SkipWithError("compile failed");
+  for (auto _ : state) {
+    DiagnosticSink sink;
+    if (!compiler.Compile(file, "", {}, sink).ok()) state.SkipWithError("compile failed");
+  }
+}
+BENCHMARK(BM_Compile_Warm)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+}  // namespace
+}  // namespace scjit
+
+BENCHMARK_MAIN();

@@ -1,0 +1,340 @@
+// The emulated SparseCore end to end: the example kernels against independent
+// C++ references, DMA modes, thread counts, determinism, deadlocks and the
+// run-time findings.
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/kernel_runner.h"
+
+namespace scjit {
+namespace {
+
+using testing::Bytes;
+using testing::RunFile;
+using testing::RunText;
+
+std::vector<int32_t> RandomInts(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<int32_t> v(n);
+  for (int32_t& x : v) x = static_cast<int32_t>(rng());
+  v[0] = INT32_MAX;  // wraps
+  v[1] = INT32_MIN;
+  return v;
+}
+
+CompileOptions On(TargetId t) {
+  CompileOptions o;
+  o.target = t;
+  return o;
+}
+
+LaunchOptions With(int threads, DmaMode dma = DmaMode::kOnWait) {
+  LaunchOptions o;
+  o.threads = threads;
+  o.dma = dma;
+  return o;
+}
+
+// --- The examples -------------------------------------------------------------------
+
+struct Config {
+  TargetId target;
+  int threads;
+  DmaMode dma;
+};
+
+class AddOneManualTest : public ::testing::TestWithParam<Config> {};
+
+// kernel-ir.md §5 (Pallas test_manual): o = x + 1, on 8- and 16-lane targets,
+// in both DMA modes, at 1 and 2 threads.
+TEST_P(AddOneManualTest, AddsOne) {
+  const Config& c = GetParam();
+  std::vector<int32_t> x = RandomInts(32 * 1024, 7);
+  testing::Run run = RunFile("examples/add_one_manual.scir", {{"x", Bytes(x)}}, On(c.target), With(c.threads, c.dma));
+  ASSERT_TRUE(run.ok()) << run.diagnostics << run.Findings();
+  std::vector<int32_t> o = run.As<int32_t>("o");
+  for (size_t i = 0; i < x.size(); ++i) {
+    ASSERT_EQ(o[i], static_cast<int32_t>(static_cast<uint32_t>(x[i]) + 1u)) << "at " << i;
+  }
+  EXPECT_EQ(run.stats.subcores, 32);
+  EXPECT_EQ(run.stats.dma_bytes, 2 * 32 * 1024 * 4);
+  EXPECT_EQ(run.stats.ops.at("dma_start"), 32 * 16);
+  EXPECT_EQ(run.stats.ops.at("dma_wait"), 32 * 16);
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, AddOneManualTest,
+                         ::testing::Values(Config{TargetId::kV7x, 1, DmaMode::kOnWait},
+                                           Config{TargetId::kV7x, 2, DmaMode::kEager},
+                                           Config{TargetId::kV5p, 1, DmaMode::kEager},
+                                           Config{TargetId::kV5p, 2, DmaMode::kOnWait}));
+
+// Pallas' scalar-subcore cumsum: each row's prefix sum, on the scalar subcores.
+TEST(ExamplesTest, ScalarCumsum) {
+  std::vector<int32_t> x = RandomInts(2 * 1024, 11);
+  testing::Run run = RunFile("examples/scalar_cumsum.scir", {{"x", Bytes(x)}});
+  ASSERT_TRUE(run.ok()) << run.diagnostics << run.Findings();
+  std::vector<int32_t> o = run.As<int32_t>("o");
+  for (int r = 0; r < 2; ++r) {
+    uint32_t sum = 0;
+    for (int j = 0; j < 1024; ++j) {
+      sum += static_cast<uint32_t>(x[r * 1024 + j]);
+      ASSERT_EQ(o[r * 1024 + j], static_cast<int32_t>(sum)) << r << ", " << j;
+    }
+  }
+  EXPECT_EQ(run.stats.subcores, 2);
+}
+
+// Pallas' test_fetch_and_add: each subcore adds 10 to its ring neighbour's SMEM.
+TEST(ExamplesTest, FetchAndAddRing) {
+  for (int threads : {1, 2}) {
+    testing::Run run = RunFile("examples/fetch_and_add_ring.scir", {}, {}, With(threads));
+    ASSERT_TRUE(run.ok()) << run.diagnostics << run.Findings();
+    std::vector<int32_t> old_values = run.As<int32_t>("old"), new_values = run.As<int32_t>("new");
+    for (int s = 0; s < 16; ++s) {
+      for (int l = 0; l < 16; ++l) {
+        EXPECT_EQ(old_values[16 * s + l], (s + 1) % 16);
+        EXPECT_EQ(new_values[16 * s + l], s + 10);
+      }
+    }
+  }
+}
+
+// --- Scale, determinism, liveness ---------------------------------------------------
+
+// 64 subcores (v5p: 4 cores x 16) pass a token around a semaphore ring and meet
+// at barriers, on a single host thread.
+constexpr const char kRing[] = R"(target "v5p"
+kernel @ring(out %o: hbm<64x8xi32>)
+    mesh vector(cores = 4, subcores = 16)
+    scratch(%token: sem, %buf: vmem<8xi32>)
+{
+  %c = axis_index core : i32
+  %s = axis_index subcore : i32
+  %n = axis_size subcore : i32
+  %me = mul %c, %n : i32
+  %id = add %me, %s : i32
+  %s1 = add %s, 1 : i32
+  %next = rem %s1, %n : i32
+  %first = cmp eq %s, 0 : i1
+  // Subcore 0 of each core starts; each subcore waits for the token, then
+  // passes it on. 100 rounds, with a barrier after each.
+  %z = const 0 : i32
+  %hops = for %round = 0 to 100 step 1 iter(%count = %z) : i32 {
+    if %first {
+      sem_signal %token, 1 {subcore = %next}
+      sem_wait %token, 1
+    } else {
+      sem_wait %token, 1
+      sem_signal %token, 1 {subcore = %next}
+    }
+    barrier
+    %more = add %count, 1 : i32
+    yield %more
+  }
+  %v = broadcast %hops : vector<8xi32>
+  %idv = broadcast %id : vector<8xi32>
+  %w = add %v, %idv : vector<8xi32>
+  store %buf[:], %w
+  copy %buf -> %o[%id]
+}
+)";
+
+TEST(SchedulerTest, SixtyFourSubcoresOnOneThread) {
+  for (int threads : {1, 2, 5}) {
+    testing::Run run = RunText(kRing, {}, {}, With(threads));
+    ASSERT_TRUE(run.ok()) << run.diagnostics << run.Findings();
+    std::vector<int32_t> o = run.As<int32_t>("o");
+    for (int id = 0; id < 64; ++id) {
+      for (int l = 0; l < 8; ++l) ASSERT_EQ(o[id * 8 + l], 100 + id) << id;
+    }
+    EXPECT_EQ(run.stats.subcores, 64);
+    EXPECT_EQ(run.stats.ops.at("barrier"), 64 * 100);
+    EXPECT_EQ(run.stats.ops.at("sem_signal"), 64 * 100);
+  }
+}
+
+// The same inputs give the same bytes, at every thread count and DMA mode.
+TEST(SchedulerTest, RunsAreDeterministic) {
+  std::vector<int32_t> x = RandomInts(32 * 1024, 3);
+  std::vector<uint8_t> first;
+  for (int threads : {1, 2, 3}) {
+    for (DmaMode dma : {DmaMode::kEager, DmaMode::kOnWait}) {
+      testing::Run run = RunFile("examples/add_one_manual.scir", {{"x", Bytes(x)}}, {}, With(threads, dma));
+      ASSERT_TRUE(run.ok()) << run.Findings();
+      if (first.empty()) first = run.params.at("o");
+      EXPECT_EQ(run.params.at("o"), first) << threads << " threads";
+    }
+  }
+  // debug_print output is ordered by subcore within each epoch, whatever thread
+  // ran it.
+  const char* printer = R"(kernel @p(in %x: hbm<8xi32>)
+    mesh vector(cores = 2, subcores = 4)
+{
+  %c = axis_index core : i32
+  %s = axis_index subcore : i32
+  debug_print "core" %c
+  barrier
+  debug_print "subcore" %s
+}
+)";
+  std::string log1 = RunText(printer, {}, {}, With(1)).log;
+  EXPECT_EQ(RunText(printer, {}, {}, With(3)).log, log1);
+  EXPECT_EQ(log1.substr(0, log1.find('\n')), "[core 0, subcore 0] core, data: s32[1]: 0");
+}
+
+// --- Findings -----------------------------------------------------------------------
+
+std::string CatalogKernel(const char* code, bool bad) {
+  const DiagInfo& info = Info(*DiagIdFromCode(code));
+  return std::string(bad ? info.bad : info.good);
+}
+
+TEST(FindingsTest, DeadlockIsReportedNotHung) {
+  for (int threads : {1, 2}) {
+    testing::Run run = RunText(CatalogKernel("RT-DEADLOCK", true), {}, {}, With(threads));
+    EXPECT_EQ(run.Findings(), R"(test.scir:8:5: error[RT-DEADLOCK]: kernel @k cannot progress: 1 subcore is blocked
+    8 |     barrier
+      |     ^~~~~~~
+note: subcore (core 0, subcore 1) waits in barrier at test.scir:8:5 (1 subcore of its core has finished without reaching it)
+note: 1 finished: (0, 0)
+)");
+  }
+  // A wait nothing can satisfy.
+  testing::Run run = RunText(R"(kernel @k(in %x: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 2)
+    scratch(%s: sem<2>)
+{
+  sem_wait %s[1], 3
+}
+)");
+  EXPECT_EQ(run.Findings(), R"(test.scir:5:12: error[RT-DEADLOCK]: kernel @k cannot progress: 2 subcores are blocked
+    5 |   sem_wait %s[1], 3
+      |            ^~~~~
+note: subcore (core 0, subcore 0) waits in sem_wait at test.scir:5:12: %s[1] holds 0, needs 3
+note: subcore (core 0, subcore 1) waits in sem_wait at test.scir:5:12: %s[1] holds 0, needs 3
+)");
+}
+
+TEST(FindingsTest, OutOfBoundsIsReportedOrClamped) {
+  testing::Run run = RunText(CatalogKernel("RT-BOUNDS", true), {{"x", Bytes(RandomInts(16, 1))}});
+  EXPECT_EQ(run.Findings(),
+            R"(test.scir:8:12: error[RT-BOUNDS]: a slice starting at 8 does not fit dimension 0 of %buf[ds(%off, 16)] (the only valid start is 0)
+    8 |   %v = get %buf[ds(%off, 16)] : vector<16xi32>
+      |            ^~~~~~~~~~~~~~~~~~
+note: in kernel @k, subcore (core 0, subcore 1)
+)");
+  // Unchecked: the slice is clamped into the buffer; no finding, no crash.
+  CompileOptions unchecked;
+  unchecked.bounds_checks = false;
+  LaunchOptions launch;
+  launch.checks = false;
+  std::vector<int32_t> x = RandomInts(16, 1);
+  run = RunText(CatalogKernel("RT-BOUNDS", true), {{"x", Bytes(x)}}, unchecked, launch);
+  EXPECT_TRUE(run.ok()) << run.Findings();
+  EXPECT_EQ(run.As<int32_t>("o"), x);
+  // Warnings: reported, and the run goes on with the index clamped.
+  launch = LaunchOptions();
+  launch.warn = true;
+  run = RunText(CatalogKernel("RT-BOUNDS", true), {{"x", Bytes(x)}}, {}, launch);
+  ASSERT_EQ(run.findings.size(), 1u);
+  EXPECT_EQ(run.findings[0].severity, Severity::kWarning);
+  EXPECT_EQ(run.As<int32_t>("o"), x);
+}
+
+TEST(FindingsTest, UnwaitedDmaIsReported) {
+  testing::Run run = RunText(CatalogKernel("RT-SYNC", true), {}, {}, With(1, DmaMode::kOnWait));
+  EXPECT_EQ(run.Findings(), R"(test.scir:5:3: error[RT-SYNC]: this DMA on %sem was started but never waited
+    5 |   dma_start %x -> %buf, %sem
+      |   ^~~~~~~~~
+note: in kernel @k, subcore (core 0, subcore 0)
+)");
+  run = RunText(CatalogKernel("RT-SYNC", true), {}, {}, With(1, DmaMode::kEager));
+  EXPECT_EQ(run.Findings(), R"(test.scir:5:3: error[RT-SYNC]: %sem still holds 64 at the end of the kernel
+    5 |   dma_start %x -> %buf, %sem
+      |   ^~~~~~~~~
+note: in kernel @k, subcore (core 0, subcore 0)
+)");
+}
+
+// The catalog's run-time examples: the bad kernel makes its finding, the fixed
+// one runs clean.
+TEST(FindingsTest, CatalogExamples) {
+  for (const DiagInfo& info : AllDiagnostics()) {
+    if (info.code.substr(0, 3) != "RT-" || info.bad.empty()) continue;
+    testing::Run bad = RunText(std::string(info.bad));
+    ASSERT_FALSE(bad.findings.empty()) << info.code;
+    EXPECT_EQ(bad.findings[0].code(), info.code);
+    testing::Run good = RunText(std::string(info.good));
+    EXPECT_TRUE(good.ok()) << info.code << ": " << good.Findings();
+  }
+}
+
+TEST(DebugPrintTest, FormatsLikeTheLogRecorder) {
+  testing::Run run = RunText(R"(kernel @k(in %x: hbm<2x4xf32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<2x4xf32>)
+{
+  copy %x -> %buf
+  debug_print "hello"
+  %i = iota : vector<8xi32>
+  debug_print "vector" %i
+  %m = cmp lt %i, %i : vector<8xi1>
+  debug_print "mask" %m
+  %f = const 1.5 : f32
+  debug_print "scalar" %f
+  debug_print "buffer" %buf
+}
+)",
+                             {{"x", Bytes(std::vector<float>{0, 0.5, -1, 2, 3, 4, 5, 6})}});
+  ASSERT_TRUE(run.ok()) << run.Findings();
+  EXPECT_EQ(run.log, R"([core 0, subcore 0] hello
+[core 0, subcore 0] vector, data: s32[8]: 0, 1, 2, 3, 4, 5, 6, 7
+[core 0, subcore 0] mask, data: pred[8]: 0, 0, 0, 0, 0, 0, 0, 0
+[core 0, subcore 0] scalar, data: f32[1]: 1.5
+[core 0, subcore 0] buffer, data: f32[2,4]: { 0, 0.5, -1, 2 } { 3, 4, 5, 6 }
+)");
+}
+
+// Staged parameters: every subcore gets its own copy; copies back go in
+// (core, subcore) order, so the last subcore's wins.
+TEST(MachineTest, StagedParametersLastSubcoreWins) {
+  testing::Run run = RunText(R"(kernel @k(inout %v: vmem<16xi32>, inout %s: smem<2xi32>)
+    mesh vector(cores = 2, subcores = 2)
+{
+  %c = axis_index core : i32
+  %sc = axis_index subcore : i32
+  %x = get %v[:] : vector<16xi32>
+  %cv = broadcast %c : vector<16xi32>
+  %y = add %x, %cv : vector<16xi32>
+  store %v[:], %y
+  %old = get %s[0] : i32
+  %n = add %old, %sc : i32
+  store %s[0], %n
+}
+)",
+                             {{"v", Bytes(std::vector<int32_t>(16, 5))}, {"s", Bytes(std::vector<int32_t>{7, 9})}});
+  ASSERT_TRUE(run.ok()) << run.Findings();
+  EXPECT_EQ(run.As<int32_t>("v"), std::vector<int32_t>(16, 6));     // core 1 added 1
+  EXPECT_EQ(run.As<int32_t>("s"), (std::vector<int32_t>{8, 9}));   // subcore 1 added 1
+}
+
+// `out` buffers and scratch start as the poison pattern.
+TEST(MachineTest, OutBuffersStartPoisoned) {
+  testing::Run run = RunText(R"(kernel @k(out %o: hbm<16xi32>, out %f: hbm<16xf32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<16xi32>)
+{
+  copy %buf -> %o
+}
+)");
+  ASSERT_TRUE(run.ok()) << run.Findings();
+  EXPECT_EQ(run.As<uint32_t>("o"), std::vector<uint32_t>(16, 0xBEBEBEBEu));
+  EXPECT_EQ(run.As<uint32_t>("f"), std::vector<uint32_t>(16, 0x7FC00000u));
+}
+
+}  // namespace
+}  // namespace scjit
