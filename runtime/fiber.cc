@@ -10,6 +10,7 @@
 #include "lowering/strings.h"
 
 #if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #define SCJIT_ASAN 1
 #else
@@ -53,23 +54,78 @@ absl::StatusOr<std::unique_ptr<Fiber>> Fiber::Create(std::function<void()> body,
   return std::unique_ptr<Fiber>(new Fiber(std::move(body), pool, *stack));
 }
 
+// scjit_fiber_switch(save, load): pushes the callee-saved state on the current
+// stack, stores the stack pointer in *save, switches to `load` and pops the
+// state saved there. scjit_fiber_start is where a new fiber's first switch
+// "returns" to: it calls Fiber::Entry(rbx) held in r12.
+extern "C" void scjit_fiber_switch(void** save, void* load);
+extern "C" void scjit_fiber_start();
+asm(R"(
+  .text
+  .p2align 4
+  .globl scjit_fiber_switch
+  .type scjit_fiber_switch, @function
+scjit_fiber_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  subq $8, %rsp
+  stmxcsr (%rsp)
+  fnstcw 4(%rsp)
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  ldmxcsr (%rsp)
+  fldcw 4(%rsp)
+  addq $8, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size scjit_fiber_switch, .-scjit_fiber_switch
+
+  .p2align 4
+  .globl scjit_fiber_start
+  .type scjit_fiber_start, @function
+scjit_fiber_start:
+  movq %rbx, %rdi
+  callq *%r12
+  ud2
+  .size scjit_fiber_start, .-scjit_fiber_start
+)");
+
 Fiber::Fiber(std::function<void()> body, StackPool& pool, StackPool::Stack stack)
     : body_(std::move(body)), pool_(pool), stack_(stack) {
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  getcontext(&context_);
-  context_.uc_stack.ss_sp = static_cast<char*>(stack_.mapping) + page;
-  context_.uc_stack.ss_size = stack_.bytes - page;
-  context_.uc_link = &caller_;
-  // makecontext passes int arguments: the pointer travels in two halves.
-  auto self = reinterpret_cast<uintptr_t>(this);
-  makecontext(&context_, reinterpret_cast<void (*)()>(&Fiber::Entry), 2, static_cast<unsigned>(self >> 32),
-              static_cast<unsigned>(self & 0xffffffffu));
+  stack_bottom_ = static_cast<char*>(stack_.mapping) + page;
+  stack_size_ = stack_.bytes - page;
+#if SCJIT_ASAN
+  // A reused stack still carries the redzones of the frames of its last fiber.
+  __asan_unpoison_memory_region(stack_bottom_, stack_size_);
+#endif
+  // The first switch pops this frame: control state, r15..r12, rbx, rbp, and
+  // returns into scjit_fiber_start with the stack 16-byte aligned.
+  auto* top = reinterpret_cast<uint64_t*>(static_cast<char*>(stack_bottom_) + stack_size_);
+  uint64_t* sp = top - 8;
+  sp[0] = 0x1F80 | (uint64_t{0x037F} << 32);  // MXCSR and x87 control word defaults
+  sp[1] = 0;                                   // r15
+  sp[2] = 0;                                   // r14
+  sp[3] = 0;                                   // r13
+  sp[4] = reinterpret_cast<uint64_t>(&Fiber::Entry);  // r12
+  sp[5] = reinterpret_cast<uint64_t>(this);           // rbx
+  sp[6] = 0;                                          // rbp
+  sp[7] = reinterpret_cast<uint64_t>(&scjit_fiber_start);
+  sp_ = sp;
 }
 
 Fiber::~Fiber() { pool_.Release(stack_); }
 
-void Fiber::Entry(unsigned hi, unsigned lo) {
-  auto* fiber = reinterpret_cast<Fiber*>((static_cast<uintptr_t>(hi) << 32) | lo);
+void Fiber::Entry(Fiber* fiber) {
 #if SCJIT_ASAN
   __sanitizer_finish_switch_fiber(nullptr, &fiber->caller_stack_bottom_, &fiber->caller_stack_size_);
 #endif
@@ -79,15 +135,17 @@ void Fiber::Entry(unsigned hi, unsigned lo) {
   // Leaving for good: ASan may free this stack's fake frames.
   __sanitizer_start_switch_fiber(nullptr, fiber->caller_stack_bottom_, fiber->caller_stack_size_);
 #endif
-  // Returning switches to uc_link, the caller of Resume().
+  void* unused;
+  scjit_fiber_switch(&unused, fiber->caller_sp_);
+  __builtin_unreachable();
 }
 
 void Fiber::Resume() {
 #if SCJIT_ASAN
   void* fake = nullptr;
-  __sanitizer_start_switch_fiber(&fake, context_.uc_stack.ss_sp, context_.uc_stack.ss_size);
+  __sanitizer_start_switch_fiber(&fake, stack_bottom_, stack_size_);
 #endif
-  swapcontext(&caller_, &context_);
+  scjit_fiber_switch(&caller_sp_, sp_);
 #if SCJIT_ASAN
   __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
 #endif
@@ -97,7 +155,7 @@ void Fiber::Suspend() {
 #if SCJIT_ASAN
   __sanitizer_start_switch_fiber(&fake_stack_, caller_stack_bottom_, caller_stack_size_);
 #endif
-  swapcontext(&context_, &caller_);
+  scjit_fiber_switch(&sp_, caller_sp_);
 #if SCJIT_ASAN
   __sanitizer_finish_switch_fiber(fake_stack_, &caller_stack_bottom_, &caller_stack_size_);
 #endif

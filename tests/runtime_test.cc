@@ -322,6 +322,60 @@ TEST(MachineTest, StagedParametersLastSubcoreWins) {
   EXPECT_EQ(run.As<int32_t>("s"), (std::vector<int32_t>{8, 9}));   // subcore 1 added 1
 }
 
+// copy and dma_start/dma_wait move bytes between every pair of memory spaces, with
+// strided views on both sides.
+TEST(MachineTest, DmaBetweenEverySpace) {
+  const char* text = R"(kernel @k(in %x: hbm<4x16xi32>, out %o: hbm<8x16xi32>, out %h: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%v: vmem<2x16xi32>, %w: vmem<16xi32>, %sh: vmem_shared<3x16xi32>, %s: smem<16xi32>, %sem: dma_sem)
+{
+  copy %x[1] -> %h                                       // HBM -> HBM
+  copy %x[0:2, :] -> %v                                  // HBM -> VMEM (2 rows)
+  dma_start %v[1] -> %sh[2], %sem                        // VMEM -> VMEM_SHARED
+  dma_wait %v[1] -> %sh[2], %sem
+  copy %sh[2] -> %w                                      // VMEM_SHARED -> VMEM
+  copy %w -> %s                                          // VMEM -> SMEM
+  copy %s -> %o[0]                                       // SMEM -> HBM
+  copy %x[2] -> %s                                       // HBM -> SMEM
+  copy %s -> %w                                          // SMEM -> VMEM
+  copy %w -> %o[1]                                       // VMEM -> HBM
+  copy %x[3] -> %sh[0]                                   // HBM -> VMEM_SHARED
+  copy %sh[0] -> %o[2]                                   // VMEM_SHARED -> HBM
+  copy %v -> %o[ds(3, 2), :]                             // VMEM -> HBM (2 rows)
+  copy %v[0] -> %w                                       // VMEM -> VMEM
+  copy %w -> %o[5]
+  copy %x[1:3, 4:12] -> %o[6:8, 0:8]                     // strided on both sides
+  copy %x[1:3, 12:16] -> %o[6:8, 8:12]
+  copy %x[0, 0:4] -> %o[6:8, 12:14]
+}
+)";
+  std::vector<int32_t> x(4 * 16);
+  for (int i = 0; i < 64; ++i) x[i] = 1000 + i;
+  testing::Run run = RunText(text, {{"x", Bytes(x)}});
+  ASSERT_FALSE(run.ok());  // the last copy moves 4 elements into 2x2: shapes differ
+  EXPECT_EQ(run.findings[0].message,
+            "copy %x[0, 0:4] -> %o[6:8, 12:14] copies a source of shape (4,) into a destination of shape (2, 2)");
+  std::string fixed = text;
+  const std::string bad_line = "  copy %x[0, 0:4] -> %o[6:8, 12:14]\n";
+  fixed.replace(fixed.find(bad_line), bad_line.size(), "");
+  run = RunText(fixed, {{"x", Bytes(x)}});
+  ASSERT_TRUE(run.ok()) << run.Findings();
+  auto row = [&](int r, int from, int n) { return std::vector<int32_t>(x.begin() + r * 16 + from, x.begin() + r * 16 + from + n); };
+  std::vector<int32_t> o = run.As<int32_t>("o");
+  auto out_row = [&](int r, int from, int n) { return std::vector<int32_t>(o.begin() + r * 16 + from, o.begin() + r * 16 + from + n); };
+  EXPECT_EQ(run.As<int32_t>("h"), row(1, 0, 16));
+  EXPECT_EQ(out_row(0, 0, 16), row(1, 0, 16));
+  EXPECT_EQ(out_row(1, 0, 16), row(2, 0, 16));
+  EXPECT_EQ(out_row(2, 0, 16), row(3, 0, 16));
+  EXPECT_EQ(out_row(3, 0, 16), row(0, 0, 16));
+  EXPECT_EQ(out_row(4, 0, 16), row(1, 0, 16));
+  EXPECT_EQ(out_row(5, 0, 16), row(0, 0, 16));
+  EXPECT_EQ(out_row(6, 0, 8), row(1, 4, 8));
+  EXPECT_EQ(out_row(7, 0, 8), row(2, 4, 8));
+  EXPECT_EQ(out_row(6, 8, 4), row(1, 12, 4));
+  EXPECT_EQ(out_row(7, 8, 4), row(2, 12, 4));
+}
+
 // `out` buffers and scratch start as the poison pattern.
 TEST(MachineTest, OutBuffersStartPoisoned) {
   testing::Run run = RunText(R"(kernel @k(out %o: hbm<16xi32>, out %f: hbm<16xf32>)
