@@ -73,7 +73,7 @@ class Emitter {
   }
 
   // --- Values --------------------------------------------------------------------
-  llvm::Value* Scalar(const Operand& o);  // a value or a literal of its typed literal_type
+  // A value operand, or a literal as a constant of its literal_type.
   llvm::Value* ValueOf(const Operand& o);
   llvm::Constant* LiteralConstant(const Operand& o, ElementType e);
   llvm::Constant* PoisonConstant(const Type& t);
@@ -249,12 +249,11 @@ llvm::Constant* Emitter::PoisonConstant(const Type& t) {
   return c;
 }
 
-llvm::Value* Emitter::Scalar(const Operand& o) {
+llvm::Value* Emitter::ValueOf(const Operand& o) {
   if (o.is_literal()) return LiteralConstant(o, o.literal_type.element());
   return vals_[o.value].value;
 }
 
-llvm::Value* Emitter::ValueOf(const Operand& o) { return Scalar(o); }
 
 llvm::Value* Emitter::Splat(llvm::Value* scalar, const Type& t) {
   if (!t.is_vector()) return scalar;
@@ -333,14 +332,14 @@ absl::StatusOr<RefVal> Emitter::View(const Op& op, const Operand& o, int site) {
     const IndexEntry& e = o.index[d];
     switch (e.kind) {
       case IndexEntry::Kind::kIndex: {
-        llvm::Value* i = b_.CreateSExt(Scalar(e.start), b_.getInt64Ty());
+        llvm::Value* i = b_.CreateSExt(ValueOf(e.start), b_.getInt64Ty());
         i = CheckIndex(i, size, SCJIT_BOUNDS_INDEX, d, site);
         offset = b_.CreateAdd(offset, b_.CreateMul(i, stride));
         break;
       }
       case IndexEntry::Kind::kSlice: {
-        llvm::Value* start = b_.CreateSExt(Scalar(e.start), b_.getInt64Ty());
-        llvm::Value* n = b_.CreateSExt(Scalar(e.size), b_.getInt64Ty());
+        llvm::Value* start = b_.CreateSExt(ValueOf(e.start), b_.getInt64Ty());
+        llvm::Value* n = b_.CreateSExt(ValueOf(e.size), b_.getInt64Ty());
         int64_t k = e.stride ? e.stride->int_value : 1;
         if (!e.size.is_literal()) n = CheckIndex(n, b_.CreateAdd(size, I64(1)), SCJIT_BOUNDS_SLICE_SIZE, d, site);
         // The last element start + (n-1)*k must be inside: start < size - (n-1)*k.
@@ -554,7 +553,7 @@ absl::Status Emitter::EmitOp(const Op& op) {
       return absl::OkStatus();
     }
     case OpKind::kBroadcast:
-      Set(op.results[0], Splat(Scalar(ops[0]), op.results[0]->type));
+      Set(op.results[0], Splat(ValueOf(ops[0]), op.results[0]->type));
       return absl::OkStatus();
     case OpKind::kExtract:
     case OpKind::kInsert: {
@@ -564,7 +563,7 @@ absl::Status Emitter::EmitOp(const Op& op) {
       int64_t stride = 1;
       int site = -1;
       for (int d = t.rank() - 1; d >= 0; --d) {
-        llvm::Value* i = b_.CreateSExt(Scalar(vec.index[d].start), b_.getInt64Ty());
+        llvm::Value* i = b_.CreateSExt(ValueOf(vec.index[d].start), b_.getInt64Ty());
         if (!llvm::isa<llvm::Constant>(i)) {
           if (site < 0) site = Site(op, Print(vec), vec.loc);
           i = CheckIndex(i, I64(t.shape()[d]), SCJIT_BOUNDS_INDEX, d, site);
@@ -574,7 +573,7 @@ absl::Status Emitter::EmitOp(const Op& op) {
       }
       llvm::Value* v = vals_[vec.value].value;
       Set(op.results[0], op.kind == OpKind::kExtract ? b_.CreateExtractElement(v, flat)
-                                                     : b_.CreateInsertElement(v, Scalar(ops[0]), flat));
+                                                     : b_.CreateInsertElement(v, ValueOf(ops[0]), flat));
       return absl::OkStatus();
     }
     case OpKind::kSlice: {
@@ -661,7 +660,7 @@ absl::Status Emitter::EmitOp(const Op& op) {
       return absl::OkStatus();
     }
     case OpKind::kSelectRef: {
-      llvm::Value* k = Scalar(ops[0]);
+      llvm::Value* k = ValueOf(ops[0]);
       RefVal r = *BaseRef(ops[1].value);
       for (size_t i = 2; i < ops.size(); ++i) {
         RefVal other = *BaseRef(ops[i].value);
@@ -910,8 +909,6 @@ absl::Status Emitter::EmitMemory(const Op& op) {
   absl::StatusOr<RefVal> view = View(op, ops[0], site);
   if (!view.ok()) return view.status();
   llvm::Align align(static_cast<uint64_t>(ByteWidth(view->element)));
-  Type vt = view->rank() == 0 ? Type::Scalar(view->element)
-                              : Type::Vector(view->element, ops.size() > 1 ? ops[1].type().shape() : op.results[0]->type.shape());
   switch (op.kind) {
     case OpKind::kGet: {
       absl::StatusOr<llvm::Value*> v = Load(op, *view, op.results[0]->type);
@@ -981,7 +978,7 @@ absl::Status Emitter::EmitMemory(const Op& op) {
     case OpKind::kFetchAndAdd: {
       // The word's byte offset in the target subcore's SMEM.
       llvm::Value* offset = b_.CreatePtrDiff(b_.getInt8Ty(), view->ptr, smem_);
-      llvm::Value* target = Scalar(op.FindAttr("subcore")->value.operand);
+      llvm::Value* target = ValueOf(op.FindAttr("subcore")->value.operand);
       llvm::Value* old = nullptr;
       {
         llvm::IRBuilder<>::InsertPointGuard guard(b_);
@@ -1059,14 +1056,14 @@ absl::Status Emitter::EmitSync(const Op& op) {
         return absl::OkStatus();
       }
       if (op.kind == OpKind::kSemWait) {
-        CallChecked("scjit_rt_sem_wait", {ctx_arg_, sem->ptr, Scalar(ops[1]), I32(site)});
+        CallChecked("scjit_rt_sem_wait", {ctx_arg_, sem->ptr, ValueOf(ops[1]), I32(site)});
         return absl::OkStatus();
       }
       const Attribute* core = op.FindAttr("core");
       const Attribute* subcore = op.FindAttr("subcore");
-      CallChecked("scjit_rt_sem_signal", {ctx_arg_, sem->ptr, Scalar(ops[1]),
-                                          core != nullptr ? Scalar(core->value.operand) : I32(-1),
-                                          subcore != nullptr ? Scalar(subcore->value.operand) : I32(-1), I32(site)});
+      CallChecked("scjit_rt_sem_signal", {ctx_arg_, sem->ptr, ValueOf(ops[1]),
+                                          core != nullptr ? ValueOf(core->value.operand) : I32(-1),
+                                          subcore != nullptr ? ValueOf(subcore->value.operand) : I32(-1), I32(site)});
       return absl::OkStatus();
     }
     case OpKind::kBarrier:
@@ -1156,9 +1153,9 @@ void Emitter::Tick() {
 
 absl::Status Emitter::EmitFor(const Op& op) {
   const Region& body = *op.regions[0];
-  llvm::Value* lo = b_.CreateSExt(Scalar(op.operands[0]), b_.getInt64Ty());
-  llvm::Value* hi = b_.CreateSExt(Scalar(op.operands[1]), b_.getInt64Ty());
-  llvm::Value* step = b_.CreateSExt(Scalar(op.operands[2]), b_.getInt64Ty());
+  llvm::Value* lo = b_.CreateSExt(ValueOf(op.operands[0]), b_.getInt64Ty());
+  llvm::Value* hi = b_.CreateSExt(ValueOf(op.operands[1]), b_.getInt64Ty());
+  llvm::Value* step = b_.CreateSExt(ValueOf(op.operands[2]), b_.getInt64Ty());
   // A non-positive dynamic step would never end: run no iteration.
   llvm::Value* positive = b_.CreateICmpSGT(step, I64(0));
   llvm::BasicBlock* pre = b_.GetInsertBlock();
@@ -1195,7 +1192,7 @@ absl::Status Emitter::EmitIf(const Op& op) {
   llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(ctx_, "then", fn_);
   llvm::BasicBlock* else_bb = llvm::BasicBlock::Create(ctx_, "else", fn_);
   llvm::BasicBlock* merge = llvm::BasicBlock::Create(ctx_, "endif", fn_);
-  b_.CreateCondBr(Scalar(op.operands[0]), then_bb, else_bb);
+  b_.CreateCondBr(ValueOf(op.operands[0]), then_bb, else_bb);
   std::vector<llvm::Value*> then_values, else_values;
   b_.SetInsertPoint(then_bb);
   if (absl::Status s = EmitRegion(*op.regions[0], &then_values); !s.ok()) return s;

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "lowering/strings.h"
 #include "runtime/dma_engine.h"
+#include "runtime/element_text.h"
 #include "runtime/half.h"
 
 namespace scjit {
@@ -45,35 +46,6 @@ std::string_view HloName(ElementType e) {
     case ElementType::kF16: return "f16";
     case ElementType::kF32: return "f32";
     case ElementType::kF64: return "f64";
-  }
-  return "?";
-}
-
-// One element at `p` as text.
-std::string FormatElement(const uint8_t* p, ElementType e) {
-  auto get = [p](auto v) {
-    std::memcpy(&v, p, sizeof(v));
-    return v;
-  };
-  auto real = [](double v) {
-    if (std::isnan(v)) return std::string("nan");
-    if (std::isinf(v)) return std::string(v < 0 ? "-inf" : "inf");
-    return absl::StrFormat("%g", v);
-  };
-  switch (e) {
-    case ElementType::kI1: return get(uint8_t{}) != 0 ? "1" : "0";
-    case ElementType::kI8: return Cat(get(int8_t{}));
-    case ElementType::kI16: return Cat(get(int16_t{}));
-    case ElementType::kI32: return Cat(get(int32_t{}));
-    case ElementType::kI64: return Cat(get(int64_t{}));
-    case ElementType::kU8: return Cat(get(uint8_t{}));
-    case ElementType::kU16: return Cat(get(uint16_t{}));
-    case ElementType::kU32: return Cat(get(uint32_t{}));
-    case ElementType::kU64: return Cat(get(uint64_t{}));
-    case ElementType::kBF16: return real(Bf16ToFloat(get(uint16_t{})));
-    case ElementType::kF16: return real(F16ToFloat(get(uint16_t{})));
-    case ElementType::kF32: return real(get(float{}));
-    case ElementType::kF64: return real(get(double{}));
   }
   return "?";
 }
@@ -299,7 +271,7 @@ int32_t Subcore::DebugPrint(int site, int kind, int dtype, const void* data, int
     // i1 values arrive as bytes.
     int w = e == ElementType::kI1 ? 1 : ByteWidth(e);
     for (int64_t i = 0; i < count; ++i) {
-      Append(&line, i ? ", " : "", FormatElement(static_cast<const uint8_t*>(data) + i * w, e));
+      Append(&line, i ? ", " : "", ElementText(static_cast<const uint8_t*>(data) + i * w, e, 6));
     }
   } else if (kind == SCJIT_PRINT_REF) {
     Append(&line, ", data: ", HloName(e), "[");
@@ -316,7 +288,7 @@ int32_t Subcore::DebugPrint(int site, int kind, int dtype, const void* data, int
           off += (rem % ref->sizes[d]) * ref->strides[d];
           rem /= ref->sizes[d];
         }
-        Append(&line, j ? ", " : " ", FormatElement(ref->base + off * ByteWidth(e), e));
+        Append(&line, j ? ", " : " ", ElementText(ref->base + off * ByteWidth(e), e, 6));
       }
       line += " }";
     }

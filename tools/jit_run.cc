@@ -17,6 +17,7 @@
 #include "lowering/diagnostic.h"
 #include "lowering/frontend.h"
 #include "lowering/strings.h"
+#include "runtime/element_text.h"
 #include "runtime/generators.h"
 #include "runtime/half.h"
 #include "runtime/npy.h"
@@ -90,7 +91,7 @@ absl::StatusOr<Buffers> PrepareBuffers(const KernelInfo& kernel, const CliOption
     *exit_code = kExitUsage;
     return DiagnosticStatus(MakeDiagnostic(DiagId::kIoUsage, nullptr, Location{}, {{"detail", std::move(detail)}}));
   };
-  auto find_param = [&](const Binding& b, std::string_view option) -> const ParamInfo* {
+  auto find_param = [&](const Binding& b) -> const ParamInfo* {
     for (const ParamInfo& p : kernel.params) {
       if (p.name == b.name) return &p;
     }
@@ -99,7 +100,7 @@ absl::StatusOr<Buffers> PrepareBuffers(const KernelInfo& kernel, const CliOption
   for (const auto* list : {&options.inputs, &options.outputs, &options.expects}) {
     std::string_view option = list == &options.inputs ? "--in" : list == &options.outputs ? "--out" : "--expect";
     for (const Binding& b : *list) {
-      const ParamInfo* p = find_param(b, option);
+      const ParamInfo* p = find_param(b);
       if (p == nullptr) {
         return usage(Cat("kernel @", kernel.name, " has no parameter %", b.name, " (its parameters: ",
                          ParamList(kernel), ")"));
@@ -145,28 +146,7 @@ absl::StatusOr<Buffers> PrepareBuffers(const KernelInfo& kernel, const CliOption
 
 // One element of `a` as text.
 std::string Element(const NpyArray& a, int64_t i) {
-  const uint8_t* p = a.data.data() + i * ByteWidth(a.dtype);
-  auto get = [p](auto v) {
-    std::memcpy(&v, p, sizeof(v));
-    return v;
-  };
-  auto real = [](double v) { return absl::StrFormat("%.9g", v); };
-  switch (a.dtype) {
-    case ElementType::kI1: return get(uint8_t{}) ? "true" : "false";
-    case ElementType::kI8: return Cat(get(int8_t{}));
-    case ElementType::kI16: return Cat(get(int16_t{}));
-    case ElementType::kI32: return Cat(get(int32_t{}));
-    case ElementType::kI64: return Cat(get(int64_t{}));
-    case ElementType::kU8: return Cat(get(uint8_t{}));
-    case ElementType::kU16: return Cat(get(uint16_t{}));
-    case ElementType::kU32: return Cat(get(uint32_t{}));
-    case ElementType::kU64: return Cat(get(uint64_t{}));
-    case ElementType::kBF16: return real(Bf16ToFloat(get(uint16_t{})));
-    case ElementType::kF16: return real(F16ToFloat(get(uint16_t{})));
-    case ElementType::kF32: return real(get(float{}));
-    case ElementType::kF64: return real(get(double{}));
-  }
-  return "?";
+  return ElementText(a.data.data() + i * ByteWidth(a.dtype), a.dtype, 9);
 }
 
 // "%o: int32 (32, 1024) = [1, 2, 3, 4, ..., 32768] fnv1a64=0x..."
