@@ -1,0 +1,34 @@
+// Helpers shared by the SC rule groups.
+#include "lowering/printer.h"
+#include "lowering/rules/rule.h"
+#include "lowering/strings.h"
+
+namespace scjit::rules {
+
+std::string SpaceRepr(const Type& t) {
+  if (t.is_semaphore()) return "SEMAPHORE";
+  return std::string(scjit::SpaceRepr(t.space()));
+}
+
+std::string Described(const Operand& o) { return Cat(Print(o), " : ", o.view.ToString()); }
+
+std::string Dtype(ElementType e) { return std::string(NumpyName(e)); }
+
+std::string Aval(const Type& t) {
+  std::string out = Cat(NumpyName(t.element()), "[");
+  for (int d = 0; d < t.rank(); ++d) Append(&out, d ? "," : "", t.shape()[d]);
+  return out + "]";
+}
+
+std::string KernelType(const Kernel& k) {
+  return k.mesh.kind == MeshKind::kScalar ? "sc_scalar_subcore" : "sc_vector_subcore";
+}
+
+bool Is(OpKind k, std::initializer_list<OpKind> kinds) {
+  for (OpKind o : kinds) {
+    if (o == k) return true;
+  }
+  return false;
+}
+
+}  // namespace scjit::rules

@@ -1,0 +1,87 @@
+// The framework of the SC rules (lowering/sc_rules.h): what a rule sees, what
+// it reports, the rule tables of each group, and helpers shared by the groups.
+//
+// A rule is a row {catalog ID, the ops it applies to, a check}. Each group of
+// the catalog has its own table in lowering/rules/<group>.cc (with its catalog
+// rows in lowering/rules/<group>.def); CheckScRules consults the tables in the
+// order of kOpGroups (sc_rules.cc) and, within a table, row by row: that order
+// must be the catalog's check order for each op (trace-time checks of the
+// Pallas primitive first, then its lowering rule's). The first failing rule of
+// an op is reported; kernel-level rules (mesh, memory) run once per kernel.
+#ifndef SCJIT_LOWERING_RULES_RULE_H_
+#define SCJIT_LOWERING_RULES_RULE_H_
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lowering/diagnostic.h"
+#include "lowering/ir.h"
+#include "lowering/target.h"
+
+namespace scjit::rules {
+
+// What an op rule sees: the op, its kernel and the target.
+struct Ctx {
+  const Kernel& kernel;
+  const TargetInfo& target;
+  const Op& op;
+};
+
+// A failed rule: its code (a check may fail with a sibling code, as SHAPE-1's
+// does with SHAPE-2), the location at fault (an operand, or the op), the
+// catalog template's arguments by placeholder text (`ref_memory_space!r`), and
+// scjit's own note (the actual values) and fix ("" keeps the catalog's help).
+struct Violation {
+  DiagId id;
+  Location loc;
+  std::vector<std::pair<std::string, std::string>> args;
+  std::string note;
+  std::string help;
+};
+
+using OpCheck = std::optional<Violation> (*)(const Ctx&);
+
+struct OpRule {
+  DiagId id;
+  std::vector<OpKind> ops;  // empty: every op
+  OpCheck check;
+  std::vector<DiagId> also = {};  // sibling codes the check may report instead
+};
+
+// Kernel-level rules (mesh sizes, memory spaces of the mesh, capacities) may
+// report several violations.
+using KernelCheck = std::vector<Violation> (*)(const Kernel& kernel, const TargetInfo& target);
+
+struct KernelRule {
+  DiagId id;
+  KernelCheck check;
+  std::vector<DiagId> also = {};  // sibling codes the check may report instead
+};
+
+// The groups' tables.
+const std::vector<OpRule>& ControlRules();  // GEN-1 (first of all), CF, PL, ALLOC, XF, PIPE
+const std::vector<OpRule>& GetSwapRules();  // GET, SWAP, SHAPE
+const std::vector<OpRule>& DmaSyncRules();  // DMA, SEM, FAA, DBG
+const std::vector<OpRule>& VectorRules();   // IOTA, GS, BC, PK, UP, SCAN, CUM, RED, SORT, REV, MR, EL
+const std::vector<KernelRule>& KernelRules();  // MESH, memory capacity
+
+// --- Helpers shared by the groups --------------------------------------------------
+
+// A memory space as Pallas' repr() prints it (`HBM`, `VMEM_SHARED`, `SEMAPHORE`).
+std::string SpaceRepr(const Type& t);
+// `%ref[...] : vmem<16xi32>` (the operand as written and its view type).
+std::string Described(const Operand& o);
+// A dtype as JAX names it (`int32`, `bfloat16`, `bool`).
+std::string Dtype(ElementType e);
+// An aval as JAX prints it: `int32[16]`, `float32[2,8]`, `int32[]`.
+std::string Aval(const Type& t);
+// "Pallas' kernel type": `sc_vector_subcore` or `sc_scalar_subcore`.
+std::string KernelType(const Kernel& k);
+// True when `k` is one of `kinds`.
+bool Is(OpKind k, std::initializer_list<OpKind> kinds);
+
+}  // namespace scjit::rules
+
+#endif  // SCJIT_LOWERING_RULES_RULE_H_
