@@ -80,4 +80,11 @@ std::vector<DiagId> ImplementedRules() {
   return out;
 }
 
+std::vector<NotExpressible> NotExpressibleRules() {
+  return {
+#define SCJIT_NOT_EXPRESSIBLE(code, reason) NotExpressible{code, reason},
+#include "lowering/diagnostics.def"
+  };
+}
+
 }  // namespace scjit

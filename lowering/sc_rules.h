@@ -26,6 +26,14 @@ void CheckScRules(const Module& module, TargetId target, DiagnosticSink& sink);
 // docs).
 std::vector<DiagId> ImplementedRules();
 
+// The catalog IDs no .scir kernel can trigger, with the reason
+// (SCJIT_NOT_EXPRESSIBLE rows of the rule groups' .def files).
+struct NotExpressible {
+  std::string_view code;
+  std::string_view reason;
+};
+std::vector<NotExpressible> NotExpressibleRules();
+
 }  // namespace scjit
 
 #endif  // SCJIT_LOWERING_SC_RULES_H_

@@ -36,6 +36,9 @@ struct LaunchOptions {
   // Where subcores' fiber stacks come from; launches that share a pool reuse
   // stacks (much faster for small kernels). Null: a pool for this launch only.
   StackPool* stacks = nullptr;
+  // Stops a launch that runs longer (RT-TIMEOUT), checked when loops tick;
+  // 0: no limit. A kernel that never ends would otherwise hang the host.
+  double time_limit_seconds = 0;
 };
 
 // One parameter's host memory, in KernelInfo::params order: HBM parameters are

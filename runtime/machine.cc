@@ -93,6 +93,15 @@ int32_t Subcore::Park(Wait wait, int site) {
 
 int32_t Subcore::Tick() {
   ctx.tick = SCJIT_TICK_PERIOD;
+  if (machine_->PastDeadline()) {
+    const LaunchOptions& o = machine_->options();
+    Diagnostic d = MakeDiagnostic(DiagId::kRtTimeout, nullptr, Location{},
+                                  {{"kernel", Cat("@", machine_->info().name)},
+                                   {"seconds", absl::StrFormat("%g", o.time_limit_seconds)}});
+    d.notes.push_back(Cat(machine_->SubcoreName(index_), " was still in a loop"));
+    findings_.push_back(std::move(d));
+    return kStatusFailed;
+  }
   return Park(Wait::kTick, -1);
 }
 
@@ -334,6 +343,11 @@ int32_t Subcore::BoundsError(int site, int what, int dim, int64_t index, int64_t
 Machine::Machine(const KernelInfo& info, KernelFn kernel, const LaunchOptions& options)
     : info_(info), kernel_(kernel), options_(options), rng_(options.seed.value_or(0)) {}
 
+bool Machine::PastDeadline() {
+  if (options_.time_limit_seconds <= 0 || std::chrono::steady_clock::now() < deadline_) return false;
+  return !timed_out_.exchange(true);  // one finding per launch
+}
+
 bool Machine::Contains(const scjit_ref& r, int elem_bytes, int subcore) const {
   if (ElementCount(r) == 0) return true;
   const uint8_t* lo = r.base;
@@ -386,6 +400,8 @@ void Machine::Stage(std::span<const ParamBuffer> params, bool in) {
 
 absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   auto start = std::chrono::steady_clock::now();
+  deadline_ = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                          std::chrono::duration<double>(options_.time_limit_seconds));
   if (params.size() != info_.params.size()) {
     return absl::InvalidArgumentError(Cat("kernel @", info_.name, " takes ", info_.params.size(), " parameters, got ",
                                           params.size()));

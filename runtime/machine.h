@@ -6,6 +6,7 @@
 #define SCJIT_RUNTIME_MACHINE_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -114,6 +115,8 @@ class Machine {
   const KernelInfo& info() const { return info_; }
   const LaunchOptions& options() const { return options_; }
   bool stopping() const { return stopping_.load(std::memory_order_relaxed); }
+  // True (once) when the launch has run past its time limit.
+  bool PastDeadline();
   SubcoreScheduler& scheduler() { return *scheduler_; }
   uint8_t* smem_of(int subcore) { return smem_ + subcore * smem_stride_; }
   const Subcore& subcore(int i) const { return *subcores_[i]; }
@@ -143,6 +146,8 @@ class Machine {
   std::unique_ptr<SubcoreScheduler> scheduler_;
   std::vector<Diagnostic> findings_;
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> timed_out_{false};
+  std::chrono::steady_clock::time_point deadline_;
   std::mt19937_64 rng_;
 };
 

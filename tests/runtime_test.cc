@@ -260,12 +260,24 @@ note: in kernel @k, subcore (core 0, subcore 0)
 )");
 }
 
+TEST(FindingsTest, EndlessLoopsAreStopped) {
+  LaunchOptions launch;
+  launch.time_limit_seconds = 0.2;
+  testing::Run run = RunText(CatalogKernel("RT-TIMEOUT", true), {}, {}, launch);
+  EXPECT_EQ(run.Findings(), R"(error[RT-TIMEOUT]: kernel @k ran longer than 0.2 s and was stopped
+note: subcore (core 0, subcore 0) was still in a loop
+help: look for a loop whose condition never changes; raise the limit with --time-limit
+)");
+}
+
 // The catalog's run-time examples: the bad kernel makes its finding, the fixed
 // one runs clean.
 TEST(FindingsTest, CatalogExamples) {
   for (const DiagInfo& info : AllDiagnostics()) {
     if (info.code.substr(0, 3) != "RT-" || info.bad.empty()) continue;
-    testing::Run bad = RunText(std::string(info.bad));
+    LaunchOptions launch;
+    launch.time_limit_seconds = 0.2;
+    testing::Run bad = RunText(std::string(info.bad), {}, {}, launch);
     ASSERT_FALSE(bad.findings.empty()) << info.code;
     EXPECT_EQ(bad.findings[0].code(), info.code);
     testing::Run good = RunText(std::string(info.good));

@@ -187,6 +187,14 @@ absl::Status SetTolerance(CliOptions& o, std::string_view option, std::string_vi
   return absl::OkStatus();
 }
 
+absl::Status SetTimeLimit(CliOptions& o, std::string_view option, std::string_view v) {
+  absl::StatusOr<double> x = ParseNumber<double>(option, v);
+  if (!x.ok()) return x.status();
+  if (!(*x >= 0) || std::isinf(*x)) return Usage("option '--time-limit' takes a finite number of seconds >= 0");
+  o.time_limit = *x;
+  return absl::OkStatus();
+}
+
 absl::Status SetHelp(CliOptions& o, std::string_view, std::string_view) {
   o.help = true;
   return absl::OkStatus();
@@ -219,6 +227,8 @@ constexpr OptionSpec kOptions[] = {
     {"--time", false, false, true, "", "print compile and run times", SetTime},
     {"--repeat", true, false, true, "N", "time N launches after one warm-up", SetRepeat},
     {"--report", true, false, true, "FILE.json", "write timings and launch statistics as JSON", SetReport},
+    {"--time-limit", true, false, true, "SECONDS", "stop a launch running longer (RT-TIMEOUT; default 600, 0: none)",
+     SetTimeLimit},
     {"--cache-dir", true, false, false, "DIR", "cache compiled kernels on disk", SetCacheDir},
     {"--explain", true, false, true, "CODE", "explain a diagnostic code (IR-*, IO-*, RT-*, SC rules)", SetExplain},
     {"--help", false, false, true, "", "this text", SetHelp},

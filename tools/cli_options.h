@@ -43,6 +43,7 @@ struct CliOptions {
   std::optional<std::string> cache_dir;
   std::optional<std::string> explain;
   std::optional<double> rtol, atol;
+  double time_limit = 600;  // seconds; 0: none
   bool help = false;
 
   // Options as given (`--threads`, `-O2`), in order, for "not implemented yet".

@@ -289,6 +289,7 @@ int Main(int argc, char** argv) {
   launch.dma = options.dma.value_or(checks ? DmaMode::kOnWait : DmaMode::kEager);
   launch.checks = checks;
   launch.warn = options.check == "warn";
+  launch.time_limit_seconds = options.time_limit;
   launch.log = &std::cerr;
   StackPool stacks;  // reused by the --repeat launches
   launch.stacks = &stacks;

@@ -3,11 +3,15 @@
 //
 //   scjit-docs ops     > docs/ops.md          (from lowering/ops.def, attrs.def)
 //   scjit-docs codes   > docs/diagnostics.md  (from lowering/diagnostics.def)
+//   scjit-docs rules   > docs/sc-rules.md     (from the SC rule tables)
+#include <algorithm>
 #include <iostream>
+#include <vector>
 #include <string>
 
 #include "lowering/diagnostic.h"
 #include "lowering/ir.h"
+#include "lowering/sc_rules.h"
 #include "lowering/strings.h"
 
 namespace scjit {
@@ -105,6 +109,57 @@ void PrintCodes() {
   }
 }
 
+// The catalog's sections, in sc-errors.md order.
+constexpr std::string_view kFamilies[] = {"AV",   "MESH", "GEN", "XF",  "SHAPE", "GET", "SWAP", "IOTA",
+                                          "DMA",  "DEV",  "GS",  "BC",  "PK",    "UP",  "SCAN", "CUM",
+                                          "RED",  "SORT", "REV", "PL",  "MR",    "FAA", "DBG",  "SEM",
+                                          "ALLOC", "CF",  "EL",  "PIPE", "ST",   "RT",  "HN"};
+
+// (family position, number) of a catalog ID such as "DMA-12".
+std::pair<int, int> CatalogOrder(std::string_view code) {
+  size_t dash = code.rfind('-');
+  std::string_view family = code.substr(0, dash);
+  int position = static_cast<int>(std::size(kFamilies));
+  for (size_t i = 0; i < std::size(kFamilies); ++i) {
+    if (kFamilies[i] == family) position = static_cast<int>(i);
+  }
+  int number = 0;
+  for (char c : code.substr(dash + 1)) number = c >= '0' && c <= '9' ? number * 10 + (c - '0') : number;
+  return {position, number};
+}
+
+void PrintRules() {
+  struct Row {
+    std::string code, status, detail;
+  };
+  std::vector<Row> rows;
+  for (DiagId id : ImplementedRules()) {
+    const DiagInfo& d = Info(id);
+    rows.push_back({std::string(d.code), "implemented",
+                    Cat("`` ", d.exception.empty() ? std::string() : Cat(d.exception, ": "), Cell(d.message), " ``")});
+  }
+  for (const NotExpressible& n : NotExpressibleRules()) {
+    rows.push_back({std::string(n.code), "not expressible in .scir", Cell(n.reason)});
+  }
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return CatalogOrder(a.code) < CatalogOrder(b.code) || (CatalogOrder(a.code) == CatalogOrder(b.code) && a.code < b.code);
+  });
+  int implemented = 0;
+  for (const Row& r : rows) implemented += r.status == "implemented";
+  std::cout << "# SC rules: the catalog, ID by ID\n\n"
+               "Generated from the rule tables (`lowering/rules/`) by `scjit-docs rules`; do not\n"
+               "edit by hand. Every ID of sc-errors.md is either implemented, with Pallas' exact\n"
+               "message, or listed with the reason no `.scir` kernel can trigger it\n"
+               "(`tests/catalog_test.cc` checks that none is missing).\n\n"
+               "An implemented rule is tested by its catalog example kernels — the failing one\n"
+               "must fail with exactly its code, the fixed one must pass (`sc_rules_test`,\n"
+               "CatalogRulesTest) — and by its group's tests (`tests/rules_*_test.cc`,\n"
+               "`tests/sc_rules_test.cc`). `jit-run --explain ID` prints both kernels.\n\n"
+            << implemented << " IDs implemented, " << rows.size() - implemented << " not expressible.\n\n"
+            << "| ID | status | message, or why it cannot occur |\n|---|---|---|\n";
+  for (const Row& r : rows) std::cout << "| " << r.code << " | " << r.status << " | " << r.detail << " |\n";
+}
+
 }  // namespace
 }  // namespace scjit
 
@@ -114,8 +169,10 @@ int main(int argc, char** argv) {
     scjit::PrintOps();
   } else if (what == "codes") {
     scjit::PrintCodes();
+  } else if (what == "rules") {
+    scjit::PrintRules();
   } else {
-    std::cerr << "usage: scjit-docs ops|codes\n";
+    std::cerr << "usage: scjit-docs ops|codes|rules\n";
     return 2;
   }
   return 0;
