@@ -1,0 +1,243 @@
+// Memory, DMA and synchronization ops (kernel-ir.md §4.3, §4.4).
+#include "lowering/emitter.h"
+#include "lowering/printer.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Intrinsics.h"
+#include "runtime/abi.h"
+
+namespace scjit::emit {
+// ------------------------------------------------------------------------------------
+// Memory ops (kernel-ir.md §4.3).
+
+absl::Status Emitter::EmitMemory(const Op& op) {
+  const auto& ops = op.operands;
+  int site = Site(op, Print(ops[0]), ops[0].loc);
+  absl::StatusOr<RefVal> view = View(op, ops[0], site);
+  if (!view.ok()) return view.status();
+  llvm::Align align(static_cast<uint64_t>(ByteWidth(view->element)));
+  switch (op.kind) {
+    case OpKind::kGet: {
+      absl::StatusOr<llvm::Value*> v = Load(op, *view, op.results[0]->type);
+      if (!v.ok()) return v.status();
+      Set(op.results[0], *v);
+      return absl::OkStatus();
+    }
+    case OpKind::kSwap:
+    case OpKind::kStore: {
+      const Type& t = ops[1].type();
+      if (op.kind == OpKind::kSwap) {
+        absl::StatusOr<llvm::Value*> old = Load(op, *view, t);
+        if (!old.ok()) return old.status();
+        Set(op.results[0], *old);
+      }
+      return Store(op, *view, ValueOf(ops[1]), t);
+    }
+    case OpKind::kAddupdate: {
+      const Type& t = ops[1].type();
+      absl::StatusOr<llvm::Value*> old = Load(op, *view, t);
+      if (!old.ok()) return old.status();
+      absl::StatusOr<llvm::Value*> sum = Binary(op, OpKind::kAdd, *old, ValueOf(ops[1]), t.element());
+      if (!sum.ok()) return sum.status();
+      return Store(op, *view, *sum, t);
+    }
+    case OpKind::kLoadExpanded:
+    case OpKind::kStoreCompressed:
+    case OpKind::kAddupdateCompressed: {
+      const Type& t = op.kind == OpKind::kLoadExpanded ? op.results[0]->type : ops[1].type();
+      if (!t.is_vector()) return Unsupported(kernel_, op, "masked scalar access");
+      llvm::Value* mask = ValueOf(*op.mask);
+      // The elements touched are the view's first popcount(mask), in row-major
+      // order: a contiguous view is used in place, any other through a copy.
+      bool direct = Contiguous(*view);
+      RefVal mem = *view;
+      llvm::Value* tmp = nullptr;
+      if (!direct) {
+        {
+          llvm::IRBuilder<>::InsertPointGuard guard(b_);
+          b_.SetInsertPoint(entry_->getTerminator());
+          tmp = b_.CreateAlloca(ValueTy(t));
+        }
+        absl::StatusOr<llvm::Value*> all = Load(op, *view, t);
+        if (!all.ok()) return all.status();
+        b_.CreateAlignedStore(*all, tmp, align);
+        mem.ptr = tmp;
+      }
+      llvm::Type* vty = ValueTy(t);
+      if (op.kind == OpKind::kLoadExpanded) {
+        Set(op.results[0], b_.CreateMaskedExpandLoad(vty, mem.ptr, mask, PoisonConstant(t)));
+        return absl::OkStatus();
+      }
+      llvm::Value* v = ValueOf(ops[1]);
+      if (op.kind == OpKind::kAddupdateCompressed) {
+        llvm::Value* old = b_.CreateMaskedExpandLoad(vty, mem.ptr, mask, llvm::Constant::getNullValue(vty));
+        absl::StatusOr<llvm::Value*> sum = Binary(op, OpKind::kAdd, old, v, t.element());
+        if (!sum.ok()) return sum.status();
+        v = *sum;
+      }
+      b_.CreateMaskedCompressStore(v, mem.ptr, mask);
+      if (!direct) {
+        llvm::Value* back = b_.CreateAlignedLoad(vty, tmp, align);
+        return Store(op, *view, back, t);
+      }
+      return absl::OkStatus();
+    }
+    case OpKind::kFetchAndAdd: {
+      // The word's byte offset in the target subcore's SMEM.
+      llvm::Value* offset = b_.CreatePtrDiff(b_.getInt8Ty(), view->ptr, smem_);
+      llvm::Value* target = ValueOf(op.FindAttr("subcore")->value.operand);
+      llvm::Value* old = nullptr;
+      {
+        llvm::IRBuilder<>::InsertPointGuard guard(b_);
+        b_.SetInsertPoint(entry_->getTerminator());
+        old = b_.CreateAlloca(b_.getInt32Ty());
+      }
+      CallChecked("scjit_rt_fetch_and_add", {ctx_arg_, offset, ValueOf(ops[1]), target, I32(site), old});
+      Set(op.results[0], b_.CreateLoad(b_.getInt32Ty(), old));
+      return absl::OkStatus();
+    }
+    default:
+      return Unsupported(kernel_, op, op.name());
+  }
+}
+
+// ------------------------------------------------------------------------------------
+// DMAs, semaphores, barriers, prints, scoped allocations (kernel-ir.md §4.4-4.5).
+
+absl::Status Emitter::EmitDma(const Op& op) {
+  const auto& ops = op.operands;
+  int site = Site(op, Cat(Print(ops[0]), " -> ", Print(ops[1])));
+  if (ops[0].value == nullptr || !ops[0].value->type.is_ref() || !ops[1].value->type.is_ref()) {
+    return Unsupported(kernel_, op, "DMA operands that are not refs");
+  }
+  absl::StatusOr<RefVal> src = View(op, ops[0], site);
+  if (!src.ok()) return src.status();
+  absl::StatusOr<RefVal> dst = View(op, ops[1], site);
+  if (!dst.ok()) return dst.status();
+  if (src->rank() > SCJIT_MAX_RANK || dst->rank() > SCJIT_MAX_RANK) {
+    return Unsupported(kernel_, op, Cat("DMAs of more than ", SCJIT_MAX_RANK, " dimensions"));
+  }
+  llvm::Value* sem = I32(-1);
+  if (ops.size() > 2) {
+    absl::StatusOr<RefVal> s = View(op, ops[2], site);
+    if (!s.ok()) return s.status();
+    sem = s->ptr;
+  }
+  llvm::Value* dma;
+  {
+    llvm::IRBuilder<>::InsertPointGuard guard(b_);
+    b_.SetInsertPoint(entry_->getTerminator());
+    dma = b_.CreateAlloca(DmaTy());
+  }
+  FillRef(b_.CreateStructGEP(DmaTy(), dma, 0), *src);
+  FillRef(b_.CreateStructGEP(DmaTy(), dma, 1), *dst);
+  b_.CreateStore(I32(ByteWidth(dst->element)), b_.CreateStructGEP(DmaTy(), dma, 2));
+  b_.CreateStore(I32(static_cast<int>(dst->element)), b_.CreateStructGEP(DmaTy(), dma, 3));
+  b_.CreateStore(sem, b_.CreateStructGEP(DmaTy(), dma, 4));
+  b_.CreateStore(I32(op.dma_add ? 1 : 0), b_.CreateStructGEP(DmaTy(), dma, 5));
+  std::string_view fn = op.kind == OpKind::kDmaStart  ? "scjit_rt_dma_start"
+                        : op.kind == OpKind::kDmaWait ? "scjit_rt_dma_wait"
+                                                      : "scjit_rt_copy";
+  CallChecked(fn, {ctx_arg_, dma, I32(site)});
+  return absl::OkStatus();
+}
+
+absl::Status Emitter::EmitSync(const Op& op) {
+  const auto& ops = op.operands;
+  switch (op.kind) {
+    case OpKind::kSemSignal:
+    case OpKind::kSemWait:
+    case OpKind::kSemRead: {
+      int site = Site(op, Print(ops[0]), ops[0].loc);
+      absl::StatusOr<RefVal> sem = View(op, ops[0], site);
+      if (!sem.ok()) return sem.status();
+      if (op.kind == OpKind::kSemRead) {
+        llvm::Value* out;
+        {
+          llvm::IRBuilder<>::InsertPointGuard guard(b_);
+          b_.SetInsertPoint(entry_->getTerminator());
+          out = b_.CreateAlloca(b_.getInt32Ty());
+        }
+        CallChecked("scjit_rt_sem_read", {ctx_arg_, sem->ptr, I32(site), out});
+        Set(op.results[0], b_.CreateLoad(b_.getInt32Ty(), out));
+        return absl::OkStatus();
+      }
+      if (op.kind == OpKind::kSemWait) {
+        CallChecked("scjit_rt_sem_wait", {ctx_arg_, sem->ptr, ValueOf(ops[1]), I32(site)});
+        return absl::OkStatus();
+      }
+      const Attribute* core = op.FindAttr("core");
+      const Attribute* subcore = op.FindAttr("subcore");
+      CallChecked("scjit_rt_sem_signal", {ctx_arg_, sem->ptr, ValueOf(ops[1]),
+                                          core != nullptr ? ValueOf(core->value.operand) : I32(-1),
+                                          subcore != nullptr ? ValueOf(subcore->value.operand) : I32(-1), I32(site)});
+      return absl::OkStatus();
+    }
+    case OpKind::kBarrier:
+      CallChecked("scjit_rt_barrier", {ctx_arg_, I32(Site(op))});
+      return absl::OkStatus();
+    case OpKind::kDebugPrint: {
+      int site = Site(op, op.text);
+      llvm::Value* null = llvm::ConstantPointerNull::get(b_.getPtrTy());
+      if (ops.empty()) {
+        CallChecked("scjit_rt_debug_print", {ctx_arg_, I32(site), I32(SCJIT_PRINT_NONE), I32(0), null, I64(0), null});
+        return absl::OkStatus();
+      }
+      const Operand& o = ops[0];
+      if (o.value->type.is_memory()) {
+        absl::StatusOr<RefVal> r = View(op, o, site);
+        if (!r.ok()) return r.status();
+        if (r->semaphore) return Unsupported(kernel_, op, "printing semaphores");
+        llvm::Value* ref;
+        {
+          llvm::IRBuilder<>::InsertPointGuard guard(b_);
+          b_.SetInsertPoint(entry_->getTerminator());
+          ref = b_.CreateAlloca(RefTy());
+        }
+        FillRef(ref, *r);
+        CallChecked("scjit_rt_debug_print",
+                    {ctx_arg_, I32(site), I32(SCJIT_PRINT_REF), I32(static_cast<int>(r->element)), null, I64(0), ref});
+        return absl::OkStatus();
+      }
+      const Type& t = o.value->type;
+      llvm::Value* v = ValueOf(o);
+      llvm::Value* tmp;
+      {
+        llvm::IRBuilder<>::InsertPointGuard guard(b_);
+        b_.SetInsertPoint(entry_->getTerminator());
+        tmp = b_.CreateAlloca(v->getType());
+      }
+      // i1 vectors are printed from bytes.
+      if (t.element() == ElementType::kI1) {
+        llvm::Type* bytes = t.is_vector() ? static_cast<llvm::Type*>(llvm::FixedVectorType::get(
+                                                b_.getInt8Ty(), static_cast<unsigned>(t.NumElements())))
+                                          : b_.getInt8Ty();
+        {
+          llvm::IRBuilder<>::InsertPointGuard guard(b_);
+          b_.SetInsertPoint(entry_->getTerminator());
+          tmp = b_.CreateAlloca(bytes);
+        }
+        v = b_.CreateZExt(v, bytes);
+      }
+      b_.CreateStore(v, tmp);
+      CallChecked("scjit_rt_debug_print", {ctx_arg_, I32(site), I32(SCJIT_PRINT_VALUE),
+                                           I32(static_cast<int>(t.element())), tmp, I64(t.NumElements()), null});
+      return absl::OkStatus();
+    }
+    case OpKind::kAlloc: {
+      const Value* v = op.results[0];
+      std::shared_ptr<RefVal> r = BaseRef(v);
+      llvm::Value* null = llvm::ConstantPointerNull::get(b_.getPtrTy());
+      if (r->semaphore) {
+        CallChecked("scjit_rt_alloc", {ctx_arg_, null, I64(v->type.NumElements()), I32(0), r->ptr});
+      } else {
+        CallChecked("scjit_rt_alloc", {ctx_arg_, r->ptr, I64(v->type.NumElements()),
+                                       I32(static_cast<int>(v->type.element())), I32(-1)});
+      }
+      return absl::OkStatus();
+    }
+    default:
+      return Unsupported(kernel_, op, op.name());
+  }
+}
+
+}  // namespace scjit::emit

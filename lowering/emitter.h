@@ -1,0 +1,143 @@
+// The LLVM IR emitter's internals, shared by its source files:
+//   emit_llvm.cc     the kernel function, types, runtime calls, refs, control flow
+//   emit_compute.cc  value ops (kernel-ir.md §4.1)
+//   emit_memory.cc   memory, DMA and synchronization ops (§4.3, §4.4)
+// See emit_llvm.h for what the generated code models.
+#ifndef SCJIT_LOWERING_EMITTER_H_
+#define SCJIT_LOWERING_EMITTER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "lowering/emit_llvm.h"
+#include "lowering/ir.h"
+#include "lowering/kernel_info.h"
+#include "lowering/strings.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/Module.h"
+
+namespace scjit::emit {
+
+// A view of memory (or of semaphores) as the generated code holds it.
+struct RefVal {
+  MemorySpace space = MemorySpace::kVmem;
+  bool semaphore = false;
+  ElementType element = ElementType::kI32;
+  llvm::Value* ptr = nullptr;  // data: address of element 0; semaphores: i32 index of element 0
+  std::vector<llvm::Value*> sizes;    // i64
+  std::vector<llvm::Value*> strides;  // i64, in elements
+  int rank() const { return static_cast<int>(sizes.size()); }
+};
+
+// What an SSA value is in generated code: an LLVM value, or a ref.
+struct Val {
+  llvm::Value* value = nullptr;
+  std::shared_ptr<RefVal> ref;
+};
+
+
+
+class Emitter {
+ public:
+  Emitter(const Kernel& kernel, KernelInfo& info, const EmitOptions& options, llvm::LLVMContext& ctx,
+          llvm::Module& module)
+      : kernel_(kernel), info_(info), options_(options), ctx_(ctx), module_(module), b_(ctx) {}
+
+  absl::Status Run();
+
+ private:
+  // --- Types ---------------------------------------------------------------------
+  llvm::Type* ElemTy(ElementType e);
+  llvm::Type* ValueTy(const Type& t);
+  llvm::StructType* CtxTy();
+  llvm::StructType* RefTy();
+  llvm::StructType* DmaTy();
+  llvm::Value* I32(int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); }
+  llvm::Value* I64(int64_t v) { return b_.getInt64(static_cast<uint64_t>(v)); }
+
+  // --- Runtime calls -------------------------------------------------------------
+  llvm::FunctionCallee Rt(std::string_view name);
+  // Calls a runtime function; on a non-zero status the kernel returns it.
+  void CallChecked(std::string_view name, std::vector<llvm::Value*> args);
+  // Branches to the exit with `status` when `fail` holds.
+  void ExitIf(llvm::Value* fail, llvm::Value* status);
+  llvm::Value* CtxField(int field, llvm::Type* ty);
+  int Site(const Op& op, std::string text = "", Location loc = {}) {
+    return info_.AddSite(op, std::move(text), loc);
+  }
+
+  // --- Values --------------------------------------------------------------------
+  // A value operand, or a literal as a constant of its literal_type.
+  llvm::Value* ValueOf(const Operand& o);
+  llvm::Constant* LiteralConstant(const Operand& o, ElementType e);
+  llvm::Constant* PoisonConstant(const Type& t);
+  llvm::Value* Splat(llvm::Value* scalar, const Type& t);
+
+  // --- Refs ----------------------------------------------------------------------
+  std::shared_ptr<RefVal> BaseRef(const Value* v);
+  // The view an operand denotes, bounds-checked against its ref.
+  absl::StatusOr<RefVal> View(const Op& op, const Operand& o, int site);
+  // `index` must lie in [0, limit) (unsigned); returns it, or its clamp.
+  llvm::Value* CheckIndex(llvm::Value* index, llvm::Value* limit, int what, int dim, int site);
+  llvm::Value* Address(const RefVal& r, llvm::Value* offset);  // element `offset` of r
+  absl::StatusOr<llvm::Value*> Load(const Op& op, const RefVal& view, const Type& type);
+  absl::Status Store(const Op& op, const RefVal& view, llvm::Value* v, const Type& type);
+  bool Contiguous(const RefVal& r) const;
+  void FillRef(llvm::Value* dst, const RefVal& r);
+
+  // --- Ops -----------------------------------------------------------------------
+  absl::Status EmitRegion(const Region& r, std::vector<llvm::Value*>* yielded);
+  absl::Status EmitOp(const Op& op);
+  absl::Status EmitElementwise(const Op& op);
+  absl::StatusOr<llvm::Value*> Binary(const Op& op, OpKind kind, llvm::Value* a, llvm::Value* b, ElementType e);
+  absl::StatusOr<llvm::Value*> Unary(const Op& op, llvm::Value* a, ElementType e);
+  llvm::Value* Convert(llvm::Value* v, ElementType from, const Type& to);
+  absl::Status EmitMemory(const Op& op);
+  absl::Status EmitDma(const Op& op);
+  absl::Status EmitSync(const Op& op);
+  absl::Status EmitFor(const Op& op);
+  absl::Status EmitIf(const Op& op);
+  absl::Status EmitWhile(const Op& op);
+  void Tick();
+
+  void Set(const Value* v, llvm::Value* value) { vals_[v].value = value; }
+
+  const Kernel& kernel_;
+  KernelInfo& info_;
+  const EmitOptions& options_;
+  llvm::LLVMContext& ctx_;
+  llvm::Module& module_;
+  llvm::IRBuilder<> b_;
+
+  llvm::Function* fn_ = nullptr;
+  llvm::Value* ctx_arg_ = nullptr;
+  llvm::BasicBlock* exit_ = nullptr;
+  llvm::PHINode* exit_status_ = nullptr;
+  llvm::BasicBlock* entry_ = nullptr;
+  absl::flat_hash_map<const Value*, Val> vals_;
+  llvm::Value* vmem_ = nullptr;
+  llvm::Value* smem_ = nullptr;
+  llvm::Value* shared_ = nullptr;
+  llvm::Value* hbm_ = nullptr;
+};
+
+// Context fields, in scjit_ctx order.
+enum CtxField { kVmem, kSmem, kShared, kHbm, kCore, kSubcore, kNumCores, kNumSubcores, kTick, kChecks, kRuntime };
+
+inline absl::Status Unsupported(const Kernel& k, const Op& op, std::string_view what) {
+  return absl::UnimplementedError(Cat("not implemented yet: ", what, " (", op.name(), " at line ", op.loc.line,
+                                      ", kernel @", k.name, ")"));
+}
+
+// Row-major element offsets of a view with static sizes: calls `row(offset,
+// first_element)` for each run of `row_len` elements that is contiguous.
+absl::Status ForEachRow(const RefVal& r, int64_t* row_len, const std::function<void(int64_t, int64_t)>& row);
+
+}  // namespace scjit::emit
+
+#endif  // SCJIT_LOWERING_EMITTER_H_
