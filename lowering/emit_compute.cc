@@ -4,6 +4,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Intrinsics.h"
 #include "runtime/abi.h"
+#include "llvm/IR/GlobalVariable.h"
 
 namespace scjit::emit {
 // ------------------------------------------------------------------------------------
@@ -143,13 +144,37 @@ llvm::Value* Emitter::Convert(llvm::Value* v, ElementType from, const Type& to) 
   return from_unsigned ? b_.CreateZExt(v, ty) : b_.CreateSExt(v, ty);
 }
 
+absl::Status Emitter::Elementwise(
+    const Op& op,
+    const std::function<absl::StatusOr<llvm::Value*>(const std::vector<llvm::Value*>&, const Type&)>& compute) {
+  const Type& out = op.results[0]->type;
+  if (!Large(out)) {
+    std::vector<llvm::Value*> args;
+    for (const Operand& o : op.operands) args.push_back(ValueOf(o));
+    absl::StatusOr<llvm::Value*> r = compute(args, out);
+    if (!r.ok()) return r.status();
+    Set(op.results[0], *r);
+    return absl::OkStatus();
+  }
+  llvm::Value* buffer = NewBuffer(out);
+  absl::Status s = ForChunks(out.NumElements(), [&](llvm::Value* first, int64_t width) -> absl::Status {
+    std::vector<llvm::Value*> args;
+    for (const Operand& o : op.operands) args.push_back(ChunkOf(o, first, width));
+    absl::StatusOr<llvm::Value*> r = compute(args, out.WithShape({width}));
+    if (!r.ok()) return r.status();
+    StoreChunk(buffer, out.element(), first, *r);
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  SetBuffer(op.results[0], buffer);
+  return absl::OkStatus();
+}
+
 absl::Status Emitter::EmitElementwise(const Op& op) {
   const auto& ops = op.operands;
   const Type& out = op.results[0]->type;
   switch (op.kind) {
     case OpKind::kCmp: {
-      llvm::Value* a = ValueOf(ops[0]);
-      llvm::Value* b = ValueOf(ops[1]);
       ElementType e = ops[0].type().element();
       static constexpr llvm::CmpInst::Predicate kFloat[] = {llvm::CmpInst::FCMP_OEQ, llvm::CmpInst::FCMP_ONE,
                                                             llvm::CmpInst::FCMP_OLT, llvm::CmpInst::FCMP_OLE,
@@ -163,38 +188,248 @@ absl::Status Emitter::EmitElementwise(const Op& op) {
       int p = static_cast<int>(op.predicate);
       llvm::CmpInst::Predicate pred =
           IsFloat(e) ? kFloat[p] : (IsUnsigned(e) || IsBool(e)) ? kUnsigned[p] : kSigned[p];
-      Set(op.results[0], IsFloat(e) ? b_.CreateFCmp(pred, a, b) : b_.CreateICmp(pred, a, b));
-      return absl::OkStatus();
+      return Elementwise(op, [&](const std::vector<llvm::Value*>& a, const Type&) -> absl::StatusOr<llvm::Value*> {
+        return IsFloat(e) ? b_.CreateFCmp(pred, a[0], a[1]) : b_.CreateICmp(pred, a[0], a[1]);
+      });
     }
-    case OpKind::kSelect: {
-      Set(op.results[0], b_.CreateSelect(ValueOf(ops[0]), ValueOf(ops[1]), ValueOf(ops[2])));
-      return absl::OkStatus();
+    case OpKind::kSelect:
+      return Elementwise(op, [&](const std::vector<llvm::Value*>& a, const Type&) -> absl::StatusOr<llvm::Value*> {
+        return b_.CreateSelect(a[0], a[1], a[2]);
+      });
+    case OpKind::kClamp:
+      return Elementwise(op, [&](const std::vector<llvm::Value*>& a, const Type& t) -> absl::StatusOr<llvm::Value*> {
+        absl::StatusOr<llvm::Value*> lo = Binary(op, OpKind::kMax, a[1], a[0], t.element());
+        if (!lo.ok()) return lo.status();
+        return Binary(op, OpKind::kMin, *lo, a[2], t.element());
+      });
+    case OpKind::kConvert: {
+      ElementType from = ops[0].type().element();
+      return Elementwise(op, [&](const std::vector<llvm::Value*>& a, const Type& t) -> absl::StatusOr<llvm::Value*> {
+        return Convert(a[0], from, t);
+      });
     }
-    case OpKind::kClamp: {
-      absl::StatusOr<llvm::Value*> lo = Binary(op, OpKind::kMax, ValueOf(ops[1]), ValueOf(ops[0]), out.element());
-      if (!lo.ok()) return lo.status();
-      absl::StatusOr<llvm::Value*> r = Binary(op, OpKind::kMin, *lo, ValueOf(ops[2]), out.element());
-      if (!r.ok()) return r.status();
-      Set(op.results[0], *r);
-      return absl::OkStatus();
-    }
-    case OpKind::kConvert:
-      Set(op.results[0], Convert(ValueOf(ops[0]), ops[0].type().element(), out));
-      return absl::OkStatus();
     case OpKind::kBitcast:
+      // A large value's bytes are reinterpreted in place (numpy's x.view(dtype)).
+      if (Large(out)) {
+        SetBuffer(op.results[0], BufferOf(ops[0]));
+        return absl::OkStatus();
+      }
       Set(op.results[0], b_.CreateBitCast(ValueOf(ops[0]), ValueTy(out)));
       return absl::OkStatus();
     default:
       break;
   }
   if (op.info().has(kTcOnly)) return Unsupported(kernel_, op, Cat("the TensorCore-only op ", op.name()));
-  std::vector<llvm::Value*> args;
-  for (const Operand& o : ops) args.push_back(ValueOf(o));
-  absl::StatusOr<llvm::Value*> r = args.size() == 2 ? Binary(op, op.kind, args[0], args[1], out.element())
-                                                    : Unary(op, args[0], out.element());
-  if (!r.ok()) return r.status();
-  Set(op.results[0], *r);
+  return Elementwise(op, [&](const std::vector<llvm::Value*>& a, const Type& t) -> absl::StatusOr<llvm::Value*> {
+    return a.size() == 2 ? Binary(op, op.kind, a[0], a[1], t.element()) : Unary(op, a[0], t.element());
+  });
+}
+
+llvm::Value* Emitter::AsBuffer(const Operand& o) {
+  const Type& t = o.value->type;
+  if (Large(t)) return BufferOf(o);
+  llvm::Value* buffer = NewBuffer(t);
+  llvm::Value* v = ValueOf(o);
+  if (t.element() == ElementType::kI1) {
+    v = b_.CreateZExt(v, llvm::FixedVectorType::get(b_.getInt8Ty(), static_cast<unsigned>(t.NumElements())));
+  }
+  b_.CreateStore(v, buffer);
+  return buffer;
+}
+
+void Emitter::SetFromBuffer(const Value* result, llvm::Value* buffer) {
+  const Type& t = result->type;
+  if (Large(t)) {
+    SetBuffer(result, buffer);
+  } else {
+    Set(result, LoadChunk(buffer, t.element(), I64(0), t.NumElements()));
+  }
+}
+
+// slice and concat: shuffles of register values, or row copies between buffers
+// when either side is large.
+absl::Status Emitter::EmitShapeOp(const Op& op) {
+  const auto& ops = op.operands;
+  const Type& out = op.results[0]->type;
+  bool large = Large(out);
+  for (const Operand& o : ops) large = large || Large(o.value->type);
+  llvm::Type* elem = BufferElemTy(out.element());
+  uint64_t w = elem->getScalarSizeInBits() / 8;
+  if (op.kind == OpKind::kSlice) {
+    const Type& t = ops[0].value->type;
+    auto lo = [&](int d) -> int64_t {
+      return d < static_cast<int>(ops[0].index.size()) ? ops[0].index[d].lo.value_or(0) : 0;
+    };
+    if (!large) {
+      // Each output element's row-major index, mapped back to the input.
+      std::vector<int> mask;
+      for (int64_t k = 0; k < out.NumElements(); ++k) {
+        int64_t rem = k, src = 0, stride = 1;
+        for (int d = t.rank() - 1; d >= 0; --d) {
+          src += (rem % out.shape()[d] + lo(d)) * stride;
+          rem /= out.shape()[d];
+          stride *= t.shape()[d];
+        }
+        mask.push_back(static_cast<int>(src));
+      }
+      Set(op.results[0], b_.CreateShuffleVector(vals_[ops[0].value].value, mask));
+      return absl::OkStatus();
+    }
+    llvm::Value* src = AsBuffer(ops[0]);
+    llvm::Value* dst = NewBuffer(out);
+    int64_t row = out.shape().back();
+    Loop(out.NumElements() / row, [&](llvm::Value* r) {
+      // Output row r's first element in the input.
+      llvm::Value* rem = r;
+      llvm::Value* from = I64(lo(out.rank() - 1));
+      int64_t stride = t.shape().back();
+      for (int d = out.rank() - 2; d >= 0; --d) {
+        llvm::Value* i = b_.CreateAdd(b_.CreateURem(rem, I64(out.shape()[d])), I64(lo(d)));
+        from = b_.CreateAdd(from, b_.CreateMul(i, I64(stride)));
+        rem = b_.CreateUDiv(rem, I64(out.shape()[d]));
+        stride *= t.shape()[d];
+      }
+      b_.CreateMemCpy(b_.CreateGEP(elem, dst, b_.CreateMul(r, I64(row))), llvm::MaybeAlign(1),
+                      b_.CreateGEP(elem, src, from), llvm::MaybeAlign(1), static_cast<uint64_t>(row) * w);
+    });
+    SetFromBuffer(op.results[0], dst);
+    return absl::OkStatus();
+  }
+  // concat along `axis`: each operand's runs of len * inner elements land at
+  // their offset in every run of the output.
+  const Attribute* a = op.FindAttr("axis");
+  int64_t axis = a != nullptr ? a->value.operand.int_value : 0;
+  int64_t inner = 1;
+  for (int d = static_cast<int>(axis) + 1; d < out.rank(); ++d) inner *= out.shape()[d];
+  int64_t outer = out.NumElements() / (out.shape()[axis] * inner);
+  llvm::Value* dst = NewBuffer(out);
+  int64_t start = 0;
+  for (const Operand& o : ops) {
+    int64_t len = o.value->type.shape()[axis];
+    llvm::Value* src = AsBuffer(o);
+    int64_t begin = start;
+    Loop(outer, [&](llvm::Value* i) {
+      llvm::Value* to = b_.CreateAdd(b_.CreateMul(i, I64(out.shape()[axis] * inner)), I64(begin * inner));
+      b_.CreateMemCpy(b_.CreateGEP(elem, dst, to), llvm::MaybeAlign(1),
+                      b_.CreateGEP(elem, src, b_.CreateMul(i, I64(len * inner))), llvm::MaybeAlign(1),
+                      static_cast<uint64_t>(len * inner) * w);
+    });
+    start += len;
+  }
+  SetFromBuffer(op.results[0], dst);
   return absl::OkStatus();
+}
+
+absl::Status Emitter::EmitValueOp(const Op& op) {
+  const auto& ops = op.operands;
+  switch (op.kind) {
+    case OpKind::kConst: {
+      const Type& t = op.results[0]->type;
+      const ConstValue& c = op.constant;
+      if (!t.is_vector()) {
+        Set(op.results[0], LiteralConstant(c.elements[0], t.element()));
+        return absl::OkStatus();
+      }
+      if (Large(t)) {
+        // A list becomes a constant array; a splat is stored chunk by chunk.
+        llvm::Value* buffer = NewBuffer(t);
+        if (c.dense_list) {
+          std::vector<llvm::Constant*> elems;
+          for (const Operand& e : c.elements) {
+            llvm::Constant* k = LiteralConstant(e, t.element());
+            elems.push_back(t.element() == ElementType::kI1 ? llvm::ConstantInt::get(b_.getInt8Ty(), e.int_value != 0) : k);
+          }
+          auto* array_ty = llvm::ArrayType::get(BufferElemTy(t.element()), elems.size());
+          auto* global = new llvm::GlobalVariable(module_, array_ty, true, llvm::GlobalValue::PrivateLinkage,
+                                                  llvm::ConstantArray::get(array_ty, elems));
+          CopyElements(buffer, global, t.element(), t.NumElements());
+        } else {
+          llvm::Constant* k = LiteralConstant(c.elements[0], t.element());
+          absl::Status s = ForChunks(t.NumElements(), [&](llvm::Value* first, int64_t width) {
+            StoreChunk(buffer, t.element(), first, b_.CreateVectorSplat(static_cast<unsigned>(width), k));
+            return absl::OkStatus();
+          });
+          if (!s.ok()) return s;
+        }
+        SetBuffer(op.results[0], buffer);
+        return absl::OkStatus();
+      }
+      if (!c.dense_list) {
+        Set(op.results[0], llvm::ConstantVector::getSplat(
+                               llvm::ElementCount::getFixed(static_cast<unsigned>(t.NumElements())),
+                               LiteralConstant(c.elements[0], t.element())));
+      } else {
+        std::vector<llvm::Constant*> elems;
+        for (const Operand& e : c.elements) elems.push_back(LiteralConstant(e, t.element()));
+        Set(op.results[0], llvm::ConstantVector::get(elems));
+      }
+      return absl::OkStatus();
+    }
+    case OpKind::kIota: {
+      const Type& t = op.results[0]->type;
+      std::vector<llvm::Constant*> elems;
+      for (int64_t i = 0; i < t.NumElements(); ++i) {
+        elems.push_back(IsFloat(t.element()) ? llvm::ConstantFP::get(ElemTy(t.element()), static_cast<double>(i))
+                                             : llvm::ConstantInt::get(ElemTy(t.element()), static_cast<uint64_t>(i)));
+      }
+      Set(op.results[0], llvm::ConstantVector::get(elems));
+      return absl::OkStatus();
+    }
+    case OpKind::kBroadcast:
+      return Elementwise(op, [&](const std::vector<llvm::Value*>& a, const Type& t) -> absl::StatusOr<llvm::Value*> {
+        return Splat(a[0], t);
+      });
+    case OpKind::kExtract:
+    case OpKind::kInsert: {
+      const Operand& vec = op.kind == OpKind::kExtract ? ops[0] : ops[1];
+      const Type& t = vec.value->type;
+      llvm::Value* flat = I64(0);
+      int64_t stride = 1;
+      int site = -1;
+      for (int d = t.rank() - 1; d >= 0; --d) {
+        llvm::Value* i = b_.CreateSExt(ValueOf(vec.index[d].start), b_.getInt64Ty());
+        if (!llvm::isa<llvm::Constant>(i)) {
+          if (site < 0) site = Site(op, Print(vec), vec.loc);
+          i = CheckIndex(i, I64(t.shape()[d]), SCJIT_BOUNDS_INDEX, d, site);
+        }
+        flat = b_.CreateAdd(flat, b_.CreateMul(i, I64(stride)));
+        stride *= t.shape()[d];
+      }
+      if (Large(t)) {
+        llvm::Type* elem = BufferElemTy(t.element());
+        if (op.kind == OpKind::kExtract) {
+          llvm::Value* e = b_.CreateLoad(elem, b_.CreateGEP(elem, BufferOf(vec), flat));
+          Set(op.results[0], t.element() == ElementType::kI1 ? b_.CreateTrunc(e, b_.getInt1Ty()) : e);
+        } else {
+          llvm::Value* buffer = NewBuffer(t);
+          CopyElements(buffer, BufferOf(vec), t.element(), t.NumElements());
+          llvm::Value* e = ValueOf(ops[0]);
+          if (t.element() == ElementType::kI1) e = b_.CreateZExt(e, elem);
+          b_.CreateStore(e, b_.CreateGEP(elem, buffer, flat));
+          SetBuffer(op.results[0], buffer);
+        }
+        return absl::OkStatus();
+      }
+      llvm::Value* v = vals_[vec.value].value;
+      Set(op.results[0], op.kind == OpKind::kExtract ? b_.CreateExtractElement(v, flat)
+                                                     : b_.CreateInsertElement(v, ValueOf(ops[0]), flat));
+      return absl::OkStatus();
+    }
+    case OpKind::kSlice:
+    case OpKind::kConcat:
+      return EmitShapeOp(op);
+    case OpKind::kReshape:
+      // Values are row-major and flat: a reshape keeps the same elements.
+      vals_[op.results[0]].value = vals_[ops[0].value].value;
+      vals_[op.results[0]].buffer = vals_[ops[0].value].buffer;
+      return absl::OkStatus();
+    default:
+      if (op.info().rule != TypeRule::kCustom || op.kind == OpKind::kCmp || op.kind == OpKind::kSelect ||
+          op.kind == OpKind::kConvert || op.kind == OpKind::kBitcast) {
+        return EmitElementwise(op);
+      }
+      return Unsupported(kernel_, op, op.name());
+  }
 }
 
 }  // namespace scjit::emit

@@ -143,6 +143,73 @@ llvm::Value* Emitter::ValueOf(const Operand& o) {
 }
 
 
+llvm::Value* Emitter::NewBuffer(const Type& t) {
+  llvm::IRBuilder<>::InsertPointGuard guard(b_);
+  b_.SetInsertPoint(entry_->getTerminator());
+  llvm::AllocaInst* a =
+      b_.CreateAlloca(llvm::ArrayType::get(BufferElemTy(t.element()), static_cast<uint64_t>(t.NumElements())));
+  a->setAlignment(llvm::Align(64));
+  return a;
+}
+
+llvm::Value* Emitter::LoadChunk(llvm::Value* buffer, ElementType e, llvm::Value* offset, int64_t width) {
+  llvm::Type* elem = BufferElemTy(e);
+  llvm::Value* v = b_.CreateAlignedLoad(llvm::FixedVectorType::get(elem, static_cast<unsigned>(width)),
+                                        b_.CreateGEP(elem, buffer, offset), llvm::Align(elem->getScalarSizeInBits() / 8));
+  return e == ElementType::kI1 ? b_.CreateTrunc(v, llvm::FixedVectorType::get(b_.getInt1Ty(), static_cast<unsigned>(width)))
+                               : v;
+}
+
+void Emitter::StoreChunk(llvm::Value* buffer, ElementType e, llvm::Value* offset, llvm::Value* chunk) {
+  llvm::Type* elem = BufferElemTy(e);
+  if (e == ElementType::kI1) {
+    unsigned width = llvm::cast<llvm::FixedVectorType>(chunk->getType())->getNumElements();
+    chunk = b_.CreateZExt(chunk, llvm::FixedVectorType::get(elem, width));
+  }
+  b_.CreateAlignedStore(chunk, b_.CreateGEP(elem, buffer, offset), llvm::Align(elem->getScalarSizeInBits() / 8));
+}
+
+llvm::Value* Emitter::ChunkOf(const Operand& o, llvm::Value* offset, int64_t width) {
+  Type t = o.type();
+  if (t.is_vector()) return LoadChunk(BufferOf(o), t.element(), offset, width);
+  return b_.CreateVectorSplat(static_cast<unsigned>(width), ValueOf(o));
+}
+
+absl::Status Emitter::ForChunks(int64_t n, const std::function<absl::Status(llvm::Value*, int64_t)>& body) {
+  int64_t full = n / kChunkElements;
+  absl::Status status;
+  Loop(full, [&](llvm::Value* i) { status = body(b_.CreateMul(i, I64(kChunkElements)), kChunkElements); });
+  if (!status.ok()) return status;
+  if (n % kChunkElements != 0) return body(I64(full * kChunkElements), n % kChunkElements);
+  return absl::OkStatus();
+}
+
+void Emitter::Loop(int64_t n, const std::function<void(llvm::Value*)>& body) {
+  if (n <= 0) return;
+  if (n == 1) {
+    body(I64(0));
+    return;
+  }
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx_, "loop", fn_);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "loop_done", fn_);
+  b_.CreateBr(loop);
+  b_.SetInsertPoint(loop);
+  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2);
+  i->addIncoming(I64(0), pre);
+  body(i);
+  llvm::Value* next = b_.CreateAdd(i, I64(1));
+  i->addIncoming(next, b_.GetInsertBlock());
+  b_.CreateCondBr(b_.CreateICmpULT(next, I64(n)), loop, done);
+  b_.SetInsertPoint(done);
+}
+
+void Emitter::CopyElements(llvm::Value* dst, llvm::Value* src, ElementType e, int64_t n) {
+  if (dst == src) return;
+  uint64_t bytes = static_cast<uint64_t>(n) * BufferElemTy(e)->getScalarSizeInBits() / 8;
+  b_.CreateMemMove(dst, llvm::MaybeAlign(1), src, llvm::MaybeAlign(1), bytes);
+}
+
 llvm::Value* Emitter::Splat(llvm::Value* scalar, const Type& t) {
   if (!t.is_vector()) return scalar;
   return b_.CreateVectorSplat(static_cast<unsigned>(t.NumElements()), scalar);
@@ -345,6 +412,47 @@ absl::Status Emitter::Store(const Op& op, const RefVal& view, llvm::Value* v, co
   });
 }
 
+absl::Status Emitter::CopyView(const Op& op, const RefVal& view, llvm::Value* buffer, const Type& type, bool to_buffer) {
+  llvm::Type* elem = ElemTy(view.element);
+  uint64_t w = static_cast<uint64_t>(ByteWidth(view.element));
+  if (Contiguous(view)) {
+    uint64_t bytes = static_cast<uint64_t>(type.NumElements()) * w;
+    if (to_buffer) {
+      b_.CreateMemCpy(buffer, llvm::MaybeAlign(1), view.ptr, llvm::MaybeAlign(1), bytes);
+    } else {
+      b_.CreateMemCpy(view.ptr, llvm::MaybeAlign(1), buffer, llvm::MaybeAlign(1), bytes);
+    }
+    return absl::OkStatus();
+  }
+  // A loop over the rows (all dimensions but the minor one), one memcpy each.
+  int rank = view.rank();
+  auto* minor_stride = llvm::dyn_cast<llvm::ConstantInt>(view.strides[rank - 1]);
+  if (minor_stride == nullptr || minor_stride->getSExtValue() != 1) {
+    return Unsupported(kernel_, op, "large values of views with a strided minor dimension");
+  }
+  int64_t row_len = type.shape().back();
+  int64_t rows = type.NumElements() / row_len;
+  Loop(rows, [&](llvm::Value* r) {
+    // The row's offset in the view: its multi-index over the outer dimensions.
+    llvm::Value* rem = r;
+    llvm::Value* offset = I64(0);
+    for (int d = rank - 2; d >= 0; --d) {
+      llvm::Value* size = I64(type.shape()[d]);
+      offset = b_.CreateAdd(offset, b_.CreateMul(b_.CreateURem(rem, size), view.strides[d]));
+      rem = b_.CreateUDiv(rem, size);
+    }
+    llvm::Value* mem = b_.CreateGEP(elem, view.ptr, offset);
+    llvm::Value* buf = b_.CreateGEP(elem, buffer, b_.CreateMul(r, I64(row_len)));
+    uint64_t bytes = static_cast<uint64_t>(row_len) * w;
+    if (to_buffer) {
+      b_.CreateMemCpy(buf, llvm::MaybeAlign(1), mem, llvm::MaybeAlign(1), bytes);
+    } else {
+      b_.CreateMemCpy(mem, llvm::MaybeAlign(1), buf, llvm::MaybeAlign(1), bytes);
+    }
+  });
+  return absl::OkStatus();
+}
+
 void Emitter::FillRef(llvm::Value* dst, const RefVal& r) {
   llvm::StructType* ref_ty = RefTy();
   llvm::Type* dims_ty = llvm::ArrayType::get(b_.getInt64Ty(), SCJIT_MAX_RANK);
@@ -387,6 +495,14 @@ absl::Status Emitter::Run() {
   exit_status_->addIncoming(I32(0), b_.GetInsertBlock());
   b_.CreateBr(exit_);
 
+  // Every alloca is in the entry block (see NewBuffer): together they bound the frame.
+  const llvm::DataLayout& layout = module_.getDataLayout();
+  for (const llvm::Instruction& i : *entry_) {
+    if (const auto* a = llvm::dyn_cast<llvm::AllocaInst>(&i)) {
+      info_.frame_bytes += static_cast<int64_t>(layout.getTypeAllocSize(a->getAllocatedType()).getFixedValue()) +
+                           static_cast<int64_t>(a->getAlign().value());
+    }
+  }
   std::string error;
   llvm::raw_string_ostream os(error);
   if (llvm::verifyFunction(*fn_, &os)) {
@@ -399,7 +515,7 @@ absl::Status Emitter::EmitRegion(const Region& r, std::vector<llvm::Value*>* yie
   for (const auto& op : r.ops) {
     if (op->kind == OpKind::kYield || op->kind == OpKind::kCondition) {
       if (yielded != nullptr) {
-        for (const Operand& o : op->operands) yielded->push_back(ValueOf(o));
+        for (const Operand& o : op->operands) yielded->push_back(Carried(o));
       }
       continue;
     }
@@ -408,111 +524,53 @@ absl::Status Emitter::EmitRegion(const Region& r, std::vector<llvm::Value*>* yie
   return absl::OkStatus();
 }
 
+// Ops that take or make large values (see Large): memory ops copy them row by
+// row, value ops run over them in chunks, control flow carries them in buffers.
+static bool HandlesLarge(const Op& op) {
+  switch (op.kind) {
+    case OpKind::kConst:
+    case OpKind::kBroadcast:
+    case OpKind::kExtract:
+    case OpKind::kInsert:
+    case OpKind::kSlice:
+    case OpKind::kConcat:
+    case OpKind::kReshape:
+    case OpKind::kCmp:
+    case OpKind::kSelect:
+    case OpKind::kConvert:
+    case OpKind::kBitcast:
+    case OpKind::kGet:
+    case OpKind::kSwap:
+    case OpKind::kStore:
+    case OpKind::kAddupdate:
+    case OpKind::kDebugPrint:
+    case OpKind::kFor:
+    case OpKind::kParallelFor:
+    case OpKind::kIf:
+    case OpKind::kWhile:
+    case OpKind::kScoped:
+      return true;
+    default:
+      return op.info().rule != TypeRule::kCustom;  // elementwise
+  }
+}
+
+static bool TouchesLarge(const Op& op) {
+  for (const Operand& o : op.operands) {
+    if (o.is_value() && Large(o.value->type)) return true;
+  }
+  for (const Value* r : op.results) {
+    if (Large(r->type)) return true;
+  }
+  return false;
+}
+
 absl::Status Emitter::EmitOp(const Op& op) {
   const auto& ops = op.operands;
+  if (TouchesLarge(op) && !HandlesLarge(op)) {
+    return Unsupported(kernel_, op, Cat(op.name(), " of values larger than ", kRegisterBytes, " bytes"));
+  }
   switch (op.kind) {
-    case OpKind::kConst: {
-      const Type& t = op.results[0]->type;
-      const ConstValue& c = op.constant;
-      if (!t.is_vector()) {
-        Set(op.results[0], LiteralConstant(c.elements[0], t.element()));
-      } else if (!c.dense_list) {
-        Set(op.results[0], llvm::ConstantVector::getSplat(
-                               llvm::ElementCount::getFixed(static_cast<unsigned>(t.NumElements())),
-                               LiteralConstant(c.elements[0], t.element())));
-      } else {
-        std::vector<llvm::Constant*> elems;
-        for (const Operand& e : c.elements) elems.push_back(LiteralConstant(e, t.element()));
-        Set(op.results[0], llvm::ConstantVector::get(elems));
-      }
-      return absl::OkStatus();
-    }
-    case OpKind::kIota: {
-      const Type& t = op.results[0]->type;
-      std::vector<llvm::Constant*> elems;
-      for (int64_t i = 0; i < t.NumElements(); ++i) {
-        elems.push_back(IsFloat(t.element()) ? llvm::ConstantFP::get(ElemTy(t.element()), static_cast<double>(i))
-                                             : llvm::ConstantInt::get(ElemTy(t.element()), static_cast<uint64_t>(i)));
-      }
-      Set(op.results[0], llvm::ConstantVector::get(elems));
-      return absl::OkStatus();
-    }
-    case OpKind::kBroadcast:
-      Set(op.results[0], Splat(ValueOf(ops[0]), op.results[0]->type));
-      return absl::OkStatus();
-    case OpKind::kExtract:
-    case OpKind::kInsert: {
-      const Operand& vec = op.kind == OpKind::kExtract ? ops[0] : ops[1];
-      const Type& t = vec.value->type;
-      llvm::Value* flat = I64(0);
-      int64_t stride = 1;
-      int site = -1;
-      for (int d = t.rank() - 1; d >= 0; --d) {
-        llvm::Value* i = b_.CreateSExt(ValueOf(vec.index[d].start), b_.getInt64Ty());
-        if (!llvm::isa<llvm::Constant>(i)) {
-          if (site < 0) site = Site(op, Print(vec), vec.loc);
-          i = CheckIndex(i, I64(t.shape()[d]), SCJIT_BOUNDS_INDEX, d, site);
-        }
-        flat = b_.CreateAdd(flat, b_.CreateMul(i, I64(stride)));
-        stride *= t.shape()[d];
-      }
-      llvm::Value* v = vals_[vec.value].value;
-      Set(op.results[0], op.kind == OpKind::kExtract ? b_.CreateExtractElement(v, flat)
-                                                     : b_.CreateInsertElement(v, ValueOf(ops[0]), flat));
-      return absl::OkStatus();
-    }
-    case OpKind::kSlice: {
-      const Type& t = ops[0].value->type;
-      const Type& out = op.results[0]->type;
-      std::vector<int> mask;
-      // Each output element's row-major index, mapped back to the input.
-      for (int64_t k = 0; k < out.NumElements(); ++k) {
-        int64_t rem = k, src = 0, stride = 1;
-        for (int d = t.rank() - 1; d >= 0; --d) {
-          int64_t out_dim = d < out.rank() ? out.shape()[d] : 1;
-          int64_t lo = d < static_cast<int>(ops[0].index.size()) ? ops[0].index[d].lo.value_or(0) : 0;
-          src += (rem % out_dim + lo) * stride;
-          rem /= out_dim;
-          stride *= t.shape()[d];
-        }
-        mask.push_back(static_cast<int>(src));
-      }
-      llvm::Value* v = vals_[ops[0].value].value;
-      Set(op.results[0], b_.CreateShuffleVector(v, mask));
-      return absl::OkStatus();
-    }
-    case OpKind::kConcat: {
-      const Attribute* a = op.FindAttr("axis");
-      int64_t axis = a != nullptr ? a->value.operand.int_value : 0;
-      const Type& out = op.results[0]->type;
-      // Build through a temporary: each operand's rows land at their offset.
-      std::vector<llvm::Value*> parts;
-      std::vector<int64_t> starts;
-      int64_t start = 0;
-      for (const Operand& o : ops) {
-        parts.push_back(vals_[o.value].value);
-        starts.push_back(start);
-        start += o.value->type.shape()[axis];
-      }
-      llvm::Value* result = llvm::PoisonValue::get(ValueTy(out));
-      int64_t inner = 1;
-      for (int d = static_cast<int>(axis) + 1; d < out.rank(); ++d) inner *= out.shape()[d];
-      int64_t outer = out.NumElements() / (out.shape()[axis] * inner);
-      for (size_t p = 0; p < parts.size(); ++p) {
-        int64_t len = ops[p].value->type.shape()[axis];
-        for (int64_t o = 0; o < outer; ++o) {
-          for (int64_t j = 0; j < len * inner; ++j) {
-            llvm::Value* e = b_.CreateExtractElement(parts[p], I64(o * len * inner + j));
-            result = b_.CreateInsertElement(result, e, I64(o * out.shape()[axis] * inner + starts[p] * inner + j));
-          }
-        }
-      }
-      Set(op.results[0], result);
-      return absl::OkStatus();
-    }
-    case OpKind::kReshape:
-      Set(op.results[0], vals_[ops[0].value].value);
-      return absl::OkStatus();
     case OpKind::kAxisIndex:
     case OpKind::kAxisSize: {
       bool core = op.axis == MeshAxis::kCore;
@@ -531,12 +589,6 @@ absl::Status Emitter::EmitOp(const Op& op) {
       Set(op.results[0], CtxField(field, b_.getInt32Ty()));
       return absl::OkStatus();
     }
-    case OpKind::kCmp:
-    case OpKind::kSelect:
-    case OpKind::kClamp:
-    case OpKind::kConvert:
-    case OpKind::kBitcast:
-      return EmitElementwise(op);
     case OpKind::kView: {
       int site = Site(op, Print(ops[0]), ops[0].loc);
       absl::StatusOr<RefVal> v = View(op, ops[0], site);
@@ -589,8 +641,7 @@ absl::Status Emitter::EmitOp(const Op& op) {
     case OpKind::kScoped:
       return EmitRegion(*op.regions[0], nullptr);
     default:
-      if (op.info().rule != TypeRule::kCustom) return EmitElementwise(op);
-      return Unsupported(kernel_, op, op.name());
+      return EmitValueOp(op);
   }
 }
 
@@ -611,11 +662,49 @@ void Emitter::Tick() {
   b_.SetInsertPoint(cont);
 }
 
+// Large carried values live in buffers of their own (one per carry), filled
+// before the loop and at each latch; small ones are phis.
+std::vector<llvm::Value*> Emitter::CarryBuffers(const std::vector<const Value*>& args,
+                                                const std::vector<llvm::Value*>& init) {
+  std::vector<llvm::Value*> buffers;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Type& t = args[i]->type;
+    if (!Large(t)) {
+      buffers.push_back(nullptr);
+      continue;
+    }
+    buffers.push_back(NewBuffer(t));
+    CopyElements(buffers.back(), init[i], t.element(), t.NumElements());
+  }
+  return buffers;
+}
+
+void Emitter::CommitCarries(const std::vector<const Value*>& args, const std::vector<llvm::Value*>& buffers,
+                            std::vector<llvm::Value*> yielded) {
+  // A carry yielded into another carry's place (a loop that swaps two) must be
+  // read before that place is written: stage it.
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i] == nullptr || yielded[i] == buffers[i]) continue;
+    if (std::find(buffers.begin(), buffers.end(), yielded[i]) == buffers.end()) continue;
+    const Type& t = args[i]->type;
+    llvm::Value* staged = NewBuffer(t);
+    CopyElements(staged, yielded[i], t.element(), t.NumElements());
+    yielded[i] = staged;
+  }
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i] != nullptr) CopyElements(buffers[i], yielded[i], args[i]->type.element(), args[i]->type.NumElements());
+  }
+}
+
 absl::Status Emitter::EmitFor(const Op& op) {
   const Region& body = *op.regions[0];
   llvm::Value* lo = b_.CreateSExt(ValueOf(op.operands[0]), b_.getInt64Ty());
   llvm::Value* hi = b_.CreateSExt(ValueOf(op.operands[1]), b_.getInt64Ty());
   llvm::Value* step = b_.CreateSExt(ValueOf(op.operands[2]), b_.getInt64Ty());
+  std::vector<const Value*> args(body.args.begin() + 1, body.args.end());
+  std::vector<llvm::Value*> init;
+  for (size_t i = 0; i < args.size(); ++i) init.push_back(Carried(op.operands[3 + i]));
+  std::vector<llvm::Value*> buffers = CarryBuffers(args, init);
   // A non-positive dynamic step would never end: run no iteration.
   llvm::Value* positive = b_.CreateICmpSGT(step, I64(0));
   llvm::BasicBlock* pre = b_.GetInsertBlock();
@@ -627,24 +716,38 @@ absl::Status Emitter::EmitFor(const Op& op) {
   llvm::PHINode* iv = b_.CreatePHI(b_.getInt64Ty(), 2, Cat("%", body.args[0]->name));
   iv->addIncoming(lo, pre);
   std::vector<llvm::PHINode*> carries;
-  for (size_t i = 1; i < body.args.size(); ++i) {
-    llvm::PHINode* phi = b_.CreatePHI(ValueTy(body.args[i]->type), 2, Cat("%", body.args[i]->name));
-    phi->addIncoming(ValueOf(op.operands[2 + i]), pre);
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (buffers[i] != nullptr) {
+      carries.push_back(nullptr);
+      SetBuffer(args[i], buffers[i]);
+      continue;
+    }
+    llvm::PHINode* phi = b_.CreatePHI(ValueTy(args[i]->type), 2, Cat("%", args[i]->name));
+    phi->addIncoming(init[i], pre);
     carries.push_back(phi);
-    Set(body.args[i], phi);
+    Set(args[i], phi);
   }
   b_.CreateCondBr(b_.CreateAnd(positive, b_.CreateICmpSLT(iv, hi)), loop, done);
   b_.SetInsertPoint(loop);
   Set(body.args[0], b_.CreateTrunc(iv, b_.getInt32Ty()));
   std::vector<llvm::Value*> yielded;
   if (absl::Status s = EmitRegion(body, &yielded); !s.ok()) return s;
+  CommitCarries(args, buffers, yielded);
   Tick();
   llvm::BasicBlock* latch = b_.GetInsertBlock();
   iv->addIncoming(b_.CreateAdd(iv, step), latch);
-  for (size_t i = 0; i < carries.size(); ++i) carries[i]->addIncoming(yielded[i], latch);
+  for (size_t i = 0; i < carries.size(); ++i) {
+    if (carries[i] != nullptr) carries[i]->addIncoming(yielded[i], latch);
+  }
   b_.CreateBr(header);
   b_.SetInsertPoint(done);
-  for (size_t i = 0; i < op.results.size(); ++i) Set(op.results[i], carries[i]);
+  for (size_t i = 0; i < op.results.size(); ++i) {
+    if (carries[i] != nullptr) {
+      Set(op.results[i], carries[i]);
+    } else {
+      SetBuffer(op.results[i], buffers[i]);
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -652,20 +755,36 @@ absl::Status Emitter::EmitIf(const Op& op) {
   llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(ctx_, "then", fn_);
   llvm::BasicBlock* else_bb = llvm::BasicBlock::Create(ctx_, "else", fn_);
   llvm::BasicBlock* merge = llvm::BasicBlock::Create(ctx_, "endif", fn_);
+  // Large results are written by each branch into a buffer of their own.
+  std::vector<llvm::Value*> buffers;
+  for (const Value* r : op.results) buffers.push_back(Large(r->type) ? NewBuffer(r->type) : nullptr);
+  auto branch = [&](int region, std::vector<llvm::Value*>* values) -> absl::Status {
+    if (region < static_cast<int>(op.regions.size()) && (region == 0 || op.has_else)) {
+      if (absl::Status s = EmitRegion(*op.regions[region], values); !s.ok()) return s;
+    }
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      if (buffers[i] != nullptr) {
+        CopyElements(buffers[i], (*values)[i], op.results[i]->type.element(), op.results[i]->type.NumElements());
+      }
+    }
+    return absl::OkStatus();
+  };
   b_.CreateCondBr(ValueOf(op.operands[0]), then_bb, else_bb);
   std::vector<llvm::Value*> then_values, else_values;
   b_.SetInsertPoint(then_bb);
-  if (absl::Status s = EmitRegion(*op.regions[0], &then_values); !s.ok()) return s;
+  if (absl::Status s = branch(0, &then_values); !s.ok()) return s;
   llvm::BasicBlock* then_end = b_.GetInsertBlock();
   b_.CreateBr(merge);
   b_.SetInsertPoint(else_bb);
-  if (op.has_else) {
-    if (absl::Status s = EmitRegion(*op.regions[1], &else_values); !s.ok()) return s;
-  }
+  if (absl::Status s = branch(1, &else_values); !s.ok()) return s;
   llvm::BasicBlock* else_end = b_.GetInsertBlock();
   b_.CreateBr(merge);
   b_.SetInsertPoint(merge);
   for (size_t i = 0; i < op.results.size(); ++i) {
+    if (buffers[i] != nullptr) {
+      SetBuffer(op.results[i], buffers[i]);
+      continue;
+    }
     llvm::PHINode* phi = b_.CreatePHI(ValueTy(op.results[i]->type), 2);
     phi->addIncoming(then_values[i], then_end);
     phi->addIncoming(else_values[i], else_end);
@@ -677,6 +796,10 @@ absl::Status Emitter::EmitIf(const Op& op) {
 absl::Status Emitter::EmitWhile(const Op& op) {
   const Region& cond = *op.regions[0];
   const Region& body = *op.regions[1];
+  std::vector<const Value*> args(cond.args.begin(), cond.args.end());
+  std::vector<llvm::Value*> init;
+  for (size_t i = 0; i < args.size(); ++i) init.push_back(Carried(op.operands[i]));
+  std::vector<llvm::Value*> buffers = CarryBuffers(args, init);
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "while", fn_);
   llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx_, "while_body", fn_);
@@ -684,9 +807,15 @@ absl::Status Emitter::EmitWhile(const Op& op) {
   b_.CreateBr(header);
   b_.SetInsertPoint(header);
   std::vector<llvm::PHINode*> carries;
-  for (size_t i = 0; i < cond.args.size(); ++i) {
-    llvm::PHINode* phi = b_.CreatePHI(ValueTy(cond.args[i]->type), 2);
-    phi->addIncoming(ValueOf(op.operands[i]), pre);
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (buffers[i] != nullptr) {
+      carries.push_back(nullptr);
+      SetBuffer(cond.args[i], buffers[i]);
+      SetBuffer(body.args[i], buffers[i]);
+      continue;
+    }
+    llvm::PHINode* phi = b_.CreatePHI(ValueTy(args[i]->type), 2);
+    phi->addIncoming(init[i], pre);
     carries.push_back(phi);
     Set(cond.args[i], phi);
     Set(body.args[i], phi);
@@ -697,12 +826,21 @@ absl::Status Emitter::EmitWhile(const Op& op) {
   b_.SetInsertPoint(loop);
   std::vector<llvm::Value*> yielded;
   if (absl::Status s = EmitRegion(body, &yielded); !s.ok()) return s;
+  CommitCarries(args, buffers, yielded);
   Tick();
   llvm::BasicBlock* latch = b_.GetInsertBlock();
-  for (size_t i = 0; i < carries.size(); ++i) carries[i]->addIncoming(yielded[i], latch);
+  for (size_t i = 0; i < carries.size(); ++i) {
+    if (carries[i] != nullptr) carries[i]->addIncoming(yielded[i], latch);
+  }
   b_.CreateBr(header);
   b_.SetInsertPoint(done);
-  for (size_t i = 0; i < op.results.size(); ++i) Set(op.results[i], carries[i]);
+  for (size_t i = 0; i < op.results.size(); ++i) {
+    if (carries[i] != nullptr) {
+      Set(op.results[i], carries[i]);
+    } else {
+      SetBuffer(op.results[i], buffers[i]);
+    }
+  }
   return absl::OkStatus();
 }
 

@@ -17,6 +17,12 @@ absl::Status Emitter::EmitMemory(const Op& op) {
   llvm::Align align(static_cast<uint64_t>(ByteWidth(view->element)));
   switch (op.kind) {
     case OpKind::kGet: {
+      if (Large(op.results[0]->type)) {
+        llvm::Value* buffer = NewBuffer(op.results[0]->type);
+        if (absl::Status s = CopyView(op, *view, buffer, op.results[0]->type, true); !s.ok()) return s;
+        SetBuffer(op.results[0], buffer);
+        return absl::OkStatus();
+      }
       absl::StatusOr<llvm::Value*> v = Load(op, *view, op.results[0]->type);
       if (!v.ok()) return v.status();
       Set(op.results[0], *v);
@@ -25,6 +31,14 @@ absl::Status Emitter::EmitMemory(const Op& op) {
     case OpKind::kSwap:
     case OpKind::kStore: {
       const Type& t = ops[1].type();
+      if (Large(t)) {
+        if (op.kind == OpKind::kSwap) {
+          llvm::Value* old = NewBuffer(t);
+          if (absl::Status s = CopyView(op, *view, old, t, true); !s.ok()) return s;
+          SetBuffer(op.results[0], old);
+        }
+        return CopyView(op, *view, BufferOf(ops[1]), t, false);
+      }
       if (op.kind == OpKind::kSwap) {
         absl::StatusOr<llvm::Value*> old = Load(op, *view, t);
         if (!old.ok()) return old.status();
@@ -34,6 +48,19 @@ absl::Status Emitter::EmitMemory(const Op& op) {
     }
     case OpKind::kAddupdate: {
       const Type& t = ops[1].type();
+      if (Large(t)) {
+        llvm::Value* sum = NewBuffer(t);
+        if (absl::Status s = CopyView(op, *view, sum, t, true); !s.ok()) return s;
+        absl::Status s = ForChunks(t.NumElements(), [&](llvm::Value* first, int64_t width) -> absl::Status {
+          absl::StatusOr<llvm::Value*> r = Binary(op, OpKind::kAdd, LoadChunk(sum, t.element(), first, width),
+                                                  ChunkOf(ops[1], first, width), t.element());
+          if (!r.ok()) return r.status();
+          StoreChunk(sum, t.element(), first, *r);
+          return absl::OkStatus();
+        });
+        if (!s.ok()) return s;
+        return CopyView(op, *view, sum, t, false);
+      }
       absl::StatusOr<llvm::Value*> old = Load(op, *view, t);
       if (!old.ok()) return old.status();
       absl::StatusOr<llvm::Value*> sum = Binary(op, OpKind::kAdd, *old, ValueOf(ops[1]), t.element());
@@ -199,6 +226,11 @@ absl::Status Emitter::EmitSync(const Op& op) {
         return absl::OkStatus();
       }
       const Type& t = o.value->type;
+      if (Large(t)) {  // already in memory, i1 as bytes
+        CallChecked("scjit_rt_debug_print", {ctx_arg_, I32(site), I32(SCJIT_PRINT_VALUE),
+                                             I32(static_cast<int>(t.element())), BufferOf(o), I64(t.NumElements()), null});
+        return absl::OkStatus();
+      }
       llvm::Value* v = ValueOf(o);
       llvm::Value* tmp;
       {

@@ -6,6 +6,8 @@
 #ifndef SCJIT_LOWERING_EMITTER_H_
 #define SCJIT_LOWERING_EMITTER_H_
 
+#include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,9 +36,24 @@ struct RefVal {
   int rank() const { return static_cast<int>(sizes.size()); }
 };
 
-// What an SSA value is in generated code: an LLVM value, or a ref.
+// Vector values larger than this live in a stack buffer, and ops on them run as
+// loops over chunks of kChunkElements elements (strip-mining): compile time then
+// grows with the number of ops, not with the size of the values. Smaller values
+// are LLVM vectors the backend splits into native registers.
+inline constexpr int64_t kRegisterBytes = 512;
+inline constexpr int64_t kChunkElements = 64;
+
+// True when values of type `t` live in a buffer.
+inline bool Large(const Type& t) {
+  return t.is_vector() && t.NumElements() * std::max(1, ByteWidth(t.element())) > kRegisterBytes;
+}
+
+// What an SSA value is in generated code: an LLVM value (scalars and small
+// vectors), a buffer (large vectors: NumElements() elements, row-major; i1
+// elements as bytes), or a ref.
 struct Val {
   llvm::Value* value = nullptr;
+  llvm::Value* buffer = nullptr;
   std::shared_ptr<RefVal> ref;
 };
 
@@ -72,8 +89,25 @@ class Emitter {
   }
 
   // --- Values --------------------------------------------------------------------
-  // A value operand, or a literal as a constant of its literal_type.
+  // A value operand in registers, or a literal as a constant of its literal_type.
+  // (Large values have no register form: see BufferOf/ChunkOf.)
   llvm::Value* ValueOf(const Operand& o);
+  // The buffer of a large value operand.
+  llvm::Value* BufferOf(const Operand& o) { return vals_[o.value].buffer; }
+  // A new buffer for a large value of type `t` (an entry-block alloca).
+  llvm::Value* NewBuffer(const Type& t);
+  // Elements [offset, offset + width) of a large vector operand, or a scalar
+  // operand splatted to `width` lanes.
+  llvm::Value* ChunkOf(const Operand& o, llvm::Value* offset, int64_t width);
+  llvm::Value* LoadChunk(llvm::Value* buffer, ElementType e, llvm::Value* offset, int64_t width);
+  void StoreChunk(llvm::Value* buffer, ElementType e, llvm::Value* offset, llvm::Value* chunk);
+  // Calls `body(first, width)` for each chunk of `n` elements: a loop over the
+  // full chunks, then the tail. `body` emits code at the insertion point.
+  absl::Status ForChunks(int64_t n, const std::function<absl::Status(llvm::Value*, int64_t)>& body);
+  // Copies `n` elements of type `e` between buffers.
+  void CopyElements(llvm::Value* dst, llvm::Value* src, ElementType e, int64_t n);
+  // The element type of values in a buffer (i1 is stored as i8).
+  llvm::Type* BufferElemTy(ElementType e) { return e == ElementType::kI1 ? b_.getInt8Ty() : ElemTy(e); }
   llvm::Constant* LiteralConstant(const Operand& o, ElementType e);
   llvm::Constant* PoisonConstant(const Type& t);
   llvm::Value* Splat(llvm::Value* scalar, const Type& t);
@@ -87,6 +121,8 @@ class Emitter {
   llvm::Value* Address(const RefVal& r, llvm::Value* offset);  // element `offset` of r
   absl::StatusOr<llvm::Value*> Load(const Op& op, const RefVal& view, const Type& type);
   absl::Status Store(const Op& op, const RefVal& view, llvm::Value* v, const Type& type);
+  // Copies a view from (to_buffer) or to memory into a large value's buffer.
+  absl::Status CopyView(const Op& op, const RefVal& view, llvm::Value* buffer, const Type& type, bool to_buffer);
   bool Contiguous(const RefVal& r) const;
   void FillRef(llvm::Value* dst, const RefVal& r);
 
@@ -103,9 +139,31 @@ class Emitter {
   absl::Status EmitFor(const Op& op);
   absl::Status EmitIf(const Op& op);
   absl::Status EmitWhile(const Op& op);
+  // Buffers for a loop's large carries (nullptr for small ones), holding `init`.
+  std::vector<llvm::Value*> CarryBuffers(const std::vector<const Value*>& args, const std::vector<llvm::Value*>& init);
+  // Copies the yielded large carries into their buffers (at a latch).
+  void CommitCarries(const std::vector<const Value*>& args, const std::vector<llvm::Value*>& buffers,
+                     std::vector<llvm::Value*> yielded);
   void Tick();
 
   void Set(const Value* v, llvm::Value* value) { vals_[v].value = value; }
+  void SetBuffer(const Value* v, llvm::Value* buffer) { vals_[v].buffer = buffer; }
+  // An operand as a region yields it: its register value, or its buffer when large.
+  llvm::Value* Carried(const Operand& o) { return o.is_value() && Large(o.value->type) ? BufferOf(o) : ValueOf(o); }
+  // The value ops (emit_compute.cc): const, iota, broadcast, extract, insert,
+  // slice, concat, reshape, and everything elementwise.
+  absl::Status EmitValueOp(const Op& op);
+  absl::Status EmitShapeOp(const Op& op);  // slice, concat
+  // A vector operand in a buffer (its own if large, else a copy of its register).
+  llvm::Value* AsBuffer(const Operand& o);
+  // Gives `result` the value in `buffer` (as its buffer if large, else loaded).
+  void SetFromBuffer(const Value* result, llvm::Value* buffer);
+  // A counted loop over i in [0, n) at the insertion point.
+  void Loop(int64_t n, const std::function<void(llvm::Value*)>& body);
+  // Runs `compute(operands as chunks, chunk type)` over a large result in chunks,
+  // or once on register values.
+  absl::Status Elementwise(const Op& op, const std::function<absl::StatusOr<llvm::Value*>(
+                                             const std::vector<llvm::Value*>&, const Type&)>& compute);
 
   const Kernel& kernel_;
   KernelInfo& info_;

@@ -70,6 +70,9 @@ struct KernelInfo {
   std::vector<PoisonRange> poison;
   std::vector<Site> sites;
   std::shared_ptr<const SourceFile> source;
+  // The kernel function's stack frame (its allocas, large values included), set
+  // by the emitter: the runtime sizes subcore stacks from it.
+  int64_t frame_bytes = 0;
 
   // Where every parameter, scratch ref and alloc lives.
   absl::flat_hash_map<const Value*, Slot> slots;

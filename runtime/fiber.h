@@ -30,6 +30,7 @@ class StackPool {
     void* mapping = nullptr;  // guard page first
     size_t bytes = 0;
   };
+  size_t stack_bytes() const { return stack_bytes_; }
   absl::StatusOr<Stack> Acquire();
   void Release(Stack stack);
 

@@ -16,6 +16,9 @@ namespace scjit {
 namespace {
 
 constexpr int64_t kAlign = 64;
+// A subcore's stack: at least 1 MiB, and 256 KiB more than the kernel's frame.
+constexpr size_t kMinStackBytes = size_t{1} << 20;
+constexpr size_t kStackHeadroom = size_t{256} << 10;
 
 int64_t AlignUp(int64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 
@@ -462,9 +465,12 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
     c.runtime = s.get();
     subcores_.push_back(std::move(s));
   }
-  StackPool own_stacks;
-  scheduler_ = std::make_unique<SubcoreScheduler>(n, options_.threads,
-                                                  options_.stacks != nullptr ? *options_.stacks : own_stacks);
+  // Stacks hold the kernel's frame (large values live there) and the runtime
+  // calls it makes; a shared pool whose stacks are too small is not used.
+  size_t stack_bytes = std::max<size_t>(kMinStackBytes, static_cast<size_t>(info_.frame_bytes) + kStackHeadroom);
+  bool use_pool = options_.stacks != nullptr && options_.stacks->stack_bytes() >= stack_bytes;
+  StackPool own_stacks(stack_bytes);
+  scheduler_ = std::make_unique<SubcoreScheduler>(n, options_.threads, use_pool ? *options_.stacks : own_stacks);
   absl::Status status = scheduler_->Run(
       [this](int i) {
         Subcore& s = *subcores_[i];
