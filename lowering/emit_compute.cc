@@ -396,16 +396,12 @@ absl::Status Emitter::EmitValueOp(const Op& op) {
         stride *= t.shape()[d];
       }
       if (Large(t)) {
-        llvm::Type* elem = BufferElemTy(t.element());
         if (op.kind == OpKind::kExtract) {
-          llvm::Value* e = b_.CreateLoad(elem, b_.CreateGEP(elem, BufferOf(vec), flat));
-          Set(op.results[0], t.element() == ElementType::kI1 ? b_.CreateTrunc(e, b_.getInt1Ty()) : e);
+          Set(op.results[0], LoadElement(BufferOf(vec), t.element(), flat));
         } else {
           llvm::Value* buffer = NewBuffer(t);
           CopyElements(buffer, BufferOf(vec), t.element(), t.NumElements());
-          llvm::Value* e = ValueOf(ops[0]);
-          if (t.element() == ElementType::kI1) e = b_.CreateZExt(e, elem);
-          b_.CreateStore(e, b_.CreateGEP(elem, buffer, flat));
+          StoreElement(buffer, t.element(), flat, ValueOf(ops[0]));
           SetBuffer(op.results[0], buffer);
         }
         return absl::OkStatus();

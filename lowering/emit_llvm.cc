@@ -204,6 +204,18 @@ void Emitter::Loop(int64_t n, const std::function<void(llvm::Value*)>& body) {
   b_.SetInsertPoint(done);
 }
 
+llvm::Value* Emitter::LoadElement(llvm::Value* buffer, ElementType e, llvm::Value* index) {
+  llvm::Type* elem = BufferElemTy(e);
+  llvm::Value* v = b_.CreateLoad(elem, b_.CreateGEP(elem, buffer, index));
+  return e == ElementType::kI1 ? b_.CreateTrunc(v, b_.getInt1Ty()) : v;
+}
+
+void Emitter::StoreElement(llvm::Value* buffer, ElementType e, llvm::Value* index, llvm::Value* v) {
+  llvm::Type* elem = BufferElemTy(e);
+  if (e == ElementType::kI1) v = b_.CreateZExt(v, elem);
+  b_.CreateStore(v, b_.CreateGEP(elem, buffer, index));
+}
+
 void Emitter::CopyElements(llvm::Value* dst, llvm::Value* src, ElementType e, int64_t n) {
   if (dst == src) return;
   uint64_t bytes = static_cast<uint64_t>(n) * BufferElemTy(e)->getScalarSizeInBits() / 8;
@@ -526,7 +538,28 @@ absl::Status Emitter::EmitRegion(const Region& r, std::vector<llvm::Value*>* yie
 
 // Ops that take or make large values (see Large): memory ops copy them row by
 // row, value ops run over them in chunks, control flow carries them in buffers.
+// Reductions, scans and mask all-reduces (emit_lanes.cc).
+static bool IsLaneOp(OpKind k) {
+  switch (k) {
+    case OpKind::kReduceSum:
+    case OpKind::kReduceMax:
+    case OpKind::kReduceMin:
+    case OpKind::kReduceAnd:
+    case OpKind::kReduceOr:
+    case OpKind::kCumsum:
+    case OpKind::kCummax:
+    case OpKind::kCummin:
+    case OpKind::kScanCount:
+    case OpKind::kPopcountAll:
+    case OpKind::kFfsAll:
+      return true;
+    default:
+      return false;
+  }
+}
+
 static bool HandlesLarge(const Op& op) {
+  if (IsLaneOp(op.kind)) return true;
   switch (op.kind) {
     case OpKind::kConst:
     case OpKind::kBroadcast:
@@ -570,6 +603,7 @@ absl::Status Emitter::EmitOp(const Op& op) {
   if (TouchesLarge(op) && !HandlesLarge(op)) {
     return Unsupported(kernel_, op, Cat(op.name(), " of values larger than ", kRegisterBytes, " bytes"));
   }
+  if (IsLaneOp(op.kind)) return EmitLaneOp(op);
   switch (op.kind) {
     case OpKind::kAxisIndex:
     case OpKind::kAxisSize: {

@@ -101,6 +101,11 @@ class Emitter {
   llvm::Value* ChunkOf(const Operand& o, llvm::Value* offset, int64_t width);
   llvm::Value* LoadChunk(llvm::Value* buffer, ElementType e, llvm::Value* offset, int64_t width);
   void StoreChunk(llvm::Value* buffer, ElementType e, llvm::Value* offset, llvm::Value* chunk);
+  // Element `index` of a buffer.
+  llvm::Value* LoadElement(llvm::Value* buffer, ElementType e, llvm::Value* index);
+  void StoreElement(llvm::Value* buffer, ElementType e, llvm::Value* index, llvm::Value* v);
+  // A scalar stack slot (an entry-block alloca) holding `init` from here on.
+  llvm::Value* ScalarSlot(llvm::Type* ty, llvm::Value* init);
   // Calls `body(first, width)` for each chunk of `n` elements: a loop over the
   // full chunks, then the tail. `body` emits code at the insertion point.
   absl::Status ForChunks(int64_t n, const std::function<absl::Status(llvm::Value*, int64_t)>& body);
@@ -160,6 +165,21 @@ class Emitter {
   void SetFromBuffer(const Value* result, llvm::Value* buffer);
   // A counted loop over i in [0, n) at the insertion point.
   void Loop(int64_t n, const std::function<void(llvm::Value*)>& body);
+  // Cross-lane ops (emit_lanes.cc): reductions, scans, scan_count, mask all-reduces.
+  enum class Combine { kSum, kMax, kMin, kAnd, kOr };
+  static Combine CombineOf(OpKind k);
+  llvm::Value* CombineValues(Combine c, llvm::Value* a, llvm::Value* b, ElementType e);
+  llvm::Constant* Identity(Combine c, ElementType e);
+  // Lane i of the result is lane i - k of `v` (k < 0: i + |k|) when that lane is
+  // in the same row of `row` lanes, else `fill`.
+  llvm::Value* ShiftLanes(llvm::Value* v, int64_t k, int64_t row, llvm::Constant* fill);
+  // Gives `result` the value `scalar` in every element.
+  void SetSplat(const Value* result, llvm::Value* scalar);
+  absl::Status EmitLaneOp(const Op& op);
+  absl::Status EmitReduce(const Op& op);
+  absl::Status EmitScan(const Op& op);
+  absl::Status EmitScanCount(const Op& op);
+  absl::Status EmitMaskReduce(const Op& op);
   // Runs `compute(operands as chunks, chunk type)` over a large result in chunks,
   // or once on register values.
   absl::Status Elementwise(const Op& op, const std::function<absl::StatusOr<llvm::Value*>(
