@@ -13,12 +13,18 @@ using rules::OpRule;
 // The op rule tables in the order they are consulted: GEN-1 (no lowering rule
 // for the op at all) before anything else, then the groups, which apply to
 // disjoint ops except where their tables say so.
-const std::vector<OpRule>* const kOpGroups[] = {
-    &rules::ControlRules(),
-    &rules::GetSwapRules(),
-    &rules::DmaSyncRules(),
-    &rules::VectorRules(),
+// The op rule groups in the order they are consulted, with their tests.
+struct Group {
+  const std::vector<OpRule>* rules;
+  std::string_view tests;
 };
+const Group kOpGroups[] = {
+    {&rules::ControlRules(), "tests/rules_control_test.cc"},
+    {&rules::GetSwapRules(), "tests/sc_rules_test.cc"},
+    {&rules::DmaSyncRules(), "tests/rules_dma_sync_test.cc"},
+    {&rules::VectorRules(), "tests/rules_vector_test.cc"},
+};
+constexpr std::string_view kKernelRuleTests = "tests/rules_control_test.cc";
 
 bool Applies(const OpRule& r, OpKind k) {
   if (r.ops.empty()) return true;
@@ -49,8 +55,8 @@ void CheckScRules(const Module& module, TargetId target, DiagnosticSink& sink) {
     }
     WalkOps(kernel->body, [&](const Op& op) {
       rules::Ctx c{*kernel, t, op};
-      for (const std::vector<OpRule>* group : kOpGroups) {
-        for (const OpRule& rule : *group) {
+      for (const Group& group : kOpGroups) {
+        for (const OpRule& rule : *group.rules) {
           if (!Applies(rule, op.kind)) continue;
           if (std::optional<rules::Violation> v = rule.check(c)) {
             Report(module, *v, op.loc, sink);
@@ -62,20 +68,21 @@ void CheckScRules(const Module& module, TargetId target, DiagnosticSink& sink) {
   }
 }
 
-std::vector<DiagId> ImplementedRules() {
-  std::vector<DiagId> out;
-  auto add = [&](DiagId id) {
-    if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+std::vector<ImplementedRule> ImplementedRules() {
+  std::vector<ImplementedRule> out;
+  auto add = [&](DiagId id, std::string_view tests) {
+    auto same = [id](const ImplementedRule& r) { return r.id == id; };
+    if (std::find_if(out.begin(), out.end(), same) == out.end()) out.push_back({id, tests});
   };
-  for (const std::vector<OpRule>* group : kOpGroups) {
-    for (const OpRule& r : *group) {
-      add(r.id);
-      for (DiagId id : r.also) add(id);
+  for (const Group& group : kOpGroups) {
+    for (const OpRule& r : *group.rules) {
+      add(r.id, group.tests);
+      for (DiagId id : r.also) add(id, group.tests);
     }
   }
   for (const rules::KernelRule& r : rules::KernelRules()) {
-    add(r.id);
-    for (DiagId id : r.also) add(id);
+    add(r.id, kKernelRuleTests);
+    for (DiagId id : r.also) add(id, kKernelRuleTests);
   }
   return out;
 }

@@ -22,9 +22,13 @@ namespace scjit {
 
 void CheckScRules(const Module& module, TargetId target, DiagnosticSink& sink);
 
-// The catalog codes the rule table implements, in table order (for tests and
-// docs).
-std::vector<DiagId> ImplementedRules();
+// The catalog codes the rule table implements, in table order, each with the
+// test file that checks its exact texts (for tests and docs).
+struct ImplementedRule {
+  DiagId id;
+  std::string_view tests;
+};
+std::vector<ImplementedRule> ImplementedRules();
 
 // The catalog IDs no .scir kernel can trigger, with the reason
 // (SCJIT_NOT_EXPRESSIBLE rows of the rule groups' .def files).

@@ -883,14 +883,22 @@ void Verifier::VerifyCustom(Op& op) {
     case OpKind::kAxisIndex:
     case OpKind::kAxisSize:
     case OpKind::kSemRead:
-      if (op.kind == OpKind::kSemRead && !ExpectRefLike(op, ops[0], "semaphore", true)) return;
+      if (op.kind == OpKind::kSemRead) {
+        // A value is SEM-1, an SC rule; only literals are meaningless.
+        if (ops[0].is_literal()) {
+          OperandError(op, ops[0].loc, Cat("needs a semaphore, got the literal ", Name(ops[0])));
+          return;
+        }
+        if (ops[0].value->type.is_memory() && !ViewOf(op, ops[0], kPlainIndex)) return;
+      }
       CheckResult(op, 0, Type::Scalar(ElementType::kI32));
       return;
 
     case OpKind::kProgramId:
     case OpKind::kNumPrograms:
-      if (ops[0].kind != Operand::Kind::kInt || ops[0].int_value < 0) {
-        OperandError(op, ops[0].loc, "takes a grid dimension as a non-negative integer literal");
+      // An axis outside the grid, negative ones included, is CF-6/CF-7, an SC rule.
+      if (ops[0].kind != Operand::Kind::kInt) {
+        OperandError(op, ops[0].loc, "takes a grid dimension as an integer literal");
         return;
       }
       TypeLiteral(op, ops[0], Type::Scalar(ElementType::kI32));
@@ -995,7 +1003,8 @@ void Verifier::VerifyCustom(Op& op) {
     case OpKind::kReduceAnd:
     case OpKind::kReduceOr: {
       if (!ExpectValue(op, ops[0], "operand")) return;
-      if (ops[0].is_literal() || !ops[0].value->type.is_vector()) {
+      // A 0-d operand reduces over axes () and is RED-1, an SC rule.
+      if (ops[0].is_literal()) {
         OperandError(op, ops[0].loc, "reduces a vector value");
         return;
       }
@@ -1008,11 +1017,30 @@ void Verifier::VerifyCustom(Op& op) {
     case OpKind::kCummin:
     case OpKind::kScanCount: {
       if (!ExpectValue(op, ops[0], "operand")) return;
-      if (ops[0].is_literal() || !ops[0].value->type.is_vector()) {
+      // The rank of a cumulative op's operand is CUM-1...3/CUM-5, an SC rule.
+      if (ops[0].is_literal() || (op.kind == OpKind::kScanCount && !ops[0].value->type.is_vector())) {
         OperandError(op, ops[0].loc, "scans a vector value");
         return;
       }
       if (op.mask && !ExpectValue(op, *op.mask, "mask")) return;
+      // plsc.cumsum (with a mask) has no axis or reverse; jnp.cumsum's axis must
+      // name a dimension (CUM-4 judges which).
+      if (op.kind == OpKind::kCumsum) {
+        const Type& t = ops[0].value->type;
+        const Attribute* axis = op.FindAttr("axis");
+        const Attribute* reverse = op.FindAttr("reverse");
+        if (op.mask && (axis != nullptr || reverse != nullptr)) {
+          Detail(DiagId::kIrAttr, axis != nullptr ? axis->loc : reverse->loc,
+                 "a masked cumsum (plsc.cumsum) takes no 'axis' or 'reverse'; those belong to the unmasked cumsum "
+                 "(jnp.cumsum)");
+          return;
+        }
+        int64_t a = axis != nullptr ? axis->value.operand.int_value : 0;
+        if (axis != nullptr && (a < -t.rank() || a >= (t.rank() > 0 ? t.rank() : 1))) {
+          Detail(DiagId::kIrAttr, axis->loc, Cat("axis ", a, " is out of range for ", t.ToString()));
+          return;
+        }
+      }
       const Type& in = ops[0].value->type;
       if (op.kind == OpKind::kScanCount) {
         CheckResult(op, 0, Type::Vector(ElementType::kI32, in.shape()));
@@ -1026,7 +1054,8 @@ void Verifier::VerifyCustom(Op& op) {
     case OpKind::kPopcountAll:
     case OpKind::kFfsAll: {
       if (!ExpectValue(op, ops[0], "operand")) return;
-      if (ops[0].is_literal() || !ops[0].value->type.is_vector()) {
+      // A 0-d mask is MR-4, an SC rule.
+      if (ops[0].is_literal()) {
         OperandError(op, ops[0].loc, "reduces a mask vector");
         return;
       }
@@ -1045,12 +1074,33 @@ void Verifier::VerifyCustom(Op& op) {
     case OpKind::kSort: {
       for (Operand& o : ops) {
         if (!ExpectValue(op, o, "operand")) return;
-        if (o.is_literal() || !o.value->type.is_vector()) {
+        // 0-d keys, values or masks of sort_key_val are SORT-5/7/9, SC rules.
+        if (o.is_literal() || (op.kind == OpKind::kSort && !o.value->type.is_vector())) {
           OperandError(op, o.loc, "sorts vector values");
           return;
         }
       }
       if (op.mask && !ExpectValue(op, *op.mask, "mask")) return;
+      if (op.kind == OpKind::kSort) {
+        // lax.sort's dimension must name one (SORT-1 judges which) and its keys
+        // must be among the operands (SORT-2 judges how many).
+        int rank = ops[0].value->type.rank();
+        if (const Attribute* d = op.FindAttr("dimension")) {
+          int64_t dim = d->value.operand.int_value;
+          if (dim < -rank || dim >= rank) {
+            Detail(DiagId::kIrAttr, d->loc, Cat("dimension ", dim, " is out of range for ", ops[0].value->type.ToString()));
+            return;
+          }
+        }
+        if (const Attribute* k = op.FindAttr("num_keys")) {
+          int64_t n = k->value.operand.int_value;
+          if (n < 1 || n > static_cast<int64_t>(ops.size())) {
+            Detail(DiagId::kIrAttr, k->loc,
+                   Cat("num_keys = ", n, " must be between 1 and the number of operands (", ops.size(), ")"));
+            return;
+          }
+        }
+      }
       for (size_t i = 0; i < ops.size(); ++i) CheckResult(op, i, ops[i].value->type);
       if (op.mask && op.kind == OpKind::kSortKeyVal && op.mask->is_value()) CheckResult(op, 2, op.mask->value->type);
       return;
@@ -1060,7 +1110,8 @@ void Verifier::VerifyCustom(Op& op) {
     case OpKind::kUnpack: {
       for (Operand& o : ops) {
         if (!ExpectValue(op, o, "operand")) return;
-        if (o.is_literal() || !o.value->type.is_vector()) {
+        // 0-d operands are PK-2 / UP-1 / UP-2, SC rules.
+        if (o.is_literal()) {
           OperandError(op, o.loc, Cat("'", op.name(), "' takes vector values"));
           return;
         }
@@ -1079,6 +1130,13 @@ void Verifier::VerifyCustom(Op& op) {
         if (in.rank() != 1 || ops[1].value->type.shape() != in.shape()) return;
         if (format == "interleaved") CheckResult(op, 0, Type::Vector(result(0).element(), {2 * in.shape()[0]}));
         if (format == "compressed") CheckResult(op, 0, Type::Vector(result(0).element(), {in.shape()[0], 2}));
+        return;
+      }
+      // An unknown pack format is PK-6; unpack has no such check in Pallas (its
+      // lowering fails on the format's `.value`), so here it is meaningless.
+      if (format != "interleaved" && format != "compressed") {
+        Detail(DiagId::kIrAttr, f->loc,
+               Cat("'unpack' has format \"", format, "\"; the formats are \"interleaved\" and \"compressed\""));
         return;
       }
       if (result(1) != result(0)) {
@@ -1214,6 +1272,13 @@ void Verifier::VerifyMemory(Op& op) {
     OperandError(op, ref.loc, Cat("needs a ", is_sem_op ? "semaphore" : "ref", ", got the literal ", Name(ref)));
     return;
   }
+  // A value where a gather or scatter takes its ref is GS-1, an SC rule (which
+  // reports it before anything else of the op is looked at).
+  if (ref.value->type.is_value() && (op.kind == OpKind::kLoadGather || op.kind == OpKind::kStoreScatter ||
+                                     op.kind == OpKind::kAddupdateScatter)) {
+    ViewOf(op, ref, kPlainIndex);
+    return;
+  }
   if (!ref.value->type.is_memory() && !is_sem_op) {
     Diagnostic& d = Report(DiagId::kIrOperand, ref.loc,
                            {{"op", std::string(op.name())},
@@ -1317,6 +1382,13 @@ void Verifier::VerifyMemory(Op& op) {
         ExpectValue(op, v, "stored value");
         return;
       }
+      // A gather from a 0-d view without index vectors gathers nothing (Pallas
+      // fails an assertion); with a rank of 1 or more it is GS-4.
+      if (op.index_vectors.empty() && view->rank() == 0) {
+        OperandError(op, ref.loc, Cat("gathers from the 0-d view ", Print(ref), " without index vectors; give one index "
+                                      "vector per dimension of a ref view, e.g. `load_gather %buf[:] [%i]`"));
+        return;
+      }
       // GS-1...7 and SHAPE-1 judge counts, ranks and sizes; the result's element
       // type is the ref's and its length the first index vector's.
       const Type& r = op.results[0]->type;
@@ -1375,11 +1447,21 @@ void Verifier::VerifyDma(Op& op) {
         OperandError(op, o.loc, Cat("only refs can be indexed, got ", Name(o), ", ", KindOf(o.value->type)));
         return;
       }
-      continue;  // DMA-4
+      // A value where a ref belongs is DMA-4 (dma_start, copy) or DMA-7 (dma_wait's
+      // semaphore), SC rules; Pallas' dma_wait does not check its source and
+      // destination, so there it is an operand error.
+      if (op.kind == OpKind::kDmaWait && !is_sem) {
+        OperandError(op, o.loc, Cat(i == 0 ? "source " : "destination ", Name(o), " must be a ref, got ",
+                                    KindOf(o.value->type)));
+        return;
+      }
+      continue;
     }
-    if (is_sem && o.value->type.is_ref()) {
-      OperandError(op, o.loc, Cat("semaphore ", Name(o), " is a data ref (", o.value->type.ToString(),
-                                  "), not a semaphore"));
+    // A semaphore copies no data. (A data ref where a semaphore belongs is left to
+    // the SC rules: DMA-1, DMA-5, DMA-8, GEN-3.)
+    if (!is_sem && o.value->type.is_semaphore()) {
+      OperandError(op, o.loc, Cat(i == 0 ? "source " : "destination ", Name(o), " is a semaphore (",
+                                  o.value->type.ToString(), "); DMAs copy between data refs"));
       return;
     }
     if (!ViewOf(op, o, is_sem ? kPlainIndex : (kAllowIndirect | kAllowDynamicSize))) return;
@@ -1388,6 +1470,18 @@ void Verifier::VerifyDma(Op& op) {
 
 void Verifier::VerifyControl(Op& op) {
   auto& ops = op.operands;
+  // `for`, `while` and `if` carry values (JAX's loops and conds carry arrays; a
+  // kernel closes over its refs). parallel_for's ref carries are PL-1/PL-2, SC rules.
+  auto values_only = [&](const std::vector<Value*>& carried) {
+    for (const Value* v : carried) {
+      if (v->type.is_memory()) {
+        TypeError(op, v->loc, Cat("carries values, not refs: %", v->name, " is ", v->type.ToString(),
+                                  " (use the ref inside the region instead of carrying it)"));
+        return false;
+      }
+    }
+    return true;
+  };
   switch (op.kind) {
     case OpKind::kFor:
     case OpKind::kParallelFor: {
@@ -1400,6 +1494,7 @@ void Verifier::VerifyControl(Op& op) {
         return;
       }
       Region& body = *op.regions[0];
+      if (op.kind == OpKind::kFor && !values_only({body.args.begin() + 1, body.args.end()})) return;
       std::vector<Type> carried;
       for (size_t i = 1; i < body.args.size(); ++i) carried.push_back(body.args[i]->type);
       for (size_t i = 0; i < carried.size() && 3 + i < ops.size(); ++i) {
@@ -1419,6 +1514,7 @@ void Verifier::VerifyControl(Op& op) {
     }
     case OpKind::kIf: {
       if (!ExpectI1Scalar(op, ops[0], "condition")) return;
+      if (!values_only(op.results)) return;
       std::vector<Type> types;
       for (Value* v : op.results) types.push_back(v->type);
       if (!types.empty() && !op.has_else) {
@@ -1431,6 +1527,7 @@ void Verifier::VerifyControl(Op& op) {
     }
     case OpKind::kWhile: {
       Region& cond = *op.regions[0];
+      if (!values_only(cond.args)) return;
       std::vector<Type> carried;
       for (Value* v : cond.args) carried.push_back(v->type);
       for (size_t i = 0; i < carried.size() && i < ops.size(); ++i) {

@@ -135,6 +135,36 @@ TEST(ParserTest, SeveralErrorsAreAllReportedInSourceOrder) {
   EXPECT_EQ(loaded.codes, (std::vector<std::string>{"IR-UNDEFINED", "IR-LITERAL", "IR-TYPE"}));
 }
 
+// for, while and if carry values; a ref is used inside the region instead
+// (parallel_for's ref carries are the SC rules PL-1/PL-2).
+TEST(VerifierTest, OnlyValuesAreCarried) {
+  testing::Loaded loop = Load(R"(kernel @k(inout %x: vmem<16xi32>)
+{
+  %r = for %i = 0 to 4 step 1 iter(%c = %x) : vmem<16xi32> {
+    yield %c
+  }
+}
+)");
+  EXPECT_EQ(loop.diagnostics,
+            "test.scir:3:36: error[IR-TYPE]: 'for' carries values, not refs: %c is vmem<16xi32> (use the ref inside "
+            "the region instead of carrying it)\n"
+            "    3 |   %r = for %i = 0 to 4 step 1 iter(%c = %x) : vmem<16xi32> {\n"
+            "      |                                    ^~\n");
+  testing::Loaded cond = Load(R"(kernel @k(inout %x: vmem<16xi32>, inout %y: vmem<16xi32>)
+{
+  %t = const true : i1
+  %r = if %t : vmem<16xi32> { yield %x } else { yield %y }
+}
+)");
+  EXPECT_EQ(cond.codes, (std::vector<std::string>{"IR-TYPE"}));
+  testing::Loaded whiles = Load(R"(kernel @k(in %s: dma_sem)
+{
+  %r = while iter(%c = %s) : dma_sem cond { %t = const true : i1; condition %t } body { yield %c }
+}
+)");
+  EXPECT_EQ(whiles.codes, (std::vector<std::string>{"IR-TYPE"}));
+}
+
 // --- Hostile input -----------------------------------------------------------------
 
 // Every prefix of every example either loads or is rejected with diagnostics;

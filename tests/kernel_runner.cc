@@ -72,4 +72,18 @@ Run RunFile(const std::string& path, const std::map<std::string, std::vector<uin
                    launch, kernel);
 }
 
+Checked Check(const std::string& text, std::optional<TargetId> target, const std::string& name) {
+  Compiler compiler;
+  DiagnosticSink sink;
+  CompileOptions options;
+  options.target = target;
+  absl::StatusOr<std::string> ir =
+      compiler.Emit(std::make_shared<const SourceFile>(name, text), "", options, Stage::kIr, sink);
+  Checked c;
+  c.ok = ir.ok();
+  c.diagnostics = sink.Render();
+  for (const Diagnostic& d : sink.diagnostics()) c.codes.push_back(std::string(d.code()));
+  return c;
+}
+
 }  // namespace scjit::testing

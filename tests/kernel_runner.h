@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,16 @@ Run RunText(const std::string& text, const std::map<std::string, std::vector<uin
 // The same for a file under the repository root (e.g. "examples/x.scir").
 Run RunFile(const std::string& path, const std::map<std::string, std::vector<uint8_t>>& inputs = {},
             const CompileOptions& compile = {}, LaunchOptions launch = {}, const std::string& kernel = "");
+
+// The front end alone (parse, verify, SC rules) on `text`, named `name`, for
+// `target` (default: the module's `target`, else v7x).
+struct Checked {
+  bool ok = false;
+  std::string diagnostics;         // every diagnostic, rendered
+  std::vector<std::string> codes;  // their codes, in report order
+};
+Checked Check(const std::string& text, std::optional<TargetId> target = std::nullopt,
+              const std::string& name = "k.scir");
 
 }  // namespace scjit::testing
 

@@ -514,12 +514,10 @@ std::vector<OpCase> ElementwiseCases() {
     cs.back().gens = {nullptr, RandomShift};
     un("not", t, [](uint32_t a) { return ~a; });
   }
-  // i1: the bitwise ops, min (and) and max (or).
+  // i1: the bitwise ops (min and max of bools are EL-11 in Pallas).
   bin("and", Dt::kI1, [](uint32_t a, uint32_t b) { return a & b; });
   bin("or", Dt::kI1, [](uint32_t a, uint32_t b) { return a | b; });
   bin("xor", Dt::kI1, [](uint32_t a, uint32_t b) { return a ^ b; });
-  bin("min", Dt::kI1, [](uint32_t a, uint32_t b) { return a & b; });
-  bin("max", Dt::kI1, [](uint32_t a, uint32_t b) { return a | b; });
   un("not", Dt::kI1, [](uint32_t a) { return a ^ 1u; });
 
   // Transcendentals (f32): the reference is the double-precision function, rounded once.
@@ -553,9 +551,9 @@ std::vector<OpCase> ElementwiseCases() {
                   [t](const std::vector<uint32_t>& v) { return Min(t, Max(t, v[1], v[0]), v[2]); },
                   t == Dt::kF32 ? Cmp::kFloat : Cmp::kBits));
   }
-  // convert.
+  // convert (u32 <-> f32 has no lowering in Pallas: EL-2).
   const std::pair<Dt, Dt> conversions[] = {
-      {Dt::kI32, Dt::kF32}, {Dt::kU32, Dt::kF32}, {Dt::kF32, Dt::kI32}, {Dt::kF32, Dt::kU32}, {Dt::kI32, Dt::kU32},
+      {Dt::kI32, Dt::kF32}, {Dt::kF32, Dt::kI32}, {Dt::kI32, Dt::kU32},
       {Dt::kU32, Dt::kI32}, {Dt::kI32, Dt::kI1},  {Dt::kU32, Dt::kI1},  {Dt::kF32, Dt::kI1},  {Dt::kI1, Dt::kI32},
       {Dt::kI1, Dt::kU32},  {Dt::kI1, Dt::kF32},  {Dt::kI32, Dt::kI32}, {Dt::kF32, Dt::kF32}};
   for (auto [from, to] : conversions) {
@@ -625,18 +623,34 @@ std::string ElementwiseText(const OpCase& c, int lanes, bool scalar) {
     k.body = "    " + Replace(c.line, subst) + "\n";
     return Text(k);
   }
-  // Lane by lane: extract (dynamic index), the op on scalars, insert.
-  std::string zero = c.out == Dt::kI1 ? "false" : c.out == Dt::kF32 ? "0.0" : "0";
-  k.prologue = "  %init = const dense<" + zero + "> : " + Vec(lanes, c.out) + "\n";
-  std::string body = "    %y_o = for %k = 0 to " + std::to_string(lanes) + " step 1 iter(%acc = %init) : " +
-                     Vec(lanes, c.out) + " {\n";
+  // Lane by lane: extract (dynamic index), the op on scalars, insert. Pallas
+  // extracts only 32-bit scalars (EL-3), so i1 lanes are extracted from the i32
+  // row in memory and compared with 0, and i1 results travel as i32.
+  bool bool_out = c.out == Dt::kI1;
+  Dt acc = bool_out ? Dt::kI32 : c.out;
+  std::string zero = acc == Dt::kF32 ? "0.0" : "0";
+  k.prologue = "  %init = const dense<" + zero + "> : " + Vec(lanes, acc) + "\n";
+  std::string body = std::string("    ") + (bool_out ? "%y_acc" : "%y_o") + " = for %k = 0 to " +
+                     std::to_string(lanes) + " step 1 iter(%acc = %init) : " + Vec(lanes, acc) + " {\n";
   for (size_t a = 0; a < c.args.size(); ++a) {
-    body += "      %s_" + std::string(kNames[a]) + " = extract %x_" + kNames[a] + "[%k] : " + Ir(c.args[a]) + "\n";
+    std::string name = kNames[a];
+    if (c.args[a] == Dt::kI1) {
+      body += "      %raw_" + name + " = extract %r_" + name + "[%k] : i32\n";
+      body += "      %s_" + name + " = cmp ne %raw_" + name + ", 0 : i1\n";
+    } else {
+      body += "      %s_" + name + " = extract %x_" + name + "[%k] : " + Ir(c.args[a]) + "\n";
+    }
   }
   subst.push_back({"{r}", "%s_r"});
   subst.push_back({"{R}", Ir(c.out)});
   body += "      " + Replace(c.line, subst) + "\n";
-  body += "      %next = insert %s_r, %acc[%k] : " + Vec(lanes, c.out) + "\n      yield %next\n    }\n";
+  std::string lane = "%s_r";
+  if (bool_out) {
+    body += "      %s_w = convert %s_r : i32\n";
+    lane = "%s_w";
+  }
+  body += "      %next = insert " + lane + ", %acc[%k] : " + Vec(lanes, acc) + "\n      yield %next\n    }\n";
+  if (bool_out) body += "    %y_o = cmp ne %y_acc, %zero_i32 : " + Vec(lanes, Dt::kI1) + "\n";
   k.body = body;
   return Text(k);
 }
@@ -794,6 +808,7 @@ TEST_P(TypedTest, Iota) {
 TEST_P(TypedTest, ExtractInsertBroadcast) {
   const int L = lanes();
   const Dt t = type();
+  if (t == Dt::kI1) GTEST_SKIP() << "Pallas extracts only 32-bit scalars (EL-3)";
   const int64_t n = 32 * L;
   std::string V = Vec(L, t), T = Ir(t);
   Streamed k;
@@ -847,7 +862,9 @@ TEST_P(TypedTest, SelectScalarCondition) {
   k.n = n;
   k.ins = {{"c", Dt::kI1}, {"a", t}, {"b", t}};
   k.outs = {{"o", t}};
-  k.body = "    %c0 = extract %x_c[0] : i1\n    %y_o = select %c0, %x_a, %x_b : " + Vec(L, t) + "\n";
+  // (i1 lanes cannot be extracted, EL-3: the condition comes from the i32 row.)
+  k.body = "    %r0 = extract %r_c[0] : i32\n    %c0 = cmp ne %r0, 0 : i1\n    %y_o = select %c0, %x_a, %x_b : " +
+           Vec(L, t) + "\n";
   std::vector<std::vector<uint32_t>> cols = MakeInputs("select_scalar_" + Ir(t), {Dt::kI1, t, t},
                                                        {Specials(Dt::kI1), Specials(t), Specials(t)}, {}, n);
   KernelRun run = Execute(Text(k), {{"c", cols[0]}, {"a", cols[1]}, {"b", cols[2]}}, target());

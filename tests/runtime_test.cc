@@ -292,7 +292,7 @@ TEST(DebugPrintTest, FormatsLikeTheLogRecorder) {
 {
   copy %x -> %buf
   debug_print "hello"
-  %i = iota : vector<8xi32>
+  %i = const dense<[0, 1, 2, 3, 4, 5, 6, 7]> : vector<8xi32>
   debug_print "vector" %i
   %m = cmp lt %i, %i : vector<8xi1>
   debug_print "mask" %m
@@ -358,17 +358,22 @@ TEST(MachineTest, DmaBetweenEverySpace) {
   copy %w -> %o[5]
   copy %x[1:3, 4:12] -> %o[6:8, 0:8]                     // strided on both sides
   copy %x[1:3, 12:16] -> %o[6:8, 8:12]
-  copy %x[0, 0:4] -> %o[6:8, 12:14]
+  %four = const 4 : i32                                  // sizes known only at run time
+  %two = const 2 : i32
+  copy %x[0, ds(0, %four)] -> %o[6, ds(12, %two)]
 }
 )";
   std::vector<int32_t> x(4 * 16);
   for (int i = 0; i < 64; ++i) x[i] = 1000 + i;
   testing::Run run = RunText(text, {{"x", Bytes(x)}});
-  ASSERT_FALSE(run.ok());  // the last copy moves 4 elements into 2x2: shapes differ
+  // The last copy moves 4 elements into 2: its sizes differ at run time (a static
+  // mismatch is GEN-3, rejected before the kernel runs).
+  ASSERT_FALSE(run.ok());
   EXPECT_EQ(run.findings[0].message,
-            "copy %x[0, 0:4] -> %o[6:8, 12:14] copies a source of shape (4,) into a destination of shape (2, 2)");
+            "copy %x[0, ds(0, %four)] -> %o[6, ds(12, %two)] copies a source of shape (4,) into a destination of "
+            "shape (2,)");
   std::string fixed = text;
-  const std::string bad_line = "  copy %x[0, 0:4] -> %o[6:8, 12:14]\n";
+  const std::string bad_line = "  copy %x[0, ds(0, %four)] -> %o[6, ds(12, %two)]\n";
   fixed.replace(fixed.find(bad_line), bad_line.size(), "");
   run = RunText(fixed, {{"x", Bytes(x)}});
   ASSERT_TRUE(run.ok()) << run.Findings();

@@ -6,31 +6,15 @@
 #include "gtest/gtest.h"
 #include "lowering/sc_rules.h"
 #include "scjit/scjit.h"
+#include "tests/kernel_runner.h"
 #include "tests/test_util.h"
 
 namespace scjit {
 namespace {
 
-// Runs the front end (parse, verify, SC rules) on `text` for `target`.
-struct Checked {
-  bool ok = false;
-  std::string diagnostics;
-  std::vector<std::string> codes;
-};
+using testing::Check;
+using testing::Checked;
 
-Checked Check(const std::string& text, const std::string& name = "k.scir", TargetId target = TargetId::kV7x) {
-  Compiler compiler;
-  DiagnosticSink sink;
-  CompileOptions options;
-  options.target = target;
-  absl::StatusOr<std::string> ir =
-      compiler.Emit(std::make_shared<const SourceFile>(name, text), "", options, Stage::kIr, sink);
-  Checked c;
-  c.ok = ir.ok();
-  c.diagnostics = sink.Render();
-  for (const Diagnostic& d : sink.diagnostics()) c.codes.push_back(std::string(d.code()));
-  return c;
-}
 
 // --- examples/errors: one rejected kernel per code, and its fix -------------------
 
@@ -43,14 +27,14 @@ TEST_P(ErrorExampleTest, FailsWithItsTextAndTheFixCompiles) {
   std::string expect = text.substr(0, text.find('\n'));
   ASSERT_EQ(expect.substr(0, 11), "// EXPECT: ") << path;
   expect = expect.substr(11);
-  Checked bad = Check(text, "bad.scir");
+  Checked bad = Check(text, std::nullopt, "bad.scir");
   ASSERT_FALSE(bad.ok) << path;
   std::string first = bad.diagnostics.substr(0, bad.diagnostics.find('\n'));
   EXPECT_EQ(first.substr(first.find(' ') + 1), expect) << path;
   EXPECT_EQ(bad.codes.size(), 1u) << bad.diagnostics;
 
   std::string fixed = path.substr(0, path.size() - 5) + ".fixed.scir";
-  Checked good = Check(testing::ReadFile(fixed), "fixed.scir");
+  Checked good = Check(testing::ReadFile(fixed), std::nullopt, "fixed.scir");
   EXPECT_TRUE(good.ok) << fixed << "\n" << good.diagnostics;
 }
 
@@ -137,7 +121,7 @@ TEST(SeedRulesTest, RegisterShapesFollowTheTarget) {
   %w = get %h[:] : vector<16xi16>
 }
 )";
-  Checked v7x = Check(text, "k.scir", TargetId::kV7x);
+  Checked v7x = Check(text, TargetId::kV7x);
   EXPECT_EQ(v7x.codes, (std::vector<std::string>{"SHAPE-1", "SHAPE-1"}));
   EXPECT_NE(v7x.diagnostics.find(
                 "error[SHAPE-1]: NotImplementedError: Get only supports int32 arrays of shapes [(16,)], got (8,)"),
@@ -145,7 +129,7 @@ TEST(SeedRulesTest, RegisterShapesFollowTheTarget) {
   EXPECT_NE(v7x.diagnostics.find("error[SHAPE-1]: NotImplementedError: Get only supports int16 arrays of shapes "
                                  "[(32,), (2, 16)], got (16,)"),
             std::string::npos);
-  Checked v5p = Check(text, "k.scir", TargetId::kV5p);
+  Checked v5p = Check(text, TargetId::kV5p);
   EXPECT_TRUE(v5p.ok) << v5p.diagnostics;
 }
 
@@ -154,8 +138,8 @@ TEST(SeedRulesTest, RegisterShapesFollowTheTarget) {
 // Each implemented rule's catalog example fails with exactly its code, and the
 // fixed kernel passes; every implemented rule has such an example.
 TEST(CatalogRulesTest, EveryImplementedRuleHasPassingExamples) {
-  for (DiagId id : ImplementedRules()) {
-    const DiagInfo& info = Info(id);
+  for (const ImplementedRule& r : ImplementedRules()) {
+    const DiagInfo& info = Info(r.id);
     ASSERT_FALSE(info.bad.empty()) << info.code << " has no example kernel";
     Checked bad = Check(std::string(info.bad));
     ASSERT_FALSE(bad.codes.empty()) << info.code;

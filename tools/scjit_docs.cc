@@ -133,9 +133,9 @@ void PrintRules() {
     std::string code, status, detail;
   };
   std::vector<Row> rows;
-  for (DiagId id : ImplementedRules()) {
-    const DiagInfo& d = Info(id);
-    rows.push_back({std::string(d.code), "implemented",
+  for (const ImplementedRule& r : ImplementedRules()) {
+    const DiagInfo& d = Info(r.id);
+    rows.push_back({std::string(d.code), Cat("implemented: `", r.tests, "`"),
                     Cat("`` ", d.exception.empty() ? std::string() : Cat(d.exception, ": "), Cell(d.message), " ``")});
   }
   for (const NotExpressible& n : NotExpressibleRules()) {
@@ -145,7 +145,7 @@ void PrintRules() {
     return CatalogOrder(a.code) < CatalogOrder(b.code) || (CatalogOrder(a.code) == CatalogOrder(b.code) && a.code < b.code);
   });
   int implemented = 0;
-  for (const Row& r : rows) implemented += r.status == "implemented";
+  for (const Row& r : rows) implemented += r.status.rfind("implemented", 0) == 0;
   std::cout << "# SC rules: the catalog, ID by ID\n\n"
                "Generated from the rule tables (`lowering/rules/`) by `scjit-docs rules`; do not\n"
                "edit by hand. Every ID of sc-errors.md is either implemented, with Pallas' exact\n"
@@ -153,8 +153,9 @@ void PrintRules() {
                "(`tests/catalog_test.cc` checks that none is missing).\n\n"
                "An implemented rule is tested by its catalog example kernels — the failing one\n"
                "must fail with exactly its code, the fixed one must pass (`sc_rules_test`,\n"
-               "CatalogRulesTest) — and by its group's tests (`tests/rules_*_test.cc`,\n"
-               "`tests/sc_rules_test.cc`). `jit-run --explain ID` prints both kernels.\n\n"
+               "CatalogRulesTest) — and by the test file named in its row, which checks its\n"
+               "full diagnostic text and a legal neighbour. `jit-run --explain ID` prints both\n"
+               "kernels.\n\n"
             << implemented << " IDs implemented, " << rows.size() - implemented << " not expressible.\n\n"
             << "| ID | status | message, or why it cannot occur |\n|---|---|---|\n";
   for (const Row& r : rows) std::cout << "| " << r.code << " | " << r.status << " | " << r.detail << " |\n";

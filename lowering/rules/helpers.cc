@@ -31,4 +31,15 @@ bool Is(OpKind k, std::initializer_list<OpKind> kinds) {
   return false;
 }
 
+int64_t MeshCores(const Kernel& k, const TargetInfo& target) { return k.mesh.cores.value_or(target.cores); }
+
+int64_t MeshSubcores(const Kernel& k, const TargetInfo& target) {
+  return k.mesh.kind == MeshKind::kScalar ? 1 : k.mesh.subcores.value_or(target.subcores);
+}
+
+std::string MeshText(const Kernel& k, const TargetInfo& target) {
+  if (k.mesh.kind == MeshKind::kScalar) return Cat("mesh scalar(cores = ", MeshCores(k, target), ")");
+  return Cat("mesh vector(cores = ", MeshCores(k, target), ", subcores = ", MeshSubcores(k, target), ")");
+}
+
 }  // namespace scjit::rules

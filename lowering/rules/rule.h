@@ -61,9 +61,9 @@ struct KernelRule {
 };
 
 // The groups' tables.
-const std::vector<OpRule>& ControlRules();  // GEN-1 (first of all), CF, PL, ALLOC, XF, PIPE
+const std::vector<OpRule>& ControlRules();  // GEN-1 (first of all), CF, PL, ALLOC, PIPE
 const std::vector<OpRule>& GetSwapRules();  // GET, SWAP, SHAPE
-const std::vector<OpRule>& DmaSyncRules();  // DMA, SEM, FAA, DBG
+const std::vector<OpRule>& DmaSyncRules();  // DMA, DEV-3, SEM, FAA, DBG, XF (ref views), GEN-3 of these ops
 const std::vector<OpRule>& VectorRules();   // IOTA, GS, BC, PK, UP, SCAN, CUM, RED, SORT, REV, MR, EL
 const std::vector<KernelRule>& KernelRules();  // MESH, memory capacity
 
@@ -81,6 +81,13 @@ std::string Aval(const Type& t);
 std::string KernelType(const Kernel& k);
 // True when `k` is one of `kinds`.
 bool Is(OpKind k, std::initializer_list<OpKind> kinds);
+
+// The mesh as it runs on `target`: cores (written or the target's), vector
+// subcores per core (1 on a scalar mesh), and scjit's spelling of it with the
+// sizes filled in: `mesh vector(cores = 2, subcores = 16)`, `mesh scalar(cores = 2)`.
+int64_t MeshCores(const Kernel& k, const TargetInfo& target);
+int64_t MeshSubcores(const Kernel& k, const TargetInfo& target);
+std::string MeshText(const Kernel& k, const TargetInfo& target);
 
 }  // namespace scjit::rules
 
