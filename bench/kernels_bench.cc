@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -155,6 +156,91 @@ void BM_Exchange_Native(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kRounds * 2 * 32);
 }
 BENCHMARK(BM_Exchange_Native)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// --- sort_key_val of 32768 rows of 16 (key, value) pairs (v7x, 2 x 16 subcores) -----
+
+constexpr int kSortRows = 32768;
+constexpr int kSortLanes = 16;
+constexpr int64_t kSortElements = int64_t{kSortRows} * kSortLanes;
+
+struct SortRowsData {
+  std::vector<int32_t> keys, vals;
+};
+
+const SortRowsData& SortInputs() {
+  static const SortRowsData* data = [] {
+    auto* d = new SortRowsData{std::vector<int32_t>(kSortElements), std::vector<int32_t>(kSortElements)};
+    std::mt19937 rng(1);
+    for (int64_t i = 0; i < kSortElements; ++i) {
+      d->keys[i] = static_cast<int32_t>(rng() % 1000) - 500;  // negatives and duplicates
+      d->vals[i] = static_cast<int32_t>(i);
+    }
+    return d;
+  }();
+  return *data;
+}
+
+// The loop a user would write: a stable insertion sort of each row's pairs.
+void SortRowsNative(const SortRowsData& in, std::vector<int32_t>& keys, std::vector<int32_t>& vals) {
+  for (int r = 0; r < kSortRows; ++r) {
+    const int32_t* k = &in.keys[static_cast<size_t>(r) * kSortLanes];
+    const int32_t* v = &in.vals[static_cast<size_t>(r) * kSortLanes];
+    int32_t* ok = &keys[static_cast<size_t>(r) * kSortLanes];
+    int32_t* ov = &vals[static_cast<size_t>(r) * kSortLanes];
+    for (int i = 0; i < kSortLanes; ++i) {
+      int j = i;
+      for (; j > 0 && ok[j - 1] > k[i]; --j) {
+        ok[j] = ok[j - 1];
+        ov[j] = ov[j - 1];
+      }
+      ok[j] = k[i];
+      ov[j] = v[i];
+    }
+  }
+}
+
+void BM_SortRows_Emulated(benchmark::State& state) {
+  auto kernel = Compiled("sort_rows.scir");
+  const SortRowsData& in = SortInputs();
+  std::vector<int32_t> keys = in.keys, vals = in.vals, ok(kSortElements), ov(kSortElements);
+  ParamBuffer params[] = {{reinterpret_cast<uint8_t*>(keys.data()), kSortElements * 4},
+                          {reinterpret_cast<uint8_t*>(vals.data()), kSortElements * 4},
+                          {reinterpret_cast<uint8_t*>(ok.data()), kSortElements * 4},
+                          {reinterpret_cast<uint8_t*>(ov.data()), kSortElements * 4}};
+  LaunchOptions options = Unchecked(static_cast<int>(state.range(0)));
+  if (state.range(1) != 0) {  // checked: on_wait DMAs, bounds and sync checks
+    options.checks = true;
+    options.dma = DmaMode::kOnWait;
+  }
+  for (auto _ : state) {
+    absl::StatusOr<LaunchResult> r = Launch(*kernel, params, options);
+    if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
+  }
+  std::vector<int32_t> want_k(kSortElements), want_v(kSortElements);
+  SortRowsNative(in, want_k, want_v);
+  if (ok != want_k || ov != want_v) state.SkipWithError("wrong result");
+  state.SetItemsProcessed(state.iterations() * kSortRows);
+}
+BENCHMARK(BM_SortRows_Emulated)
+    ->Args({1, 0})
+    ->Args({2, 0})
+    ->Args({2, 1})
+    ->ArgNames({"threads", "checked"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_SortRows_Native(benchmark::State& state) {
+  const SortRowsData& in = SortInputs();
+  std::vector<int32_t> ok(kSortElements), ov(kSortElements);
+  for (auto _ : state) {
+    SortRowsNative(in, ok, ov);
+    benchmark::DoNotOptimize(ok.data());
+    benchmark::DoNotOptimize(ov.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * kSortRows);
+}
+BENCHMARK(BM_SortRows_Native)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // --- Compile latency ----------------------------------------------------------------
 

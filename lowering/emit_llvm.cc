@@ -558,9 +558,16 @@ static bool IsLaneOp(OpKind k) {
   }
 }
 
+// sort, sort_key_val, rev, gather (emit_permute.cc).
+static bool IsPermuteOp(OpKind k) {
+  return k == OpKind::kSort || k == OpKind::kSortKeyVal || k == OpKind::kRev || k == OpKind::kGather;
+}
+
 static bool HandlesLarge(const Op& op) {
   if (IsLaneOp(op.kind)) return true;
   switch (op.kind) {
+    case OpKind::kRev:
+    case OpKind::kGather:
     case OpKind::kConst:
     case OpKind::kBroadcast:
     case OpKind::kExtract:
@@ -604,6 +611,7 @@ absl::Status Emitter::EmitOp(const Op& op) {
     return Unsupported(kernel_, op, Cat(op.name(), " of values larger than ", kRegisterBytes, " bytes"));
   }
   if (IsLaneOp(op.kind)) return EmitLaneOp(op);
+  if (IsPermuteOp(op.kind)) return EmitPermuteOp(op);
   switch (op.kind) {
     case OpKind::kAxisIndex:
     case OpKind::kAxisSize: {

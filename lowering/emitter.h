@@ -2,6 +2,7 @@
 //   emit_llvm.cc     the kernel function, types, runtime calls, refs, control flow
 //   emit_compute.cc  value ops (kernel-ir.md §4.1)
 //   emit_memory.cc   memory, DMA and synchronization ops (§4.3, §4.4)
+//   emit_permute.cc  sort, sort_key_val, rev, value gather
 // See emit_llvm.h for what the generated code models.
 #ifndef SCJIT_LOWERING_EMITTER_H_
 #define SCJIT_LOWERING_EMITTER_H_
@@ -180,6 +181,14 @@ class Emitter {
   absl::Status EmitScan(const Op& op);
   absl::Status EmitScanCount(const Op& op);
   absl::Status EmitMaskReduce(const Op& op);
+  // Permutations (emit_permute.cc): sort, sort_key_val (bitonic networks), rev, gather.
+  absl::Status EmitPermuteOp(const Op& op);
+  absl::Status EmitSort(const Op& op);
+  absl::Status EmitGather(const Op& op);  // rev and gather
+  // Sort keys as unsigned integers in the order the sort puts them.
+  llvm::Value* SortOrder(llvm::Value* keys, ElementType e, bool signed_order, bool descending);
+  // Integer indices modulo m, into [0, m), as i32 lanes.
+  llvm::Value* IndexModulo(llvm::Value* indices, ElementType e, int64_t m);
   // Runs `compute(operands as chunks, chunk type)` over a large result in chunks,
   // or once on register values.
   absl::Status Elementwise(const Op& op, const std::function<absl::StatusOr<llvm::Value*>(

@@ -46,6 +46,8 @@ int32_t scjit_rt_bounds_error(scjit_ctx* ctx, int32_t site, int32_t what, int32_
   return Self(ctx).BoundsError(site, what, dim, index, limit);
 }
 
+int32_t scjit_rt_warning(scjit_ctx* ctx, int32_t site, int32_t what) { return Self(ctx).Warning(site, what); }
+
 int32_t scjit_rt_alloc(scjit_ctx* ctx, void* data, int64_t count, int32_t dtype, int32_t first_sem) {
   return Self(ctx).Alloc(data, count, dtype, first_sem);
 }

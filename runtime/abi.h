@@ -48,6 +48,7 @@ typedef struct scjit_ctx {
 } scjit_ctx;
 
 #define SCJIT_CHECK_BOUNDS 1
+#define SCJIT_CHECK_SORT_SIGN 2  /* `sort` warns about negative signed keys (RT-SORT-SIGN) */
 
 /* A strided view of memory: element i (multi-index) lives at
  * base + sum(index[d] * strides[d]) * element size. */
@@ -117,6 +118,12 @@ int32_t scjit_rt_debug_print(scjit_ctx* ctx, int32_t site, int32_t kind, int32_t
 #define SCJIT_BOUNDS_SLICE_SIZE 2
 int32_t scjit_rt_bounds_error(scjit_ctx* ctx, int32_t site, int32_t what, int32_t dim, int64_t index,
                               int64_t limit);
+
+/* Reports a warning finding at `site` (once per site and launch); the kernel
+ * goes on. `what` is SCJIT_WARN_*: a `sort` of signed integer keys met a
+ * negative key, which the hardware orders after the non-negative ones. */
+#define SCJIT_WARN_SORT_SIGN 0
+int32_t scjit_rt_warning(scjit_ctx* ctx, int32_t site, int32_t what);
 
 /* Entering a `scoped` region's `alloc`: fills `count` elements of `dtype` at
  * `data` with the poison pattern (data refs), or zeroes `count` semaphores from

@@ -340,6 +340,19 @@ int32_t Subcore::BoundsError(int site, int what, int dim, int64_t index, int64_t
   return Fail(Finding(DiagId::kRtBounds, site, {{"detail", detail}}));
 }
 
+// A warning is made once per site and launch: the first in (epoch, subcore)
+// order is kept (see Machine::Settle), so the report does not depend on threads.
+int32_t Subcore::Warning(int site, int what) {
+  if (what != SCJIT_WARN_SORT_SIGN || machine_->Warned(site)) return 0;
+  for (const auto& [s, d] : warnings_) {
+    if (s == site) return 0;
+  }
+  Diagnostic d = Finding(DiagId::kRtSortSign, site, {{"dtype", machine_->info().sites[site].text}});
+  d.severity = Severity::kWarning;
+  warnings_.emplace_back(site, std::move(d));
+  return 0;
+}
+
 // ------------------------------------------------------------------------------------
 // Machine.
 
@@ -461,7 +474,7 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
     c.num_cores = info_.cores;
     c.num_subcores = info_.subcores;
     c.tick = SCJIT_TICK_PERIOD;
-    c.checks = options_.checks ? SCJIT_CHECK_BOUNDS : 0;
+    c.checks = options_.checks ? SCJIT_CHECK_BOUNDS | SCJIT_CHECK_SORT_SIGN : 0;
     c.runtime = s.get();
     subcores_.push_back(std::move(s));
   }
@@ -534,6 +547,10 @@ absl::Status Machine::Settle() {
       findings_.push_back(std::move(d));
     }
     s->findings_.clear();
+    for (auto& [site, d] : s->warnings_) {
+      if (warned_sites_.insert(site).second) findings_.push_back(std::move(d));
+    }
+    s->warnings_.clear();
   }
 
   // Effects between subcores, in subcore order (or a seeded permutation).

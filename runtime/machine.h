@@ -11,6 +11,7 @@
 #include <deque>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,7 @@ class Subcore {
   int32_t DebugPrint(int site, int kind, int dtype, const void* data, int64_t count, const scjit_ref* ref);
   int32_t Alloc(void* data, int64_t count, int dtype, int first_sem);
   int32_t BoundsError(int site, int what, int dim, int64_t index, int64_t limit);
+  int32_t Warning(int site, int what);
 
   scjit_ctx ctx{};
 
@@ -92,6 +94,8 @@ class Subcore {
   std::vector<Semaphore> sems_;
   std::vector<Effect> outbox_;
   std::vector<Diagnostic> findings_;
+  // Warnings of this epoch, by site; the machine keeps the first of each site.
+  std::vector<std::pair<int, Diagnostic>> warnings_;
   std::string prints_;
   std::vector<int64_t> ops_;
   int64_t dma_bytes_ = 0;
@@ -124,6 +128,9 @@ class Machine {
   // True when every byte of `r` lies inside one kernel buffer: an HBM parameter,
   // or an arena of subcore `subcore` (its VMEM, its SMEM, its core's shared).
   bool Contains(const scjit_ref& r, int elem_bytes, int subcore) const;
+  // True when `site` has made a warning in an earlier epoch (read during epochs,
+  // written only between them).
+  bool Warned(int site) const { return warned_sites_.contains(site); }
 
  private:
   // Between epochs (SubcoreScheduler's settle): see scheduler.h.
@@ -145,6 +152,7 @@ class Machine {
   std::vector<std::unique_ptr<Subcore>> subcores_;
   std::unique_ptr<SubcoreScheduler> scheduler_;
   std::vector<Diagnostic> findings_;
+  std::set<int> warned_sites_;  // sites whose warning was kept
   std::atomic<bool> stopping_{false};
   std::atomic<bool> timed_out_{false};
   std::chrono::steady_clock::time_point deadline_;

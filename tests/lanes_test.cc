@@ -21,22 +21,10 @@
 #include <vector>
 
 #include "tests/kernel_runner.h"
+#include "tests/lane_types.h"
 
 namespace scjit::testing {
 namespace {
-
-enum class Dt { kI32, kU32, kF32 };
-const char* Ir(Dt t) { return t == Dt::kI32 ? "i32" : t == Dt::kU32 ? "u32" : "f32"; }
-
-float F(uint32_t b) { return std::bit_cast<float>(b); }
-uint32_t B(float f) { return std::bit_cast<uint32_t>(f); }
-
-struct Target {
-  TargetId id;
-  int lanes;
-  const char* name;
-};
-const Target kTargets[] = {{TargetId::kV7x, 16, "v7x"}, {TargetId::kV5p, 8, "v5p"}};
 
 constexpr int kRows = 8;
 
