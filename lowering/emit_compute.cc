@@ -135,9 +135,10 @@ llvm::Value* Emitter::Convert(llvm::Value* v, ElementType from, ElementType to) 
   llvm::Type* ty = v->getType()->getWithNewType(ElemTy(to));
   v = ToF32(v, from);  // 16-bit floats convert from f32 (exactly the same value)
   if (IsBool(to)) {
-    // x -> i1 is x != 0 (NaN != 0 too).
+    // x -> i1 is x != 0, and float compares are ordered: NaN -> false
+    // (sc-semantics.md §6.1: Pallas widens to f32 and compares with `one`).
     llvm::Value* zero = llvm::Constant::getNullValue(v->getType());
-    return IsFloat(from) ? b_.CreateFCmpUNE(v, zero) : b_.CreateICmpNE(v, zero);
+    return IsFloat(from) ? b_.CreateFCmpONE(v, zero) : b_.CreateICmpNE(v, zero);
   }
   bool from_unsigned = IsUnsigned(from) || IsBool(from);
   if (IsFloat(from) && IsFloat(to)) return FromF32(v, to);

@@ -483,11 +483,11 @@ bool Legal(Dt from, Dt to) {
 }
 
 // kernel-ir.md §4.1: float -> int truncates toward zero, saturates, NaN -> 0;
-// x -> i1 is x != 0 (NaN -> 1); int -> 16-bit float goes through
+// x -> i1 is x != 0 (ordered, so NaN -> 0); int -> 16-bit float goes through
 // f32 (rounding twice, as Pallas lowers it); integers wrap.
 uint32_t ConvertRef(Dt from, Dt to, uint32_t a) {
   double v = from == Dt::kI1 ? (a != 0 ? 1.0 : 0.0) : Value(from, a);
-  if (to == Dt::kI1) return v != 0 ? 1 : 0;  // NaN != 0
+  if (to == Dt::kI1) return !std::isnan(v) && v != 0 ? 1 : 0;
   if (IsF(from) && IsF(to)) return RoundTo(to, v);
   if (IsF(from)) {
     if (std::isnan(v)) return 0;
