@@ -15,7 +15,7 @@ namespace scjit::emit {
 // __truncsfbf2, which Debian 12's libgcc lacks; and fptrunc/fpext pairs around
 // an op let InstCombine shrink the op to half precision, which the x86 backend
 // then scalarizes (minimum/maximum). No fpext/fptrunc of a 16-bit type, so no
-// soft-float call, is ever emitted (docs/runtime.md, "16-bit floats").
+// soft-float call, is ever emitted (docs/runtime.md, "8- and 16-bit element types").
 
 namespace {
 

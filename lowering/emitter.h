@@ -140,7 +140,7 @@ class Emitter {
   llvm::Value* Convert(llvm::Value* v, ElementType from, ElementType to);
   // 16-bit floats (emit_narrow.cc). Their arithmetic runs in f32, rounded back
   // after each op; conversions are inline SIMD code, never host-dependent
-  // instructions or soft-float calls (docs/runtime.md, "16-bit floats").
+  // instructions or soft-float calls (docs/runtime.md, "8- and 16-bit element types").
   static bool IsHalf(ElementType e) { return e == ElementType::kBF16 || e == ElementType::kF16; }
   // A bf16/f16 value (scalar or vector) as f32, exactly; others unchanged.
   llvm::Value* ToF32(llvm::Value* v, ElementType e);
