@@ -14,6 +14,7 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "runtime/abi.h"
+#include "runtime/softfloat.h"
 
 namespace scjit {
 namespace {
@@ -87,7 +88,7 @@ absl::StatusOr<std::unique_ptr<JitSession>> JitSession::Create(int opt_level) {
   if (!jit) return ToStatus(jit.takeError(), "creating the ORC JIT");
   s->jit_ = std::move(*jit);
 
-  // (4) The runtime ABI, by name.
+  // (4) The runtime ABI and the soft-float helpers, by name.
   llvm::Expected<llvm::orc::JITDylib&> runtime = s->jit_->createJITDylib("scjit.runtime");
   if (!runtime) return ToStatus(runtime.takeError(), "creating the runtime dylib");
   s->runtime_ = &*runtime;
@@ -96,6 +97,11 @@ absl::StatusOr<std::unique_ptr<JitSession>> JitSession::Create(int opt_level) {
 #define SCJIT_ABI(fn, signature) \
   symbols[s->jit_->mangleAndIntern(#fn)] = {llvm::orc::ExecutorAddr::fromPtr(&fn), flags};
 #include "runtime/abi.def"
+  // The soft-float helpers LLVM may call for f16/bf16 (runtime/softfloat.h).
+  for (const SoftFloatSymbol& f : SoftFloatSymbols()) {
+    symbols[s->jit_->mangleAndIntern(llvm::StringRef(f.name.data(), f.name.size()))] = {
+        llvm::orc::ExecutorAddr::fromPtr(f.address), flags};
+  }
   if (absl::Status st = ToStatus(s->runtime_->define(llvm::orc::absoluteSymbols(std::move(symbols))),
                                  "defining the runtime ABI");
       !st.ok()) {
@@ -161,7 +167,11 @@ absl::StatusOr<KernelFn> JitSession::Add(EmittedKernel kernel) {
   std::string name = Cat("scjit.kernel.", next_dylib_.fetch_add(1));
   llvm::Expected<llvm::orc::JITDylib&> dylib = jit_->createJITDylib(name);
   if (!dylib) return ToStatus(dylib.takeError(), "creating a kernel dylib");
-  dylib->addToLinkOrder(*runtime_);
+  // The runtime first, so that its names win over the process' (libgcc has some
+  // of the soft-float helpers too).
+  llvm::orc::JITDylibSearchOrder order = {{runtime_, llvm::orc::JITDylibLookupFlags::MatchExportedSymbolsOnly}};
+  for (const auto& link : jit_->defaultLinkOrder()) order.push_back(link);
+  dylib->setLinkOrder(std::move(order));
   llvm::orc::ThreadSafeModule tsm(std::move(kernel.module), std::move(kernel.context));
   if (absl::Status s = ToStatus(jit_->addIRModule(*dylib, std::move(tsm)), "adding the kernel module"); !s.ok()) {
     return s;

@@ -12,6 +12,11 @@ namespace scjit::emit {
 
 absl::StatusOr<llvm::Value*> Emitter::Binary(const Op& op, OpKind kind, llvm::Value* a, llvm::Value* b,
                                              ElementType e) {
+  if (IsHalf(e)) {  // computed in f32, rounded once
+    absl::StatusOr<llvm::Value*> r = Binary(op, kind, ToF32(a, e), ToF32(b, e), ElementType::kF32);
+    if (!r.ok()) return r;
+    return FromF32(*r, e);
+  }
   bool fp = IsFloat(e);
   bool is_unsigned = IsUnsigned(e) || IsBool(e);
   llvm::Type* ty = a->getType();
@@ -80,6 +85,11 @@ absl::StatusOr<llvm::Value*> Emitter::Binary(const Op& op, OpKind kind, llvm::Va
 }
 
 absl::StatusOr<llvm::Value*> Emitter::Unary(const Op& op, llvm::Value* a, ElementType e) {
+  if (IsHalf(e)) {  // computed in f32, rounded once
+    absl::StatusOr<llvm::Value*> r = Unary(op, ToF32(a, e), ElementType::kF32);
+    if (!r.ok()) return r;
+    return FromF32(*r, e);
+  }
   bool fp = IsFloat(e);
   llvm::Type* ty = a->getType();
   switch (op.kind) {
@@ -120,27 +130,31 @@ absl::StatusOr<llvm::Value*> Emitter::Unary(const Op& op, llvm::Value* a, Elemen
   }
 }
 
-llvm::Value* Emitter::Convert(llvm::Value* v, ElementType from, const Type& to) {
-  llvm::Type* ty = ValueTy(to);
-  ElementType e = to.element();
-  if (from == e) return v;
-  if (IsBool(e)) {
-    // x -> i1 is x != 0 (NaN != 0 too).
-    if (IsFloat(from)) return b_.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
-    return b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+llvm::Value* Emitter::Convert(llvm::Value* v, ElementType from, ElementType to) {
+  if (from == to) return v;
+  llvm::Type* ty = v->getType()->getWithNewType(ElemTy(to));
+  v = ToF32(v, from);  // 16-bit floats convert from f32 (exactly the same value)
+  if (IsBool(to)) {
+    // x -> i1 is x != 0, and float compares are ordered: NaN -> false
+    // (sc-semantics.md §6.1: Pallas widens to f32 and compares with `one`).
+    llvm::Value* zero = llvm::Constant::getNullValue(v->getType());
+    return IsFloat(from) ? b_.CreateFCmpONE(v, zero) : b_.CreateICmpNE(v, zero);
   }
   bool from_unsigned = IsUnsigned(from) || IsBool(from);
-  if (IsFloat(from) && IsFloat(e)) {
-    return BitWidth(e) > BitWidth(from) ? b_.CreateFPExt(v, ty) : b_.CreateFPTrunc(v, ty);
-  }
+  if (IsFloat(from) && IsFloat(to)) return FromF32(v, to);
   if (IsFloat(from)) {
     // Truncate toward zero, saturate, NaN -> 0: exactly fpto[su]i.sat.
-    return b_.CreateIntrinsic(IsUnsigned(e) ? llvm::Intrinsic::fptoui_sat : llvm::Intrinsic::fptosi_sat, {ty,
-                              v->getType()}, {v});
+    return b_.CreateIntrinsic(IsUnsigned(to) ? llvm::Intrinsic::fptoui_sat : llvm::Intrinsic::fptosi_sat,
+                              {ty, v->getType()}, {v});
   }
-  if (IsFloat(e)) return from_unsigned ? b_.CreateUIToFP(v, ty) : b_.CreateSIToFP(v, ty);
-  if (BitWidth(e) == BitWidth(from) || ty->getScalarSizeInBits() == v->getType()->getScalarSizeInBits()) return v;
-  if (ty->getScalarSizeInBits() < v->getType()->getScalarSizeInBits()) return b_.CreateTrunc(v, ty);
+  if (IsFloat(to)) {
+    // Through f32, as Pallas lowers it: an int32 -> bf16/f16 rounds twice.
+    llvm::Type* f32 = v->getType()->getWithNewType(b_.getFloatTy());
+    return FromF32(from_unsigned ? b_.CreateUIToFP(v, f32) : b_.CreateSIToFP(v, f32), to);
+  }
+  unsigned to_bits = ty->getScalarSizeInBits(), from_bits = v->getType()->getScalarSizeInBits();
+  if (to_bits == from_bits) return v;
+  if (to_bits < from_bits) return b_.CreateTrunc(v, ty);
   return from_unsigned ? b_.CreateZExt(v, ty) : b_.CreateSExt(v, ty);
 }
 
@@ -172,7 +186,6 @@ absl::Status Emitter::Elementwise(
 
 absl::Status Emitter::EmitElementwise(const Op& op) {
   const auto& ops = op.operands;
-  const Type& out = op.results[0]->type;
   switch (op.kind) {
     case OpKind::kCmp: {
       ElementType e = ops[0].type().element();
@@ -189,7 +202,7 @@ absl::Status Emitter::EmitElementwise(const Op& op) {
       llvm::CmpInst::Predicate pred =
           IsFloat(e) ? kFloat[p] : (IsUnsigned(e) || IsBool(e)) ? kUnsigned[p] : kSigned[p];
       return Elementwise(op, [&](const std::vector<llvm::Value*>& a, const Type&) -> absl::StatusOr<llvm::Value*> {
-        return IsFloat(e) ? b_.CreateFCmp(pred, a[0], a[1]) : b_.CreateICmp(pred, a[0], a[1]);
+        return IsFloat(e) ? b_.CreateFCmp(pred, ToF32(a[0], e), ToF32(a[1], e)) : b_.CreateICmp(pred, a[0], a[1]);
       });
     }
     case OpKind::kSelect:
@@ -205,17 +218,11 @@ absl::Status Emitter::EmitElementwise(const Op& op) {
     case OpKind::kConvert: {
       ElementType from = ops[0].type().element();
       return Elementwise(op, [&](const std::vector<llvm::Value*>& a, const Type& t) -> absl::StatusOr<llvm::Value*> {
-        return Convert(a[0], from, t);
+        return Convert(a[0], from, t.element());
       });
     }
     case OpKind::kBitcast:
-      // A large value's bytes are reinterpreted in place (numpy's x.view(dtype)).
-      if (Large(out)) {
-        SetBuffer(op.results[0], BufferOf(ops[0]));
-        return absl::OkStatus();
-      }
-      Set(op.results[0], b_.CreateBitCast(ValueOf(ops[0]), ValueTy(out)));
-      return absl::OkStatus();
+      return EmitBitcast(op);
     default:
       break;
   }
@@ -414,6 +421,10 @@ absl::Status Emitter::EmitValueOp(const Op& op) {
     case OpKind::kSlice:
     case OpKind::kConcat:
       return EmitShapeOp(op);
+    case OpKind::kPack:
+      return EmitPack(op);
+    case OpKind::kUnpack:
+      return EmitUnpack(op);
     case OpKind::kReshape:
       // Values are row-major and flat: a reshape keeps the same elements.
       vals_[op.results[0]].value = vals_[ops[0].value].value;

@@ -39,6 +39,7 @@ Emitter::Combine Emitter::CombineOf(OpKind k) {
 }
 
 llvm::Value* Emitter::CombineValues(Combine c, llvm::Value* a, llvm::Value* b, ElementType e) {
+  if (IsHalf(e)) return FromF32(CombineValues(c, ToF32(a, e), ToF32(b, e), ElementType::kF32), e);
   bool fp = IsFloat(e);
   switch (c) {
     case Combine::kSum:

@@ -579,6 +579,8 @@ static bool HandlesLarge(const Op& op) {
     case OpKind::kSelect:
     case OpKind::kConvert:
     case OpKind::kBitcast:
+    case OpKind::kPack:
+    case OpKind::kUnpack:
     case OpKind::kGet:
     case OpKind::kSwap:
     case OpKind::kStore:

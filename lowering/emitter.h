@@ -138,7 +138,20 @@ class Emitter {
   absl::Status EmitElementwise(const Op& op);
   absl::StatusOr<llvm::Value*> Binary(const Op& op, OpKind kind, llvm::Value* a, llvm::Value* b, ElementType e);
   absl::StatusOr<llvm::Value*> Unary(const Op& op, llvm::Value* a, ElementType e);
-  llvm::Value* Convert(llvm::Value* v, ElementType from, const Type& to);
+  llvm::Value* Convert(llvm::Value* v, ElementType from, ElementType to);
+  // 16-bit floats (emit_narrow.cc). Their arithmetic runs in f32, rounded back
+  // after each op; conversions are inline SIMD code, never host-dependent
+  // instructions or soft-float calls (docs/runtime.md, "8- and 16-bit element types").
+  static bool IsHalf(ElementType e) { return e == ElementType::kBF16 || e == ElementType::kF16; }
+  // A bf16/f16 value (scalar or vector) as f32, exactly; others unchanged.
+  llvm::Value* ToF32(llvm::Value* v, ElementType e);
+  // An f32 value rounded to nearest even to `e` (bf16, f16), or unchanged (f32).
+  llvm::Value* FromF32(llvm::Value* v, ElementType e);
+  // pack/unpack (sc-semantics.md §3.9, runtime.md §7.4).
+  absl::Status EmitPack(const Op& op);
+  absl::Status EmitUnpack(const Op& op);
+  llvm::Value* PackConvert(llvm::Value* v, ElementType from, ElementType to);
+  absl::Status EmitBitcast(const Op& op);
   absl::Status EmitMemory(const Op& op);
   absl::Status EmitDma(const Op& op);
   absl::Status EmitSync(const Op& op);

@@ -401,9 +401,10 @@ bool Compare(Dt t, Pred p, uint32_t a, uint32_t b) {
   return Apply(p, a, b);  // u32, and i1 with false < true
 }
 
-// convert: float -> int truncates toward zero and saturates, NaN -> 0; x -> i1 is x != 0.
+// convert: float -> int truncates toward zero and saturates, NaN -> 0; x -> i1 is
+// x != 0, an ordered compare for floats: NaN -> false (sc-semantics.md §6.1).
 uint32_t Convert(Dt from, Dt to, uint32_t a) {
-  if (to == Dt::kI1) return from == Dt::kF32 ? (F(a) != 0.0f || IsNan(a)) : a != 0;  // NaN != 0 (as numpy/XLA)
+  if (to == Dt::kI1) return from == Dt::kF32 ? (F(a) != 0.0f && !IsNan(a)) : a != 0;
   if (from == Dt::kF32) {
     float x = F(a);
     if (to == Dt::kF32) return a;
