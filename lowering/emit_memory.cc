@@ -213,12 +213,19 @@ absl::Status Emitter::EmitSync(const Op& op) {
       if (o.value->type.is_memory()) {
         absl::StatusOr<RefVal> r = View(op, o, site);
         if (!r.ok()) return r.status();
-        if (r->semaphore) return Unsupported(kernel_, op, "printing semaphores");
         llvm::Value* ref;
         {
           llvm::IRBuilder<>::InsertPointGuard guard(b_);
           b_.SetInsertPoint(entry_->getTerminator());
           ref = b_.CreateAlloca(RefTy());
+        }
+        if (r->semaphore) {  // the view's shape, and its first semaphore's index
+          RefVal shape = *r;
+          shape.ptr = null;
+          FillRef(ref, shape);
+          CallChecked("scjit_rt_debug_print", {ctx_arg_, I32(site), I32(SCJIT_PRINT_SEMS), I32(0), null,
+                                               b_.CreateSExt(r->ptr, b_.getInt64Ty()), ref});
+          return absl::OkStatus();
         }
         FillRef(ref, *r);
         CallChecked("scjit_rt_debug_print",

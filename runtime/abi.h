@@ -102,10 +102,13 @@ int32_t scjit_rt_fetch_and_add(scjit_ctx* ctx, int64_t offset, int32_t value, in
 
 /* `debug_print`: the site's format string, then one value or ref, if any.
  * `kind` is SCJIT_PRINT_*: NONE (no value), SCALAR/VECTOR (`data` points to the
- * elements, `dtype` and `count` describe them), REF (`ref` describes it). */
+ * elements, `dtype` and `count` describe them), REF (`ref` describes it), SEMS
+ * (semaphores: `ref` gives the shape and strides, its base is null, and `count`
+ * is the index of the first semaphore). */
 #define SCJIT_PRINT_NONE 0
 #define SCJIT_PRINT_VALUE 1
 #define SCJIT_PRINT_REF 2
+#define SCJIT_PRINT_SEMS 3
 int32_t scjit_rt_debug_print(scjit_ctx* ctx, int32_t site, int32_t kind, int32_t dtype,
                              const void* data, int64_t count, const scjit_ref* ref);
 

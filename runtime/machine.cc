@@ -285,7 +285,9 @@ int32_t Subcore::DebugPrint(int site, int kind, int dtype, const void* data, int
     for (int64_t i = 0; i < count; ++i) {
       Append(&line, i ? ", " : "", ElementText(static_cast<const uint8_t*>(data) + i * w, e, 6));
     }
-  } else if (kind == SCJIT_PRINT_REF) {
+  } else if (kind == SCJIT_PRINT_REF || kind == SCJIT_PRINT_SEMS) {
+    // Semaphores print their counts as s32.
+    if (kind == SCJIT_PRINT_SEMS) e = ElementType::kI32;
     Append(&line, ", data: ", HloName(e), "[");
     for (int d = 0; d < ref->rank; ++d) Append(&line, d ? "," : "", ref->sizes[d]);
     line += "]:";
@@ -300,7 +302,13 @@ int32_t Subcore::DebugPrint(int site, int kind, int dtype, const void* data, int
           off += (rem % ref->sizes[d]) * ref->strides[d];
           rem /= ref->sizes[d];
         }
-        Append(&line, j ? ", " : " ", ElementText(ref->base + off * ByteWidth(e), e, 6));
+        std::string text;
+        if (kind == SCJIT_PRINT_SEMS) {
+          text = Cat(sems_[static_cast<size_t>(count + off)].value);
+        } else {
+          text = ElementText(ref->base + off * ByteWidth(e), e, 6);
+        }
+        Append(&line, j ? ", " : " ", text);
       }
       line += " }";
     }

@@ -285,6 +285,25 @@ TEST(FindingsTest, CatalogExamples) {
   }
 }
 
+// A semaphore ref prints its counts, row by row like a buffer.
+TEST(DebugPrintTest, SemaphoresPrintTheirCounts) {
+  testing::Run run = RunText(R"(kernel @k()
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%s: sem<2x3>)
+{
+  %one = view %s[1, 2] : sem
+  sem_signal %one, 5
+  debug_print "sems" %s
+  debug_print "row" %s[1]
+  sem_wait %one, 5
+}
+)");
+  ASSERT_TRUE(run.ok()) << run.diagnostics << run.Findings();
+  EXPECT_EQ(run.log,
+            "[core 0, subcore 0] sems, data: s32[2,3]: { 0, 0, 0 } { 0, 0, 5 }\n"
+            "[core 0, subcore 0] row, data: s32[3]: { 0, 0, 5 }\n");
+}
+
 TEST(DebugPrintTest, FormatsLikeTheLogRecorder) {
   testing::Run run = RunText(R"(kernel @k(in %x: hbm<2x4xf32>)
     mesh vector(cores = 1, subcores = 1)
