@@ -106,8 +106,20 @@ absl::Status Emitter::EmitGatherScatter(const Op& op) {
   llvm::Type* elem = ElemTy(r.element);
   llvm::Align align(static_cast<uint64_t>(ByteWidth(r.element)));
 
+  // With large values, small vector operands (a mask of 200 lanes is 200 bytes)
+  // are staged in buffers once, before the chunk loop.
+  absl::flat_hash_map<const Operand*, llvm::Value*> buffers;
+  if (large) {
+    std::vector<const Operand*> all = {op.mask ? &*op.mask : nullptr, gather ? nullptr : &ops[1]};
+    for (const Operand& iv : op.index_vectors) all.push_back(&iv);
+    for (const Operand* o : all) {
+      if (o != nullptr) buffers[o] = AsBuffer(*o);
+    }
+  }
   auto lanes = [&](llvm::Value* first, int64_t width) -> absl::Status {
-    auto part = [&](const Operand& o) { return large ? ChunkOf(o, first, width) : ValueOf(o); };
+    auto part = [&](const Operand& o) {
+      return large ? LoadChunk(buffers.at(&o), o.type().element(), first, width) : ValueOf(o);
+    };
     unsigned w = static_cast<unsigned>(width);
     llvm::Value* active = op.mask ? part(*op.mask) : llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(b_.getInt1Ty(), w));
     std::vector<llvm::Value*> idx;

@@ -171,7 +171,8 @@ void Emitter::StoreChunk(llvm::Value* buffer, ElementType e, llvm::Value* offset
 
 llvm::Value* Emitter::ChunkOf(const Operand& o, llvm::Value* offset, int64_t width) {
   Type t = o.type();
-  if (t.is_vector()) return LoadChunk(BufferOf(o), t.element(), offset, width);
+  // A small vector among large ones (a mask of 200 lanes) is staged in a buffer.
+  if (t.is_vector()) return LoadChunk(AsBuffer(o), t.element(), offset, width);
   return b_.CreateVectorSplat(static_cast<unsigned>(width), ValueOf(o));
 }
 

@@ -234,6 +234,48 @@ std::string ParamName(const ::testing::TestParamInfo<Param>& info) {
 
 INSTANTIATE_TEST_SUITE_P(All, GatherScatterTest, ::testing::ValuesIn(AllParams()), ParamName);
 
+// Scatter values are not shape-checked (sc-errors.md §10): 200 lanes are a large
+// value, scattered in chunks in lane order.
+TEST(GatherScatterLargeTest, TwoHundredLanes) {
+  const char* text = R"(kernel @k(inout %s: vmem<50xf32>, inout %a: vmem<50xf32>, in %ix: vmem<200xi32>, in %m: vmem<200xi32>, in %x: vmem<200xf32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+  %i = get %ix[:] : vector<200xi32>
+  %mi = get %m[:] : vector<200xi32>
+  %zero = const dense<0> : vector<200xi32>
+  %mask = cmp ne %mi, %zero : vector<200xi1>
+  %v = get %x[:] : vector<200xf32>
+  store_scatter %s[:] [%i], %v mask %mask
+  addupdate_scatter %a[:] [%i], %v mask %mask
+}
+)";
+  std::mt19937 rng(21);
+  std::vector<int32_t> ix(200), m(200);
+  for (int k = 0; k < 200; ++k) {
+    ix[k] = static_cast<int32_t>(k < 100 ? rng() % 50 : rng() % 6);  // the second half collides a lot
+    m[k] = k % 7 == 0 ? 0 : 1;
+  }
+  std::vector<uint32_t> x = Elements(Dt::kF32, 200, 22), s0 = Elements(Dt::kF32, 50, 23), a0 = Elements(Dt::kF32, 50, 24);
+  testing::Run run = RunText(text, {{"s", Bytes(s0)}, {"a", Bytes(a0)}, {"ix", Bytes(ix)}, {"m", Bytes(m)}, {"x", Bytes(x)}});
+  ASSERT_TRUE(run.ok()) << run.status << run.Findings();
+  std::vector<uint32_t> sw = s0, aw = a0;
+  for (int k = 0; k < 200; ++k) {
+    if (m[k] == 0) continue;
+    sw[ix[k]] = x[k];
+    aw[ix[k]] = Add(Dt::kF32, aw[ix[k]], x[k]);
+  }
+  std::vector<uint32_t> got_s = run.As<uint32_t>("s"), got_a = run.As<uint32_t>("a");
+  for (int k = 0; k < 50; ++k) {
+    EXPECT_TRUE(Same(Dt::kF32, got_s[k], sw[k])) << k;
+    EXPECT_TRUE(Same(Dt::kF32, got_a[k], aw[k])) << k;
+  }
+  // Lanes are numbered across chunks.
+  ix[150] = 50;
+  run = RunText(text, {{"s", Bytes(s0)}, {"a", Bytes(a0)}, {"ix", Bytes(ix)}, {"m", Bytes(m)}, {"x", Bytes(x)}});
+  ASSERT_EQ(run.findings.size(), 1u);
+  EXPECT_EQ(run.findings[0].message, "index 50 in lane 150 is out of bounds for dimension 0 of %s[:] (size 50)");
+}
+
 // --- Bounds --------------------------------------------------------------------
 
 const char* kGatherOob = R"(kernel @k(in %t: vmem<4x12xi32>, in %ix: vmem<2x16xi32>, in %m: vmem<16xi32>, out %o: vmem<16xi32>)
