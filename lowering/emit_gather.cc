@@ -3,9 +3,11 @@
 //
 // Vector code throughout: lane addresses are the view's base plus a vector of
 // i32 element offsets, accessed with llvm.masked.gather / llvm.masked.scatter
-// (AVX-512 vpgatherdd / vpscatterdd). The bounds check is one vector compare per
-// dimension and one branch to a cold path for the whole vector. Masked-off lanes
-// are never checked and touch no memory; gathered ones read the poison value.
+// (AVX-512 vpgatherdd / vpscatterdd); addupdate_scatter's adds, whose order
+// matters, walk the active lanes (see ScatterAdd). The bounds check is one
+// vector compare per dimension and one branch to a cold path for the whole
+// vector. Masked-off lanes are never checked and touch no memory; gathered ones
+// read the poison value.
 // Large values (scatters are not shape-checked, sc-errors.md §10) run in chunks,
 // in lane order.
 #include "lowering/emitter.h"
@@ -75,7 +77,10 @@ llvm::Value* Emitter::LaneOffsets(const RefVal& r, const std::vector<llvm::Value
       offsets = b_.CreateAdd(offsets, b_.CreateMul(digit, stride));
     }
   }
-  return offsets;
+  // The freeze hides that the offsets are non-negative: otherwise LLVM widens
+  // them with a zext, which x86 cannot fold into vpgatherdd's sign-extended
+  // 32-bit indices, and splits each gather into two 64-bit-index ones.
+  return b_.CreateFreeze(offsets);
 }
 
 absl::Status Emitter::EmitGatherScatter(const Op& op) {
@@ -160,53 +165,30 @@ absl::Status Emitter::EmitGatherScatter(const Op& op) {
 
 // addupdate_scatter: duplicates add from the lowest lane to the highest
 // (sc-semantics.md §3.7), which for floats fixes the rounding:
-// ((old + v_lo) + v_hi). Without duplicates among the active lanes that is one
-// gather, add and scatter; with them, an in-order loop over the lanes.
-// Duplicates are found by comparing each lane's offset with the lane k places
-// further round, k = 1..w/2 (every pair of lanes is some such rotation apart).
+// ((old + v_lo) + v_hi). The adds walk the set bits of the mask, lowest first,
+// each a scalar load-add-store. Measured against a vector path (find colliding
+// lanes by w/2 rotate-and-compare steps; without collisions one gather, add and
+// scatter, with them this walk), the walk alone was faster at every collision
+// rate on the AVX-512 host (docs/performance.md), so it is the only path.
 void Emitter::ScatterAdd(llvm::Value* base, llvm::Value* offsets, llvm::Value* active, llvm::Value* v,
                          ElementType e) {
   unsigned w = Width(active);
   llvm::Type* elem = ElemTy(e);
   llvm::Align align(static_cast<uint64_t>(ByteWidth(e)));
-  // Off lanes get distinct negative keys (offsets are never negative).
-  std::vector<llvm::Constant*> lane_keys;
-  for (unsigned i = 0; i < w; ++i) lane_keys.push_back(b_.getInt32(static_cast<uint32_t>(-1 - static_cast<int>(i))));
-  llvm::Value* key = b_.CreateSelect(active, offsets, llvm::ConstantVector::get(lane_keys));
-  llvm::Value* dup = llvm::ConstantInt::getFalse(llvm::FixedVectorType::get(b_.getInt1Ty(), w));
-  for (unsigned k = 1; k <= w / 2; ++k) {
-    std::vector<int> rot;
-    for (unsigned i = 0; i < w; ++i) rot.push_back(static_cast<int>((i + k) % w));
-    dup = b_.CreateOr(dup, b_.CreateICmpEQ(key, b_.CreateShuffleVector(key, rot)));
-  }
-  llvm::Value* any_dup = b_.CreateOrReduce(dup);
-  llvm::BasicBlock* vec = llvm::BasicBlock::Create(ctx_, "scatter_add", fn_);
-  llvm::BasicBlock* ordered = llvm::BasicBlock::Create(ctx_, "scatter_add_ordered", fn_);
-  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "scatter_add_done", fn_);
-  b_.CreateCondBr(any_dup, ordered, vec);
-
-  // The address GEP in each block, so that instruction selection (block by
-  // block) sees base + 32-bit offsets: vpgatherdd/vpscatterdd.
-  b_.SetInsertPoint(vec);
-  llvm::Value* ptrs = b_.CreateGEP(elem, base, offsets);
-  llvm::Type* vty = llvm::FixedVectorType::get(elem, w);
-  llvm::Value* old = b_.CreateMaskedGather(vty, ptrs, align, active, llvm::Constant::getNullValue(vty));
-  b_.CreateMaskedScatter(CombineValues(Combine::kSum, old, v, e), ptrs, align, active);
-  b_.CreateBr(done);
-
-  // The ordered path walks the set bits of the mask, lowest first.
-  b_.SetInsertPoint(ordered);
   llvm::Value* offset_buf = NewBuffer(Type::Vector(ElementType::kI32, {w}));
   llvm::Value* value_buf = NewBuffer(Type::Vector(e, {w}));
   StoreChunk(offset_buf, ElementType::kI32, I64(0), offsets);
   StoreChunk(value_buf, e, I64(0), v);
   llvm::Type* bits_ty = b_.getIntNTy(w);
+  llvm::Value* zero = llvm::ConstantInt::get(bits_ty, 0);
   llvm::Value* bits = b_.CreateBitCast(active, bits_ty);
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
   llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx_, "scatter_add_lane", fn_);
-  b_.CreateBr(loop);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "scatter_add_done", fn_);
+  b_.CreateCondBr(b_.CreateICmpNE(bits, zero), loop, done);
   b_.SetInsertPoint(loop);
   llvm::PHINode* left = b_.CreatePHI(bits_ty, 2);
-  left->addIncoming(bits, ordered);
+  left->addIncoming(bits, pre);
   llvm::Value* lane = b_.CreateZExtOrTrunc(b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, left, b_.getTrue()),
                                            b_.getInt64Ty());
   llvm::Value* p = b_.CreateGEP(elem, base, LoadElement(offset_buf, ElementType::kI32, lane));
@@ -214,9 +196,7 @@ void Emitter::ScatterAdd(llvm::Value* base, llvm::Value* offsets, llvm::Value* a
   b_.CreateAlignedStore(sum, p, align);
   llvm::Value* rest = b_.CreateAnd(left, b_.CreateSub(left, llvm::ConstantInt::get(bits_ty, 1)));
   left->addIncoming(rest, loop);
-  // The ordered path has at least two active lanes (a duplicate), so `left`
-  // starts non-zero.
-  b_.CreateCondBr(b_.CreateICmpNE(rest, llvm::ConstantInt::get(bits_ty, 0)), loop, done);
+  b_.CreateCondBr(b_.CreateICmpNE(rest, zero), loop, done);
   b_.SetInsertPoint(done);
 }
 

@@ -175,7 +175,7 @@ class Emitter {
   // empty dimension are turned off in *active.
   llvm::Value* LaneOffsets(const RefVal& r, const std::vector<llvm::Value*>& idx, llvm::Value** active,
                            llvm::Value* first, const std::vector<int>& sites);
-  // base[offsets[i]] += v[i] for the active lanes, from the lowest lane to the highest.
+  // base[offsets[i]] += v[i] for the active lanes, from the lowest to the highest.
   void ScatterAdd(llvm::Value* base, llvm::Value* offsets, llvm::Value* active, llvm::Value* v, ElementType e);
   // view_bitcast, view_reshape (emit_views.cc).
   absl::Status EmitRefView(const Op& op);
