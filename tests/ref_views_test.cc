@@ -67,7 +67,7 @@ TEST(RefViewsTest, SameWidthBitcastKeepsShapeAndBits) {
 // through the view, and widening back.
 TEST(RefViewsTest, NarrowingBitcastPacksRowsInEachWord) {
   const char* text = R"(kernel @k(inout %x: vmem<2x16xi32>, in %h: vmem<2x16xi16>, in %s: smem<2xi32>,
-          out %all: vmem<4x16xi16>, out %rows: vmem<3x16xi16>, out %bytes: vmem<8x16xi8>, out %back: vmem<2x16xi32>)
+          out %all: vmem<4x16xi16>, out %rows: vmem<4x16xi16>, out %bytes: vmem<8x16xi8>, out %back: vmem<2x16xi32>)
     mesh vector(cores = 1, subcores = 1)
 {
   %y = view_bitcast %x : vmem<4x16xi16>
@@ -79,6 +79,8 @@ TEST(RefViewsTest, NarrowingBitcastPacksRowsInEachWord) {
   %d = get %s[1] : i32
   %two = get %y[ds(%d, 2), :] : vector<2x16xi16>
   store %rows[1:3, :], %two
+  %hi = get %y[3:4, :] : vector<1x16xi16>
+  store %rows[3:4, :], %hi
   %b = view_bitcast %x : vmem<8x16xi8>
   %bv = get %b[:, :] : vector<8x16xi8>
   store %bytes[:, :], %bv
@@ -104,6 +106,7 @@ TEST(RefViewsTest, NarrowingBitcastPacksRowsInEachWord) {
       EXPECT_EQ(rows[c], y[i * 16 + c]);
       EXPECT_EQ(rows[16 + c], y[32 + c]);
       EXPECT_EQ(rows[32 + c], y[48 + c]);
+      EXPECT_EQ(rows[48 + c], y[48 + c]);  // y[3:4], within one group of two rows
     }
     EXPECT_EQ(run.As<uint8_t>("bytes"), Narrowed<uint8_t>(x, 2, 16));
     // y[2:4] = h rewrote the halves of x[1, :]: low halves from h's row 0.
