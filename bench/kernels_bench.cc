@@ -157,6 +157,119 @@ void BM_Exchange_Native(benchmark::State& state) {
 }
 BENCHMARK(BM_Exchange_Native)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// --- Gather-and-reduce (v7x, 2 x 16 subcores, 256 index vectors each) ----------------
+
+constexpr int kWorkers = 32, kBags = 256, kTableRows = 1024;
+
+struct GatherReduceData {
+  std::vector<float> table = std::vector<float>(kTableRows * 16);
+  std::vector<int32_t> idx = std::vector<int32_t>(kWorkers * kBags * 16);
+  GatherReduceData() {
+    uint32_t s = 1;
+    auto next = [&] { return s = s * 1664525u + 1013904223u; };
+    for (float& t : table) t = static_cast<float>(static_cast<int32_t>(next() >> 8)) / 65536.0f;
+    for (int32_t& i : idx) i = static_cast<int32_t>((next() >> 8) % kTableRows);
+  }
+};
+
+// The loop a user would write: each bag sums its 16 rows, row by row (the same
+// left-to-right order per column as the kernel's reduce_sum).
+void GatherReduceNative(const GatherReduceData& d, float* o) {
+  for (int b = 0; b < kWorkers * kBags; ++b) {
+    float acc[16];
+    for (float& a : acc) a = -0.0f;
+    for (int i = 0; i < 16; ++i) {
+      const float* row = &d.table[d.idx[b * 16 + i] * 16];
+      for (int c = 0; c < 16; ++c) acc[c] += row[c];
+    }
+    std::memcpy(o + b * 16, acc, sizeof(acc));
+  }
+}
+
+void BM_GatherReduce_Emulated(benchmark::State& state) {
+  auto kernel = Compiled("gather_reduce.scir");
+  GatherReduceData d;
+  std::vector<float> o(kWorkers * kBags * 16), want(o.size());
+  ParamBuffer params[] = {{reinterpret_cast<uint8_t*>(d.table.data()), kTableRows * 16 * 4},
+                          {reinterpret_cast<uint8_t*>(d.idx.data()), kWorkers * kBags * 16 * 4},
+                          {reinterpret_cast<uint8_t*>(o.data()), kWorkers * kBags * 16 * 4}};
+  LaunchOptions options = Unchecked(static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    absl::StatusOr<LaunchResult> r = Launch(*kernel, params, options);
+    if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
+  }
+  GatherReduceNative(d, want.data());
+  if (std::memcmp(o.data(), want.data(), o.size() * 4) != 0) state.SkipWithError("wrong result");
+  state.SetItemsProcessed(state.iterations() * kWorkers * kBags * 16 * 16);  // elements gathered
+}
+BENCHMARK(BM_GatherReduce_Emulated)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_GatherReduce_Native(benchmark::State& state) {
+  GatherReduceData d;
+  std::vector<float> o(kWorkers * kBags * 16);
+  for (auto _ : state) {
+    GatherReduceNative(d, o.data());
+    benchmark::DoNotOptimize(o.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * kWorkers * kBags * 16 * 16);
+}
+BENCHMARK(BM_GatherReduce_Native)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// --- Scatter-add into a 4096-bin VMEM table (v7x, 2 x 16 subcores, 512 x 16 each) ----
+
+constexpr int kVectors = 512, kBins = 4096;
+
+struct ScatterAddData {
+  std::vector<int32_t> idx = std::vector<int32_t>(kWorkers * kVectors * 16);
+  std::vector<float> x = std::vector<float>(idx.size());
+  explicit ScatterAddData(int bins) {  // indices drawn from the first `bins` bins
+    uint32_t s = 2;
+    auto next = [&] { return s = s * 1664525u + 1013904223u; };
+    for (int32_t& i : idx) i = static_cast<int32_t>((next() >> 8) % bins);
+    for (float& v : x) v = static_cast<float>(static_cast<int32_t>(next() >> 8)) / 4096.0f;
+  }
+};
+
+void ScatterAddNative(const ScatterAddData& d, float* o) {
+  for (int w = 0; w < kWorkers; ++w) {
+    float* h = o + w * kBins;
+    std::memset(h, 0, kBins * 4);
+    for (int k = 0; k < kVectors * 16; ++k) h[d.idx[w * kVectors * 16 + k]] += d.x[w * kVectors * 16 + k];
+  }
+}
+
+// Arg: the number of bins the indices use (4096: few lanes collide; 16: most do).
+void BM_ScatterAdd_Emulated(benchmark::State& state) {
+  auto kernel = Compiled("scatter_add.scir");
+  ScatterAddData d(static_cast<int>(state.range(0)));
+  std::vector<float> o(kWorkers * kBins), want(o.size());
+  ParamBuffer params[] = {{reinterpret_cast<uint8_t*>(d.idx.data()), kWorkers * kVectors * 16 * 4},
+                          {reinterpret_cast<uint8_t*>(d.x.data()), kWorkers * kVectors * 16 * 4},
+                          {reinterpret_cast<uint8_t*>(o.data()), kWorkers * kBins * 4}};
+  LaunchOptions options = Unchecked(1);
+  for (auto _ : state) {
+    absl::StatusOr<LaunchResult> r = Launch(*kernel, params, options);
+    if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
+  }
+  ScatterAddNative(d, want.data());
+  if (std::memcmp(o.data(), want.data(), o.size() * 4) != 0) state.SkipWithError("wrong result");
+  state.SetItemsProcessed(state.iterations() * kWorkers * kVectors * 16);
+}
+BENCHMARK(BM_ScatterAdd_Emulated)->Arg(4096)->Arg(16)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_ScatterAdd_Native(benchmark::State& state) {
+  ScatterAddData d(static_cast<int>(state.range(0)));
+  std::vector<float> o(kWorkers * kBins);
+  for (auto _ : state) {
+    ScatterAddNative(d, o.data());
+    benchmark::DoNotOptimize(o.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * kWorkers * kVectors * 16);
+}
+BENCHMARK(BM_ScatterAdd_Native)->Arg(4096)->Arg(16)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // --- sort_key_val of 32768 rows of 16 (key, value) pairs (v7x, 2 x 16 subcores) -----
 
 constexpr int kSortRows = 32768;

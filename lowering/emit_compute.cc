@@ -162,7 +162,11 @@ absl::Status Emitter::Elementwise(
     const Op& op,
     const std::function<absl::StatusOr<llvm::Value*>(const std::vector<llvm::Value*>&, const Type&)>& compute) {
   const Type& out = op.results[0]->type;
-  if (!Large(out)) {
+  // A small result of large operands (a cmp of 200 i32s is 200 bytes of i1) is
+  // computed in chunks too, through a buffer.
+  bool large_operand = std::any_of(op.operands.begin(), op.operands.end(),
+                                   [](const Operand& o) { return o.is_value() && Large(o.value->type); });
+  if (!Large(out) && !large_operand) {
     std::vector<llvm::Value*> args;
     for (const Operand& o : op.operands) args.push_back(ValueOf(o));
     absl::StatusOr<llvm::Value*> r = compute(args, out);
@@ -180,7 +184,7 @@ absl::Status Emitter::Elementwise(
     return absl::OkStatus();
   });
   if (!s.ok()) return s;
-  SetBuffer(op.results[0], buffer);
+  SetFromBuffer(op.results[0], buffer);
   return absl::OkStatus();
 }
 

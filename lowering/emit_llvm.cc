@@ -171,7 +171,8 @@ void Emitter::StoreChunk(llvm::Value* buffer, ElementType e, llvm::Value* offset
 
 llvm::Value* Emitter::ChunkOf(const Operand& o, llvm::Value* offset, int64_t width) {
   Type t = o.type();
-  if (t.is_vector()) return LoadChunk(BufferOf(o), t.element(), offset, width);
+  // A small vector among large ones (a mask of 200 lanes) is staged in a buffer.
+  if (t.is_vector()) return LoadChunk(AsBuffer(o), t.element(), offset, width);
   return b_.CreateVectorSplat(static_cast<unsigned>(width), ValueOf(o));
 }
 
@@ -262,18 +263,24 @@ std::shared_ptr<RefVal> Emitter::BaseRef(const Value* v) {
   return r;
 }
 
+void Emitter::ReportUnless(llvm::Value* ok, const std::function<std::vector<llvm::Value*>()>& args) {
+  if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(ok); c != nullptr && c->isOne()) return;
+  if (!options_.bounds_checks) return;
+  llvm::BasicBlock* bad = llvm::BasicBlock::Create(ctx_, "out_of_bounds", fn_);
+  llvm::BasicBlock* cont = llvm::BasicBlock::Create(ctx_, "in_bounds", fn_);
+  b_.CreateCondBr(ok, cont, bad, llvm::MDBuilder(ctx_).createLikelyBranchWeights());
+  b_.SetInsertPoint(bad);
+  std::vector<llvm::Value*> call = {ctx_arg_};
+  for (llvm::Value* a : args()) call.push_back(a);
+  CallChecked("scjit_rt_bounds_error", call);
+  b_.CreateBr(cont);
+  b_.SetInsertPoint(cont);
+}
+
 llvm::Value* Emitter::CheckIndex(llvm::Value* index, llvm::Value* limit, int what, int dim, int site) {
   llvm::Value* in = b_.CreateICmpULT(index, limit);
   if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(in); c != nullptr && c->isOne()) return index;
-  if (options_.bounds_checks) {
-    llvm::BasicBlock* bad = llvm::BasicBlock::Create(ctx_, "out_of_bounds", fn_);
-    llvm::BasicBlock* ok = llvm::BasicBlock::Create(ctx_, "in_bounds", fn_);
-    b_.CreateCondBr(in, ok, bad, llvm::MDBuilder(ctx_).createLikelyBranchWeights());
-    b_.SetInsertPoint(bad);
-    CallChecked("scjit_rt_bounds_error", {ctx_arg_, I32(site), I32(what), I32(dim), index, limit});
-    b_.CreateBr(ok);
-    b_.SetInsertPoint(ok);
-  }
+  ReportUnless(in, [&] { return std::vector<llvm::Value*>{I32(site), I32(what), I32(dim), index, limit}; });
   // Clamp into [0, limit) (0 when the range is empty): with checks off, or when
   // findings are warnings, no access leaves its ref.
   llvm::Value* last = b_.CreateSelect(b_.CreateICmpSGT(limit, I64(0)), b_.CreateSub(limit, I64(1)), I64(0));
@@ -288,51 +295,59 @@ absl::StatusOr<RefVal> Emitter::View(const Op& op, const Operand& o, int site) {
   out.semaphore = r.semaphore;
   out.element = r.element;
   llvm::Value* offset = I64(0);
-  for (int d = 0; d < r.rank(); ++d) {
-    llvm::Value* size = r.sizes[d];
-    llvm::Value* stride = r.strides[d];
-    if (d >= static_cast<int>(o.index.size())) {
-      out.sizes.push_back(size);
-      out.strides.push_back(stride);
+  std::vector<int> spans;
+  for (int d = 0; d < r.dims(); ++d) {
+    int p = r.first(d);
+    const IndexEntry* e = d < static_cast<int>(o.index.size()) ? &o.index[d] : nullptr;
+    if (r.span(d) > 1) {  // a packed or reshaped dimension (emit_views.cc)
+      if (absl::Status s = IndexGroup(op, r, d, e, site, &out, &spans, &offset); !s.ok()) return s;
       continue;
     }
-    const IndexEntry& e = o.index[d];
-    switch (e.kind) {
+    llvm::Value* size = r.sizes[p];
+    llvm::Value* stride = r.strides[p];
+    if (e == nullptr || e->kind == IndexEntry::Kind::kAll) {
+      out.sizes.push_back(size);
+      out.strides.push_back(stride);
+      spans.push_back(1);
+      continue;
+    }
+    switch (e->kind) {
       case IndexEntry::Kind::kIndex: {
-        llvm::Value* i = b_.CreateSExt(ValueOf(e.start), b_.getInt64Ty());
+        llvm::Value* i = b_.CreateSExt(ValueOf(e->start), b_.getInt64Ty());
         i = CheckIndex(i, size, SCJIT_BOUNDS_INDEX, d, site);
         offset = b_.CreateAdd(offset, b_.CreateMul(i, stride));
         break;
       }
       case IndexEntry::Kind::kSlice: {
-        llvm::Value* start = b_.CreateSExt(ValueOf(e.start), b_.getInt64Ty());
-        llvm::Value* n = b_.CreateSExt(ValueOf(e.size), b_.getInt64Ty());
-        int64_t k = e.stride ? e.stride->int_value : 1;
-        if (!e.size.is_literal()) n = CheckIndex(n, b_.CreateAdd(size, I64(1)), SCJIT_BOUNDS_SLICE_SIZE, d, site);
+        llvm::Value* start = b_.CreateSExt(ValueOf(e->start), b_.getInt64Ty());
+        llvm::Value* n = b_.CreateSExt(ValueOf(e->size), b_.getInt64Ty());
+        int64_t k = e->stride ? e->stride->int_value : 1;
+        if (!e->size.is_literal()) n = CheckIndex(n, b_.CreateAdd(size, I64(1)), SCJIT_BOUNDS_SLICE_SIZE, d, site);
         // The last element start + (n-1)*k must be inside: start < size - (n-1)*k.
         llvm::Value* span = b_.CreateMul(b_.CreateSub(n, I64(1)), I64(k));
         start = CheckIndex(start, b_.CreateSub(size, span), SCJIT_BOUNDS_SLICE_START, d, site);
         offset = b_.CreateAdd(offset, b_.CreateMul(start, stride));
         out.sizes.push_back(n);
         out.strides.push_back(b_.CreateMul(stride, I64(k)));
+        spans.push_back(1);
         break;
       }
       case IndexEntry::Kind::kRange: {
-        int64_t lo = e.lo.value_or(0);
-        llvm::Value* hi = e.hi ? I64(*e.hi) : size;
+        int64_t lo = e->lo.value_or(0);
+        llvm::Value* hi = e->hi ? I64(*e->hi) : size;
         offset = b_.CreateAdd(offset, b_.CreateMul(I64(lo), stride));
         out.sizes.push_back(b_.CreateSub(hi, I64(lo)));
         out.strides.push_back(stride);
+        spans.push_back(1);
         break;
       }
       case IndexEntry::Kind::kAll:
-        out.sizes.push_back(size);
-        out.strides.push_back(stride);
         break;
       case IndexEntry::Kind::kIndirect:
         return Unsupported(kernel_, op, "indirect DMAs (idx)");
     }
   }
+  if (std::any_of(spans.begin(), spans.end(), [](int n) { return n > 1; })) out.spans = std::move(spans);
   out.ptr = r.semaphore ? b_.CreateAdd(r.ptr, b_.CreateTrunc(offset, b_.getInt32Ty()))
                         : b_.CreateGEP(ElemTy(r.element), r.ptr, offset);
   return out;
@@ -436,20 +451,27 @@ absl::Status Emitter::CopyView(const Op& op, const RefVal& view, llvm::Value* bu
     }
     return absl::OkStatus();
   }
-  // A loop over the rows (all dimensions but the minor one), one memcpy each.
+  // A loop over the rows of the physical dimensions (all but the minor one), one
+  // memcpy each; with a strided minor dimension (a view_bitcast that packs
+  // rows), one element each.
   int rank = view.rank();
-  auto* minor_stride = llvm::dyn_cast<llvm::ConstantInt>(view.strides[rank - 1]);
-  if (minor_stride == nullptr || minor_stride->getSExtValue() != 1) {
-    return Unsupported(kernel_, op, "large values of views with a strided minor dimension");
+  std::vector<int64_t> sizes;
+  for (llvm::Value* size : view.sizes) {
+    auto* c = llvm::dyn_cast<llvm::ConstantInt>(size);
+    if (c == nullptr) return absl::InternalError("a value view has a dynamic shape");
+    sizes.push_back(c->getSExtValue());
   }
-  int64_t row_len = type.shape().back();
-  int64_t rows = type.NumElements() / row_len;
+  auto* minor_stride = llvm::dyn_cast<llvm::ConstantInt>(view.strides[rank - 1]);
+  bool unit = minor_stride != nullptr && minor_stride->getSExtValue() == 1;
+  int64_t row_len = unit ? sizes.back() : 1;
+  int outer = unit ? rank - 1 : rank;
+  int64_t rows = type.NumElements() / std::max<int64_t>(row_len, 1);
   Loop(rows, [&](llvm::Value* r) {
     // The row's offset in the view: its multi-index over the outer dimensions.
     llvm::Value* rem = r;
     llvm::Value* offset = I64(0);
-    for (int d = rank - 2; d >= 0; --d) {
-      llvm::Value* size = I64(type.shape()[d]);
+    for (int d = outer - 1; d >= 0; --d) {
+      llvm::Value* size = I64(sizes[d]);
       offset = b_.CreateAdd(offset, b_.CreateMul(b_.CreateURem(rem, size), view.strides[d]));
       rem = b_.CreateUDiv(rem, size);
     }
@@ -568,6 +590,9 @@ static bool HandlesLarge(const Op& op) {
   switch (op.kind) {
     case OpKind::kRev:
     case OpKind::kGather:
+    case OpKind::kLoadGather:
+    case OpKind::kStoreScatter:
+    case OpKind::kAddupdateScatter:
     case OpKind::kConst:
     case OpKind::kBroadcast:
     case OpKind::kExtract:
@@ -640,11 +665,21 @@ absl::Status Emitter::EmitOp(const Op& op) {
       vals_[op.results[0]].ref = std::make_shared<RefVal>(*std::move(v));
       return absl::OkStatus();
     }
+    case OpKind::kViewBitcast:
+    case OpKind::kViewReshape:
+      return EmitRefView(op);
+    case OpKind::kLoadGather:
+    case OpKind::kStoreScatter:
+    case OpKind::kAddupdateScatter:
+      return EmitGatherScatter(op);
     case OpKind::kSelectRef: {
       llvm::Value* k = ValueOf(ops[0]);
       RefVal r = *BaseRef(ops[1].value);
       for (size_t i = 2; i < ops.size(); ++i) {
         RefVal other = *BaseRef(ops[i].value);
+        if (other.spans != r.spans || other.rank() != r.rank()) {
+          return Unsupported(kernel_, op, "select_ref between refs viewed differently (view_bitcast, view_reshape)");
+        }
         llvm::Value* pick = b_.CreateICmpEQ(k, b_.getInt32(static_cast<uint32_t>(i - 1)));
         r.ptr = b_.CreateSelect(pick, other.ptr, r.ptr);
         for (int d = 0; d < r.rank(); ++d) {

@@ -140,6 +140,7 @@ absl::Status Emitter::EmitDma(const Op& op) {
   if (!src.ok()) return src.status();
   absl::StatusOr<RefVal> dst = View(op, ops[1], site);
   if (!dst.ok()) return dst.status();
+  if (absl::Status s = MatchDims(op, &*src, &*dst, site); !s.ok()) return s;
   if (src->rank() > SCJIT_MAX_RANK || dst->rank() > SCJIT_MAX_RANK) {
     return Unsupported(kernel_, op, Cat("DMAs of more than ", SCJIT_MAX_RANK, " dimensions"));
   }
@@ -213,6 +214,27 @@ absl::Status Emitter::EmitSync(const Op& op) {
       if (o.value->type.is_memory()) {
         absl::StatusOr<RefVal> r = View(op, o, site);
         if (!r.ok()) return r.status();
+        if (!r->spans.empty()) {
+          // The runtime prints a ref by its physical dimensions: print a copy
+          // with the kernel's shape instead.
+          Type t = o.view.is_ref() ? o.view : o.value->type;
+          if (t.NumElements() == kDynamic) return Unsupported(kernel_, op, "printing a packed view of dynamic size");
+          Type value = Type::Vector(t.element(), t.shape());
+          llvm::Value* copy = NewBuffer(value);
+          if (absl::Status s = CopyView(op, *r, copy, value, true); !s.ok()) return s;
+          RefVal flat = *r;
+          flat.ptr = copy;
+          flat.spans.clear();
+          flat.sizes.clear();
+          flat.strides.clear();
+          int64_t stride = 1;
+          for (int d = t.rank() - 1; d >= 0; --d) {
+            flat.sizes.insert(flat.sizes.begin(), I64(t.shape()[d]));
+            flat.strides.insert(flat.strides.begin(), I64(stride));
+            stride *= t.shape()[d];
+          }
+          *r = std::move(flat);
+        }
         llvm::Value* ref;
         {
           llvm::IRBuilder<>::InsertPointGuard guard(b_);

@@ -32,9 +32,22 @@ struct RefVal {
   bool semaphore = false;
   ElementType element = ElementType::kI32;
   llvm::Value* ptr = nullptr;  // data: address of element 0; semaphores: i32 index of element 0
-  std::vector<llvm::Value*> sizes;    // i64
+  std::vector<llvm::Value*> sizes;    // i64, one per physical dimension, row-major
   std::vector<llvm::Value*> strides;  // i64, in elements
-  int rank() const { return static_cast<int>(sizes.size()); }
+  // The dimensions the kernel indexes: dimension d is spans[d] consecutive
+  // physical ones read as one mixed-radix index (a view_bitcast packing rows, a
+  // view_reshape splitting or merging dimensions); all but the first of them
+  // have static sizes. Empty: one physical dimension each. Values are row-major
+  // in both, so loads, stores and DMAs use the physical dimensions.
+  std::vector<int> spans;
+  int rank() const { return static_cast<int>(sizes.size()); }  // physical
+  int dims() const { return spans.empty() ? rank() : static_cast<int>(spans.size()); }
+  int span(int d) const { return spans.empty() ? 1 : spans[d]; }
+  int first(int d) const {  // the first physical dimension of dimension d
+    int p = 0;
+    for (int i = 0; i < d; ++i) p += span(i);
+    return p;
+  }
 };
 
 // Vector values larger than this live in a stack buffer, and ops on them run as
@@ -124,6 +137,21 @@ class Emitter {
   absl::StatusOr<RefVal> View(const Op& op, const Operand& o, int site);
   // `index` must lie in [0, limit) (unsigned); returns it, or its clamp.
   llvm::Value* CheckIndex(llvm::Value* index, llvm::Value* limit, int what, int dim, int site);
+  // With bounds checks on, calls scjit_rt_bounds_error(ctx, args()...) on a
+  // cold path unless `ok` holds (the kernel returns a non-zero status).
+  void ReportUnless(llvm::Value* ok, const std::function<std::vector<llvm::Value*>()>& args);
+  // `v` must be a multiple of `group` (a slice bound in a dimension a view packs
+  // in groups): returns it, or rounded down.
+  llvm::Value* CheckAligned(llvm::Value* v, int64_t group, int dim, int site);
+  // The size of dimension d of r (the product of its physical sizes).
+  llvm::Value* DimSize(const RefVal& r, int d);
+  // Applies indexer entry `e` (null: `:`) to dimension d of r when it spans
+  // several physical dimensions, adding to `out`, `spans` and `offset`.
+  absl::Status IndexGroup(const Op& op, const RefVal& r, int d, const IndexEntry* e, int site, RefVal* out,
+                          std::vector<int>* spans, llvm::Value** offset);
+  // Gives both DMA sides the same physical dimensions (size-1 ones dropped) when
+  // either has packed or reshaped dimensions.
+  absl::Status MatchDims(const Op& op, RefVal* a, RefVal* b, int site);
   llvm::Value* Address(const RefVal& r, llvm::Value* offset);  // element `offset` of r
   absl::StatusOr<llvm::Value*> Load(const Op& op, const RefVal& view, const Type& type);
   absl::Status Store(const Op& op, const RefVal& view, llvm::Value* v, const Type& type);
@@ -153,6 +181,18 @@ class Emitter {
   llvm::Value* PackConvert(llvm::Value* v, ElementType from, ElementType to);
   absl::Status EmitBitcast(const Op& op);
   absl::Status EmitMemory(const Op& op);
+  // load_gather, store_scatter, addupdate_scatter (emit_gather.cc).
+  absl::Status EmitGatherScatter(const Op& op);
+  // Element offsets of lanes `idx` (one index vector per dimension of r) after
+  // their bounds check: active lanes out of range are reported (`sites`, one per
+  // dimension; `first` is the first lane's number) and clamped; lanes of an
+  // empty dimension are turned off in *active.
+  llvm::Value* LaneOffsets(const RefVal& r, const std::vector<llvm::Value*>& idx, llvm::Value** active,
+                           llvm::Value* first, const std::vector<int>& sites);
+  // base[offsets[i]] += v[i] for the active lanes, from the lowest to the highest.
+  void ScatterAdd(llvm::Value* base, llvm::Value* offsets, llvm::Value* active, llvm::Value* v, ElementType e);
+  // view_bitcast, view_reshape (emit_views.cc).
+  absl::Status EmitRefView(const Op& op);
   absl::Status EmitDma(const Op& op);
   absl::Status EmitSync(const Op& op);
   absl::Status EmitFor(const Op& op);

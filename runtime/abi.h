@@ -115,10 +115,15 @@ int32_t scjit_rt_debug_print(scjit_ctx* ctx, int32_t site, int32_t kind, int32_t
 /* Reports an index outside its dimension, and returns non-zero unless findings
  * are warnings (then the generated code goes on with the index clamped).
  * `what` is SCJIT_BOUNDS_*: an integer index (not within [0, limit)), a slice
- * start (not within [0, limit)), or a dynamic slice size (not within [0, limit)). */
+ * start (not within [0, limit)), a dynamic slice size (not within [0, limit)),
+ * lane `what >> 8` of a gather's or scatter's index vector (not within
+ * [0, limit)), or a slice bound in a dimension a view packs in groups of `limit`
+ * (not a multiple of it). */
 #define SCJIT_BOUNDS_INDEX 0
 #define SCJIT_BOUNDS_SLICE_START 1
 #define SCJIT_BOUNDS_SLICE_SIZE 2
+#define SCJIT_BOUNDS_LANE 3
+#define SCJIT_BOUNDS_ALIGN 4
 int32_t scjit_rt_bounds_error(scjit_ctx* ctx, int32_t site, int32_t what, int32_t dim, int64_t index,
                               int64_t limit);
 

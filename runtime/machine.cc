@@ -331,7 +331,15 @@ int32_t Subcore::Alloc(void* data, int64_t count, int dtype, int first_sem) {
 int32_t Subcore::BoundsError(int site, int what, int dim, int64_t index, int64_t limit) {
   const Site& s = machine_->info().sites[site];
   std::string detail;
-  switch (what) {
+  switch (what & 0xFF) {
+    case SCJIT_BOUNDS_LANE:
+      detail = Cat("index ", index, " in lane ", what >> 8, " is out of bounds for dimension ", dim, " of ", s.text,
+                   " (size ", limit, ")");
+      break;
+    case SCJIT_BOUNDS_ALIGN:
+      detail = Cat("a slice bound of ", index, " in dimension ", dim, " of ", s.text, " is not a multiple of ", limit,
+                   ": the view packs that dimension in groups of ", limit);
+      break;
     case SCJIT_BOUNDS_SLICE_START:
       detail = Cat("a slice starting at ", index, " does not fit dimension ", dim, " of ", s.text,
                    limit > 1    ? Cat(" (valid starts are 0 to ", limit - 1, ")")

@@ -1,0 +1,273 @@
+// view_bitcast and view_reshape of refs (kernel-ir.md §4.2, sc-semantics.md §2.2)
+// used by get/store, DMAs, gathers and further views, against references
+// written here from the spec's element mapping:
+//   - same width: the same elements reinterpreted, same shape;
+//   - narrowing by k: the second-minor dimension grows k-fold and
+//     y[r*k + j, c] is the j-th little-endian piece of x[r, c];
+//   - widening: the inverse (of a ref that a view_bitcast narrowed);
+//   - view_reshape: the same elements in row-major order.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tests/kernel_runner.h"
+
+namespace scjit::testing {
+namespace {
+
+std::vector<uint32_t> Words(int n, uint32_t seed) {
+  std::vector<uint32_t> v(n);
+  uint32_t s = seed;
+  for (uint32_t& x : v) {
+    s = s * 1664525u + 1013904223u;
+    x = s ^ (s >> 13);
+  }
+  return v;
+}
+
+// y[r*k + j, c] of a view narrowing x (R rows of C words) to pieces of 32/k bits.
+template <typename T>
+std::vector<T> Narrowed(const std::vector<uint32_t>& x, int R, int C) {
+  constexpr int k = 4 / sizeof(T);
+  std::vector<T> y(static_cast<size_t>(R) * k * C);
+  for (int r = 0; r < R; ++r) {
+    for (int j = 0; j < k; ++j) {
+      for (int c = 0; c < C; ++c) y[(r * k + j) * C + c] = static_cast<T>(x[r * C + c] >> (j * 8 * sizeof(T)));
+    }
+  }
+  return y;
+}
+
+TEST(RefViewsTest, SameWidthBitcastKeepsShapeAndBits) {
+  testing::Run run = RunText(R"(kernel @k(in %x: vmem<2x16xf32>, out %o: vmem<2x16xu32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+  %u = view_bitcast %x : vmem<2x16xu32>
+  %v = get %u[1, :] : vector<16xu32>
+  store %o[0, :], %v
+  %i = view_bitcast %x : vmem<2x16xi32>
+  %w = get %i[0, :] : vector<16xi32>
+  %wu = bitcast %w : vector<16xu32>
+  store %o[1, :], %wu
+}
+)",
+                             {{"x", Bytes(Words(32, 1))}});
+  ASSERT_TRUE(run.ok()) << run.status << run.Findings();
+  std::vector<uint32_t> x = Words(32, 1), o = run.As<uint32_t>("o");
+  for (int c = 0; c < 16; ++c) {
+    EXPECT_EQ(o[c], x[16 + c]);
+    EXPECT_EQ(o[16 + c], x[c]);
+  }
+}
+
+// Narrowing by 2 and 4: whole reads, rows, static and dynamic slices, stores
+// through the view, and widening back.
+TEST(RefViewsTest, NarrowingBitcastPacksRowsInEachWord) {
+  const char* text = R"(kernel @k(inout %x: vmem<2x16xi32>, in %h: vmem<2x16xi16>, in %s: smem<2xi32>,
+          out %all: vmem<4x16xi16>, out %rows: vmem<4x16xi16>, out %bytes: vmem<8x16xi8>, out %back: vmem<2x16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+  %y = view_bitcast %x : vmem<4x16xi16>
+  %a = get %y[:, :] : vector<4x16xi16>
+  store %all[:, :], %a
+  %i = get %s[0] : i32
+  %r = get %y[%i, :] : vector<16xi16>
+  store %rows[0, :], %r
+  %d = get %s[1] : i32
+  %two = get %y[ds(%d, 2), :] : vector<2x16xi16>
+  store %rows[1:3, :], %two
+  %hi = get %y[3:4, :] : vector<1x16xi16>
+  store %rows[3:4, :], %hi
+  %b = view_bitcast %x : vmem<8x16xi8>
+  %bv = get %b[:, :] : vector<8x16xi8>
+  store %bytes[:, :], %bv
+  %n = get %h[:, :] : vector<2x16xi16>
+  store %y[2:4, :], %n
+  %w = view_bitcast %y : vmem<2x16xi32>
+  %wv = get %w[:, :] : vector<2x16xi32>
+  store %back[:, :], %wv
+}
+)";
+  std::vector<uint32_t> x = Words(32, 2);
+  std::vector<uint16_t> h(32);
+  for (int k = 0; k < 32; ++k) h[k] = static_cast<uint16_t>(0x1000 + k);
+  for (int i = 0; i < 4; ++i) {
+    SCOPED_TRACE("row " + std::to_string(i));
+    std::vector<int32_t> s = {i, 2};
+    testing::Run run = RunText(text, {{"x", Bytes(x)}, {"h", Bytes(h)}, {"s", Bytes(s)}});
+    ASSERT_TRUE(run.ok()) << run.status << run.Findings();
+    std::vector<uint16_t> y = Narrowed<uint16_t>(x, 2, 16);
+    EXPECT_EQ(run.As<uint16_t>("all"), y);
+    std::vector<uint16_t> rows = run.As<uint16_t>("rows");
+    for (int c = 0; c < 16; ++c) {
+      EXPECT_EQ(rows[c], y[i * 16 + c]);
+      EXPECT_EQ(rows[16 + c], y[32 + c]);
+      EXPECT_EQ(rows[32 + c], y[48 + c]);
+      EXPECT_EQ(rows[48 + c], y[48 + c]);  // y[3:4], within one group of two rows
+    }
+    EXPECT_EQ(run.As<uint8_t>("bytes"), Narrowed<uint8_t>(x, 2, 16));
+    // y[2:4] = h rewrote the halves of x[1, :]: low halves from h's row 0.
+    std::vector<uint32_t> want = x;
+    for (int c = 0; c < 16; ++c) want[16 + c] = h[c] | static_cast<uint32_t>(h[16 + c]) << 16;
+    EXPECT_EQ(run.As<uint32_t>("x"), want);
+    EXPECT_EQ(run.As<uint32_t>("back"), want);
+  }
+  // A dynamic slice of whole groups must start at a multiple of the group.
+  std::vector<int32_t> s = {0, 1};
+  testing::Run run = RunText(text, {{"x", Bytes(x)}, {"h", Bytes(h)}, {"s", Bytes(s)}});
+  EXPECT_EQ(run.Findings(), R"(test.scir:12:14: error[RT-BOUNDS]: a slice bound of 1 in dimension 0 of %y[ds(%d, 2), :] is not a multiple of 2: the view packs that dimension in groups of 2
+   12 |   %two = get %y[ds(%d, 2), :] : vector<2x16xi16>
+      |              ^~~~~~~~~~~~~~~~
+note: in kernel @k, subcore (core 0, subcore 0)
+)");
+}
+
+// Writing int16 ones through the int16 view of a (1, L) int32 ref gives 65537 in
+// every word (Pallas' test_store_to_bitcast), on both lane counts.
+TEST(RefViewsTest, StoreToBitcast) {
+  for (auto [target, lanes] : {std::pair{TargetId::kV7x, 16}, std::pair{TargetId::kV5p, 8}}) {
+    std::string L = std::to_string(lanes);
+    CompileOptions options;
+    options.target = target;
+    testing::Run run = RunText("kernel @k(out %o: vmem<1x" + L + "xi32>)\n    mesh vector(cores = 1, subcores = 1)\n{\n" +
+                                   "  %y = view_bitcast %o : vmem<2x" + L + "xi16>\n  %one = const dense<1> : vector<2x" + L +
+                                   "xi16>\n  store %y[:, :], %one\n}\n",
+                               {}, options);
+    ASSERT_TRUE(run.ok()) << run.status << run.Findings();
+    EXPECT_EQ(run.As<int32_t>("o"), std::vector<int32_t>(lanes, 65537));
+  }
+}
+
+// DMAs into and out of a packed view move logical elements: HBM's row-major
+// (4, 16) int16 rows land as the halves of the int32 words.
+TEST(RefViewsTest, DmaThroughBitcastView) {
+  testing::Run run = RunText(R"(kernel @k(in %h: hbm<4x16xi16>, out %o: hbm<2x16xi32>, out %back: hbm<4x16xi16>, out %part: hbm<2x16xi16>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%x: vmem<2x16xi32>, %sem: dma_sem)
+{
+  %y = view_bitcast %x : vmem<4x16xi16>
+  copy %h -> %y
+  copy %x -> %o
+  dma_start %y -> %back, %sem
+  dma_wait %y -> %back, %sem
+  copy %y[2:4, :] -> %part
+}
+)",
+                             {{"h", Bytes(Words(32, 3))}});
+  ASSERT_TRUE(run.ok()) << run.status << run.Findings();
+  std::vector<uint32_t> hw = Words(32, 3);
+  std::vector<uint16_t> h(64);
+  std::memcpy(h.data(), hw.data(), 128);
+  std::vector<uint32_t> want(32);
+  for (int r = 0; r < 2; ++r) {
+    for (int c = 0; c < 16; ++c) want[r * 16 + c] = h[(2 * r) * 16 + c] | static_cast<uint32_t>(h[(2 * r + 1) * 16 + c]) << 16;
+  }
+  EXPECT_EQ(run.As<uint32_t>("o"), want);
+  EXPECT_EQ(run.As<uint16_t>("back"), h);
+  EXPECT_EQ(run.As<uint16_t>("part"), std::vector<uint16_t>(h.begin() + 32, h.end()));
+}
+
+// Large values (over 512 bytes) through a packed view, and its debug_print.
+TEST(RefViewsTest, LargeValuesAndPrintThroughPackedView) {
+  testing::Run run = RunText(R"(kernel @k(inout %x: vmem<16x16xi32>, out %o: vmem<32x16xi16>)
+    mesh vector(cores = 1, subcores = 1)
+{
+  %y = view_bitcast %x : vmem<32x16xi16>
+  %a = get %y[:, :] : vector<32x16xi16>
+  store %o[:, :], %a
+  %b = add %a, %a : vector<32x16xi16>
+  store %y[:, :], %b
+  %top = view %y[0:2, 0:3] : vmem<2x3xi16>
+  debug_print "top" %top
+}
+)",
+                             {{"x", Bytes(Words(256, 4))}});
+  ASSERT_TRUE(run.ok()) << run.status << run.Findings();
+  std::vector<uint32_t> x = Words(256, 4);
+  std::vector<uint16_t> y = Narrowed<uint16_t>(x, 16, 16);
+  EXPECT_EQ(run.As<uint16_t>("o"), y);
+  std::vector<uint32_t> want(256);
+  for (int k = 0; k < 256; ++k) {
+    want[k] = static_cast<uint16_t>(2 * (x[k] & 0xFFFF)) | static_cast<uint32_t>(static_cast<uint16_t>(2 * (x[k] >> 16))) << 16;
+  }
+  EXPECT_EQ(run.As<uint32_t>("x"), want);
+  auto half = [&](int r, int c) { return std::to_string(static_cast<int16_t>(want[(r / 2) * 16 + c] >> (16 * (r % 2)))); };
+  EXPECT_EQ(run.log, "[core 0, subcore 0] top, data: s16[2,3]: { " + half(0, 0) + ", " + half(0, 1) + ", " + half(0, 2) +
+                         " } { " + half(1, 0) + ", " + half(1, 1) + ", " + half(1, 2) + " }\n");
+}
+
+TEST(RefViewsTest, WideningAPlainRefIsNotAView) {
+  testing::Run run = RunText(R"(kernel @k(in %x: vmem<2x16xi16>, out %o: vmem<1x16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+  %w = view_bitcast %x : vmem<1x16xi32>
+  %v = get %w[0, :] : vector<16xi32>
+  store %o[0, :], %v
+}
+)");
+  EXPECT_EQ(run.status.code(), absl::StatusCode::kUnimplemented) << run.status;
+  EXPECT_NE(std::string(run.status.message()).find("view_bitcast from i16 to i32"), std::string::npos) << run.status;
+}
+
+// view_reshape of a contiguous ref and of a strided one (a column slice), then
+// get/store, a further view, a gather and DMAs through it.
+TEST(RefViewsTest, ReshapeViews) {
+  testing::Run run = RunText(R"(kernel @k(inout %t: vmem<4x16xi32>, in %h: hbm<2x16xi32>, in %s: smem<1xi32>,
+          out %o: vmem<6x16xi32>, out %g: vmem<16xi32>, out %back: hbm<8x4xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+  %c = view %t[:, 0:8] : vmem<4x8xi32>
+  %r = view_reshape %c : vmem<2x16xi32>
+  %a = get %r[:, :] : vector<2x16xi32>
+  store %o[0:2, :], %a
+  %q = view_reshape %c : vmem<8x4xi32>
+  %i = get %s[0] : i32
+  %row = view %q[%i, :] : vmem<4xi32>
+  %rv = get %row[:] : vector<4xi32>
+  %z = const dense<0> : vector<12xi32>
+  %rz = concat %rv, %z {axis = 0} : vector<16xi32>
+  store %o[2, :], %rz
+  %mid = get %q[2:6, :] : vector<4x4xi32>
+  %m16 = reshape %mid : vector<16xi32>
+  store %o[3, :], %m16
+  %io = iota : vector<16xi32>
+  %eight = const dense<8> : vector<16xi32>
+  %four = const dense<4> : vector<16xi32>
+  %i0 = rem %io, %eight : vector<16xi32>
+  %i1 = div %io, %four : vector<16xi32>
+  %gv = load_gather %q[:, :] [%i0, %i1] : vector<16xi32>
+  store %g[:], %gv
+  copy %q -> %back
+  %flat = view_reshape %t : vmem<2x32xi32>
+  copy %h -> %flat[:, 8:24]
+  %f = get %t[0:2, :] : vector<2x16xi32>
+  store %o[4:6, :], %f
+}
+)",
+                             {{"t", Bytes(Words(64, 5))}, {"h", Bytes(Words(32, 6))}, {"s", Bytes(std::vector<int32_t>{5})}});
+  ASSERT_TRUE(run.ok()) << run.status << run.Findings();
+  std::vector<uint32_t> t = Words(64, 5), h = Words(32, 6), o = run.As<uint32_t>("o");
+  std::vector<uint32_t> c;  // the column slice, row-major
+  for (int r = 0; r < 4; ++r) {
+    for (int k = 0; k < 8; ++k) c.push_back(t[r * 16 + k]);
+  }
+  for (int k = 0; k < 32; ++k) EXPECT_EQ(o[k], c[k]) << k;
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(o[32 + k], c[5 * 4 + k]) << k;
+  for (int k = 0; k < 16; ++k) EXPECT_EQ(o[48 + k], c[8 + k]) << k;
+  std::vector<uint32_t> g = run.As<uint32_t>("g");
+  for (int k = 0; k < 16; ++k) EXPECT_EQ(g[k], c[(k % 8) * 4 + k / 4]) << k;
+  EXPECT_EQ(run.As<uint32_t>("back"), c);
+  // %flat[:, 8:24] is t's rows 0..3, columns 8..15 then 0..7 of the next row.
+  std::vector<uint32_t> want = t;
+  for (int r = 0; r < 2; ++r) {
+    for (int k = 0; k < 16; ++k) want[r * 32 + 8 + k] = h[r * 16 + k];
+  }
+  EXPECT_EQ(run.As<uint32_t>("t"), want);
+  for (int k = 0; k < 32; ++k) EXPECT_EQ(o[64 + k], want[k]) << k;
+}
+
+}  // namespace
+}  // namespace scjit::testing
