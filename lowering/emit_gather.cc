@@ -23,8 +23,8 @@ unsigned Width(llvm::Value* v) { return llvm::cast<llvm::FixedVectorType>(v->get
 
 }  // namespace
 
-llvm::Value* Emitter::LaneOffsets(const RefVal& r, const std::vector<llvm::Value*>& idx, llvm::Value** active,
-                                  llvm::Value* first, const std::vector<int>& sites) {
+std::vector<llvm::Value*> Emitter::LaneOffsets(const RefVal& r, std::vector<llvm::Value*> idx, llvm::Value** active,
+                                               llvm::Value* first, const std::vector<int>& sites) {
   unsigned w = Width(*active);
   int dims = r.dims();
   std::vector<llvm::Value*> sizes, in, bad;
@@ -57,30 +57,51 @@ llvm::Value* Emitter::LaneOffsets(const RefVal& r, const std::vector<llvm::Value
   });
   // Out-of-range lanes (unchecked, or findings as warnings) use the last element;
   // an empty dimension has none, so its lanes go off.
-  llvm::Value* offsets = llvm::Constant::getNullValue(llvm::FixedVectorType::get(b_.getInt32Ty(), w));
+  llvm::Type* lanes = llvm::FixedVectorType::get(b_.getInt32Ty(), w);
   for (int d = 0; d < dims; ++d) {
     llvm::Value* size32 = b_.CreateTrunc(sizes[d], b_.getInt32Ty());
     llvm::Value* nonempty = b_.CreateICmpSGT(size32, I32(0));
     llvm::Value* last = b_.CreateSelect(nonempty, b_.CreateSub(size32, I32(1)), I32(0));
-    llvm::Value* i = b_.CreateSelect(in[d], idx[d], b_.CreateVectorSplat(w, last));
+    idx[d] = b_.CreateSelect(in[d], idx[d], b_.CreateVectorSplat(w, last));
     *active = b_.CreateAnd(*active, b_.CreateVectorSplat(w, nonempty));
-    // A dimension spanning several physical ones is a mixed-radix index.
-    int p = r.first(d);
-    for (int j = p + r.span(d) - 1; j >= p; --j) {
-      llvm::Value* stride = b_.CreateVectorSplat(w, b_.CreateTrunc(r.strides[j], b_.getInt32Ty()));
-      llvm::Value* digit = i;
-      if (j > p) {
-        llvm::Value* size = b_.CreateVectorSplat(w, b_.CreateTrunc(r.sizes[j], b_.getInt32Ty()));
-        digit = b_.CreateURem(i, size);
-        i = b_.CreateUDiv(i, size);
-      }
-      offsets = b_.CreateAdd(offsets, b_.CreateMul(digit, stride));
-    }
   }
-  // The freeze hides that the offsets are non-negative: otherwise LLVM widens
-  // them with a zext, which x86 cannot fold into vpgatherdd's sign-extended
-  // 32-bit indices, and splits each gather into two 64-bit-index ones.
-  return b_.CreateFreeze(offsets);
+  // The offsets of each unit of the elements (one unit but for views with
+  // pieces or chains, emit_view_access.cc). The freeze hides that they are
+  // non-negative: otherwise LLVM widens them with a zext, which x86 cannot fold
+  // into vpgatherdd's sign-extended 32-bit indices, and splits each gather into
+  // two 64-bit-index ones.
+  int bits = UnitBits(r);
+  std::vector<llvm::Value*> offsets;
+  for (int u = 0; u < BitWidth(r.element) / bits; ++u) {
+    offsets.push_back(b_.CreateFreeze(UnitOffsets(r, idx, u, bits, lanes)));
+  }
+  return offsets;
+}
+
+llvm::Value* Emitter::GatherLanes(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active,
+                                  const Type& chunk) {
+  int bits = UnitBits(r);
+  llvm::Type* unit = b_.getIntNTy(static_cast<unsigned>(bits));
+  llvm::Type* units_ty = llvm::FixedVectorType::get(unit, Width(active));
+  // Masked-off lanes keep the poison value, unit by unit.
+  std::vector<llvm::Value*> poison = SplitUnits(PoisonConstant(chunk), chunk.element(), bits);
+  std::vector<llvm::Value*> units;
+  for (size_t u = 0; u < offsets.size(); ++u) {
+    units.push_back(b_.CreateMaskedGather(units_ty, b_.CreateGEP(unit, r.ptr, offsets[u]),
+                                          llvm::Align(static_cast<uint64_t>(bits / 8)), active, poison[u]));
+  }
+  return JoinUnits(units, chunk.element());
+}
+
+void Emitter::ScatterLanes(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active,
+                           llvm::Value* v, ElementType e) {
+  int bits = UnitBits(r);
+  llvm::Type* unit = b_.getIntNTy(static_cast<unsigned>(bits));
+  std::vector<llvm::Value*> units = SplitUnits(v, e, bits);
+  for (size_t u = 0; u < offsets.size(); ++u) {
+    b_.CreateMaskedScatter(units[u], b_.CreateGEP(unit, r.ptr, offsets[u]), llvm::Align(static_cast<uint64_t>(bits / 8)),
+                           active);
+  }
 }
 
 absl::Status Emitter::EmitGatherScatter(const Op& op) {
@@ -108,8 +129,6 @@ absl::Status Emitter::EmitGatherScatter(const Op& op) {
   for (const Operand& iv : op.index_vectors) sites.push_back(Site(op, Print(ops[0]), iv.loc));
   bool large = Large(t);
   llvm::Value* result = gather && large ? NewBuffer(t) : nullptr;
-  llvm::Type* elem = ElemTy(r.element);
-  llvm::Align align(static_cast<uint64_t>(ByteWidth(r.element)));
 
   // With large values, small vector operands (a mask of 200 lanes is 200 bytes)
   // are staged in buffers once, before the chunk loop.
@@ -133,12 +152,9 @@ absl::Status Emitter::EmitGatherScatter(const Op& op) {
       idx.push_back(IsUnsigned(iv.type().element()) ? b_.CreateZExtOrTrunc(v, llvm::FixedVectorType::get(b_.getInt32Ty(), w))
                                                     : b_.CreateSExtOrTrunc(v, llvm::FixedVectorType::get(b_.getInt32Ty(), w)));
     }
-    llvm::Value* offsets = LaneOffsets(r, idx, &active, first, sites);
-    llvm::Value* ptrs = b_.CreateGEP(elem, r.ptr, offsets);
-    llvm::Type* vty = llvm::FixedVectorType::get(elem, w);
+    std::vector<llvm::Value*> offsets = LaneOffsets(r, idx, &active, first, sites);
     if (gather) {
-      Type chunk = Type::Vector(t.element(), {width});
-      llvm::Value* v = b_.CreateMaskedGather(vty, ptrs, align, active, PoisonConstant(chunk));
+      llvm::Value* v = GatherLanes(r, offsets, active, Type::Vector(t.element(), {width}));
       if (large) {
         StoreChunk(result, t.element(), first, v);
       } else {
@@ -151,10 +167,10 @@ absl::Status Emitter::EmitGatherScatter(const Op& op) {
       // LangRef, llvm.masked.scatter: "Scatter with overlapping addresses is
       // guaranteed to be ordered from least-significant to most-significant
       // element" -- the highest lane wins, as sc-semantics.md §3.6 requires.
-      b_.CreateMaskedScatter(v, ptrs, align, active);
+      ScatterLanes(r, offsets, active, v, t.element());
       return absl::OkStatus();
     }
-    ScatterAdd(r.ptr, offsets, active, v, t.element());
+    ScatterAdd(r, offsets, active, v, t.element());
     return absl::OkStatus();
   };
   absl::Status s = large ? ForChunks(n, lanes) : lanes(I64(0), n);
@@ -170,14 +186,16 @@ absl::Status Emitter::EmitGatherScatter(const Op& op) {
 // lanes by w/2 rotate-and-compare steps; without collisions one gather, add and
 // scatter, with them this walk), the walk alone was faster at every collision
 // rate on the AVX-512 host (docs/performance.md), so it is the only path.
-void Emitter::ScatterAdd(llvm::Value* base, llvm::Value* offsets, llvm::Value* active, llvm::Value* v,
-                         ElementType e) {
+void Emitter::ScatterAdd(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active,
+                         llvm::Value* v, ElementType e) {
   unsigned w = Width(active);
-  llvm::Type* elem = ElemTy(e);
-  llvm::Align align(static_cast<uint64_t>(ByteWidth(e)));
-  llvm::Value* offset_buf = NewBuffer(Type::Vector(ElementType::kI32, {w}));
+  int unit_bits = UnitBits(r);
+  llvm::Type* unit = b_.getIntNTy(static_cast<unsigned>(unit_bits));
+  llvm::Align align(static_cast<uint64_t>(unit_bits / 8));
+  int64_t n = static_cast<int64_t>(offsets.size());
+  llvm::Value* offset_buf = NewBuffer(Type::Vector(ElementType::kI32, {w * n}));  // unit u of lane i at u * w + i
   llvm::Value* value_buf = NewBuffer(Type::Vector(e, {w}));
-  StoreChunk(offset_buf, ElementType::kI32, I64(0), offsets);
+  for (int64_t u = 0; u < n; ++u) StoreChunk(offset_buf, ElementType::kI32, I64(u * w), offsets[u]);
   StoreChunk(value_buf, e, I64(0), v);
   llvm::Type* bits_ty = b_.getIntNTy(w);
   llvm::Value* zero = llvm::ConstantInt::get(bits_ty, 0);
@@ -191,9 +209,14 @@ void Emitter::ScatterAdd(llvm::Value* base, llvm::Value* offsets, llvm::Value* a
   left->addIncoming(bits, pre);
   llvm::Value* lane = b_.CreateZExtOrTrunc(b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, left, b_.getTrue()),
                                            b_.getInt64Ty());
-  llvm::Value* p = b_.CreateGEP(elem, base, LoadElement(offset_buf, ElementType::kI32, lane));
-  llvm::Value* sum = CombineValues(Combine::kSum, b_.CreateAlignedLoad(elem, p, align), LoadElement(value_buf, e, lane), e);
-  b_.CreateAlignedStore(sum, p, align);
+  std::vector<llvm::Value*> ptrs, old;
+  for (int64_t u = 0; u < n; ++u) {
+    ptrs.push_back(b_.CreateGEP(unit, r.ptr, LoadElement(offset_buf, ElementType::kI32, b_.CreateAdd(lane, I64(u * w)))));
+    old.push_back(b_.CreateAlignedLoad(unit, ptrs.back(), align));
+  }
+  llvm::Value* sum = CombineValues(Combine::kSum, JoinUnits(old, e), LoadElement(value_buf, e, lane), e);
+  std::vector<llvm::Value*> units = SplitUnits(sum, e, unit_bits);
+  for (int64_t u = 0; u < n; ++u) b_.CreateAlignedStore(units[u], ptrs[u], align);
   llvm::Value* rest = b_.CreateAnd(left, b_.CreateSub(left, llvm::ConstantInt::get(bits_ty, 1)));
   left->addIncoming(rest, loop);
   b_.CreateCondBr(b_.CreateICmpNE(rest, zero), loop, done);

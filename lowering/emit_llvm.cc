@@ -191,17 +191,26 @@ void Emitter::Loop(int64_t n, const std::function<void(llvm::Value*)>& body) {
     body(I64(0));
     return;
   }
+  Loop(I64(n), body);
+}
+
+void Emitter::Loop(llvm::Value* n, const std::function<void(llvm::Value*)>& body) {
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx_, "loop", fn_);
   llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "loop_done", fn_);
-  b_.CreateBr(loop);
+  auto* known = llvm::dyn_cast<llvm::ConstantInt>(n);
+  if (known != nullptr && known->getSExtValue() > 0) {
+    b_.CreateBr(loop);
+  } else {
+    b_.CreateCondBr(b_.CreateICmpSGT(n, I64(0)), loop, done);
+  }
   b_.SetInsertPoint(loop);
   llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2);
   i->addIncoming(I64(0), pre);
   body(i);
   llvm::Value* next = b_.CreateAdd(i, I64(1));
   i->addIncoming(next, b_.GetInsertBlock());
-  b_.CreateCondBr(b_.CreateICmpULT(next, I64(n)), loop, done);
+  b_.CreateCondBr(b_.CreateICmpULT(next, n), loop, done);
   b_.SetInsertPoint(done);
 }
 
@@ -290,6 +299,7 @@ llvm::Value* Emitter::CheckIndex(llvm::Value* index, llvm::Value* limit, int wha
 absl::StatusOr<RefVal> Emitter::View(const Op& op, const Operand& o, int site) {
   RefVal r = *BaseRef(o.value);
   if (!o.indexed) return r;
+  if (NeedsChain(r, o)) return ChainView(op, o, r, site);  // emit_views.cc
   RefVal out;
   out.space = r.space;
   out.semaphore = r.semaphore;
@@ -348,16 +358,23 @@ absl::StatusOr<RefVal> Emitter::View(const Op& op, const Operand& o, int site) {
     }
   }
   if (std::any_of(spans.begin(), spans.end(), [](int n) { return n > 1; })) out.spans = std::move(spans);
-  out.ptr = r.semaphore ? b_.CreateAdd(r.ptr, b_.CreateTrunc(offset, b_.getInt32Ty()))
-                        : b_.CreateGEP(ElemTy(r.element), r.ptr, offset);
+  for (int j = r.rank() - r.pieces; j < r.rank(); ++j) {  // the units of an element (emit_views.cc)
+    out.sizes.push_back(r.sizes[j]);
+    out.strides.push_back(r.strides[j]);
+  }
+  out.pieces = r.pieces;
+  out.ptr = r.semaphore ? b_.CreateAdd(r.ptr, b_.CreateTrunc(offset, b_.getInt32Ty())) : Address(r, offset);
   return out;
 }
 
 llvm::Value* Emitter::Address(const RefVal& r, llvm::Value* offset) {
-  return b_.CreateGEP(ElemTy(r.element), r.ptr, offset);
+  // With pieces, offsets count units (emit_views.cc).
+  llvm::Type* unit = r.pieces > 0 ? b_.getIntNTy(static_cast<unsigned>(UnitBits(r))) : ElemTy(r.element);
+  return b_.CreateGEP(unit, r.ptr, offset);
 }
 
 bool Emitter::Contiguous(const RefVal& r) const {
+  if (r.reinterpreted()) return false;
   int64_t expect = 1;
   for (int d = r.rank() - 1; d >= 0; --d) {
     auto* size = llvm::dyn_cast<llvm::ConstantInt>(r.sizes[d]);
@@ -397,6 +414,7 @@ absl::Status ForEachRow(const RefVal& r, int64_t* row_len, const std::function<v
 absl::StatusOr<llvm::Value*> Emitter::Load(const Op& op, const RefVal& view, const Type& type) {
   llvm::Type* elem = ElemTy(view.element);
   llvm::Align align(static_cast<uint64_t>(ByteWidth(view.element)));
+  if (view.reinterpreted()) return LoadUnits(view, type);  // emit_view_access.cc
   if (!type.is_vector()) return b_.CreateAlignedLoad(elem, view.ptr, align);
   llvm::Type* vec = ValueTy(type);
   if (Contiguous(view)) return b_.CreateAlignedLoad(vec, view.ptr, align);
@@ -420,6 +438,10 @@ absl::StatusOr<llvm::Value*> Emitter::Load(const Op& op, const RefVal& view, con
 absl::Status Emitter::Store(const Op& op, const RefVal& view, llvm::Value* v, const Type& type) {
   llvm::Type* elem = ElemTy(view.element);
   llvm::Align align(static_cast<uint64_t>(ByteWidth(view.element)));
+  if (view.reinterpreted()) {
+    StoreUnits(view, v, type);  // emit_view_access.cc
+    return absl::OkStatus();
+  }
   if (!type.is_vector() || Contiguous(view)) {
     b_.CreateAlignedStore(v, view.ptr, align);
     return absl::OkStatus();
@@ -442,6 +464,10 @@ absl::Status Emitter::Store(const Op& op, const RefVal& view, llvm::Value* v, co
 absl::Status Emitter::CopyView(const Op& op, const RefVal& view, llvm::Value* buffer, const Type& type, bool to_buffer) {
   llvm::Type* elem = ElemTy(view.element);
   uint64_t w = static_cast<uint64_t>(ByteWidth(view.element));
+  if (view.reinterpreted()) {
+    CopyUnits(view, buffer, I64(type.NumElements()), to_buffer);  // emit_view_access.cc
+    return absl::OkStatus();
+  }
   if (Contiguous(view)) {
     uint64_t bytes = static_cast<uint64_t>(type.NumElements()) * w;
     if (to_buffer) {
@@ -677,7 +703,7 @@ absl::Status Emitter::EmitOp(const Op& op) {
       RefVal r = *BaseRef(ops[1].value);
       for (size_t i = 2; i < ops.size(); ++i) {
         RefVal other = *BaseRef(ops[i].value);
-        if (other.spans != r.spans || other.rank() != r.rank()) {
+        if (other.spans != r.spans || other.rank() != r.rank() || other.pieces != r.pieces || r.chain || other.chain) {
           return Unsupported(kernel_, op, "select_ref between refs viewed differently (view_bitcast, view_reshape)");
         }
         llvm::Value* pick = b_.CreateICmpEQ(k, b_.getInt32(static_cast<uint32_t>(i - 1)));

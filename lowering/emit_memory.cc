@@ -109,6 +109,8 @@ absl::Status Emitter::EmitMemory(const Op& op) {
       return absl::OkStatus();
     }
     case OpKind::kFetchAndAdd: {
+      // FAA-3 allows one indexer and no other view before it.
+      if (view->reinterpreted()) return Unsupported(kernel_, op, "fetch_and_add through a view_bitcast or view_reshape");
       // The word's byte offset in the target subcore's SMEM.
       llvm::Value* offset = b_.CreatePtrDiff(b_.getInt8Ty(), view->ptr, smem_);
       llvm::Value* target = ValueOf(op.FindAttr("subcore")->value.operand);
@@ -140,26 +142,32 @@ absl::Status Emitter::EmitDma(const Op& op) {
   if (!src.ok()) return src.status();
   absl::StatusOr<RefVal> dst = View(op, ops[1], site);
   if (!dst.ok()) return dst.status();
-  if (absl::Status s = MatchDims(op, &*src, &*dst, site); !s.ok()) return s;
-  if (src->rank() > SCJIT_MAX_RANK || dst->rank() > SCJIT_MAX_RANK) {
-    return Unsupported(kernel_, op, Cat("DMAs of more than ", SCJIT_MAX_RANK, " dimensions"));
-  }
   llvm::Value* sem = I32(-1);
   if (ops.size() > 2) {
     absl::StatusOr<RefVal> s = View(op, ops[2], site);
     if (!s.ok()) return s.status();
     sem = s->ptr;
   }
+  bool runs = false;
+  if (absl::Status s = MatchDims(op, &*src, &*dst, site, &runs); !s.ok()) return s;
+  if (runs) return DmaRuns(op, *src, *dst, sem, site);  // views strides do not pair up (emit_view_access.cc)
+  if (src->rank() > SCJIT_MAX_RANK || dst->rank() > SCJIT_MAX_RANK) {
+    return Unsupported(kernel_, op, Cat("DMAs of more than ", SCJIT_MAX_RANK, " dimensions"));
+  }
+  return IssueDma(op, *src, *dst, sem, site);
+}
+
+absl::Status Emitter::IssueDma(const Op& op, const RefVal& src, const RefVal& dst, llvm::Value* sem, int site) {
   llvm::Value* dma;
   {
     llvm::IRBuilder<>::InsertPointGuard guard(b_);
     b_.SetInsertPoint(entry_->getTerminator());
     dma = b_.CreateAlloca(DmaTy());
   }
-  FillRef(b_.CreateStructGEP(DmaTy(), dma, 0), *src);
-  FillRef(b_.CreateStructGEP(DmaTy(), dma, 1), *dst);
-  b_.CreateStore(I32(ByteWidth(dst->element)), b_.CreateStructGEP(DmaTy(), dma, 2));
-  b_.CreateStore(I32(static_cast<int>(dst->element)), b_.CreateStructGEP(DmaTy(), dma, 3));
+  FillRef(b_.CreateStructGEP(DmaTy(), dma, 0), src);
+  FillRef(b_.CreateStructGEP(DmaTy(), dma, 1), dst);
+  b_.CreateStore(I32(ByteWidth(dst.element)), b_.CreateStructGEP(DmaTy(), dma, 2));
+  b_.CreateStore(I32(static_cast<int>(dst.element)), b_.CreateStructGEP(DmaTy(), dma, 3));
   b_.CreateStore(sem, b_.CreateStructGEP(DmaTy(), dma, 4));
   b_.CreateStore(I32(op.dma_add ? 1 : 0), b_.CreateStructGEP(DmaTy(), dma, 5));
   std::string_view fn = op.kind == OpKind::kDmaStart  ? "scjit_rt_dma_start"
@@ -214,25 +222,33 @@ absl::Status Emitter::EmitSync(const Op& op) {
       if (o.value->type.is_memory()) {
         absl::StatusOr<RefVal> r = View(op, o, site);
         if (!r.ok()) return r.status();
-        if (!r->spans.empty()) {
+        if (!r->spans.empty() || r->reinterpreted()) {
           // The runtime prints a ref by its physical dimensions: print a copy
-          // with the kernel's shape instead.
+          // with the kernel's shape instead, in a buffer that holds the whole
+          // root ref when the view's size is dynamic.
           Type t = o.view.is_ref() ? o.view : o.value->type;
-          if (t.NumElements() == kDynamic) return Unsupported(kernel_, op, "printing a packed view of dynamic size");
-          Type value = Type::Vector(t.element(), t.shape());
-          llvm::Value* copy = NewBuffer(value);
-          if (absl::Status s = CopyView(op, *r, copy, value, true); !s.ok()) return s;
-          RefVal flat = *r;
-          flat.ptr = copy;
-          flat.spans.clear();
-          flat.sizes.clear();
-          flat.strides.clear();
-          int64_t stride = 1;
-          for (int d = t.rank() - 1; d >= 0; --d) {
-            flat.sizes.insert(flat.sizes.begin(), I64(t.shape()[d]));
-            flat.strides.insert(flat.strides.begin(), I64(stride));
-            stride *= t.shape()[d];
+          int64_t capacity = t.NumElements();
+          if (capacity == kDynamic) {
+            const Value* root = o.value;
+            while (root->def != nullptr && (root->def->kind == OpKind::kView || root->def->kind == OpKind::kViewBitcast ||
+                                            root->def->kind == OpKind::kViewReshape)) {
+              root = root->def->operands[0].value;
+            }
+            capacity = root->type.NumElements() * ByteWidth(root->type.element()) / ByteWidth(t.element());
           }
+          if (capacity < 0) return Unsupported(kernel_, op, "printing a view of a ref of dynamic size");
+          llvm::Value* copy = NewBuffer(Type::Vector(t.element(), {capacity}));
+          RefVal flat;
+          flat.space = r->space;
+          flat.element = r->element;
+          flat.ptr = copy;
+          llvm::Value* stride = I64(1);
+          for (int d = r->dims() - 1; d >= 0; --d) {
+            flat.sizes.insert(flat.sizes.begin(), DimSize(*r, d));
+            flat.strides.insert(flat.strides.begin(), stride);
+            stride = b_.CreateMul(stride, flat.sizes.front());
+          }
+          CopyUnits(*r, copy, stride, true);
           *r = std::move(flat);
         }
         llvm::Value* ref;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,12 +20,15 @@
 #include "lowering/ir.h"
 #include "lowering/kernel_info.h"
 #include "lowering/strings.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
 
 namespace scjit::emit {
+
+struct RefChain;
 
 // A view of memory (or of semaphores) as the generated code holds it.
 struct RefVal {
@@ -40,8 +44,22 @@ struct RefVal {
   // have static sizes. Empty: one physical dimension each. Values are row-major
   // in both, so loads, stores and DMAs use the physical dimensions.
   std::vector<int> spans;
+  // A view_bitcast that widens a ref whose pieces are not adjacent (wide
+  // element (r, c) is made of the narrow (r*k + j, c), a row apart) goes on
+  // counting the narrow "units": sizes and strides count units, and each
+  // element is the units at the last `pieces` physical dimensions, read as a
+  // mixed-radix index, unit 0 holding the lowest bits. No dimension the kernel
+  // indexes covers them (emit_views.cc).
+  int pieces = 0;
+  // A view that no strided description fits (a static slice across the groups
+  // of a packed dimension, a reshape whose dimensions do not divide the ref's):
+  // the stages from a view that has one. `sizes` are then the dimensions the
+  // kernel indexes, `strides` are null and `ptr` is the base view's.
+  std::shared_ptr<const RefChain> chain;
   int rank() const { return static_cast<int>(sizes.size()); }  // physical
-  int dims() const { return spans.empty() ? rank() : static_cast<int>(spans.size()); }
+  int dims() const { return spans.empty() ? rank() - pieces : static_cast<int>(spans.size()); }
+  // Element accesses go unit by unit (emit_view_access.cc), not by strides.
+  bool reinterpreted() const { return pieces > 0 || chain != nullptr; }
   int span(int d) const { return spans.empty() ? 1 : spans[d]; }
   int first(int d) const {  // the first physical dimension of dimension d
     int p = 0;
@@ -49,6 +67,42 @@ struct RefVal {
     return p;
   }
 };
+
+// One step from a view to another that strides cannot describe (RefVal::chain).
+struct RefStage {
+  enum class Kind {
+    kIndex,    // an indexer: slices and indices
+    kReshape,  // view_reshape: the same elements in row-major order
+    kBitcast,  // view_bitcast (sc-semantics.md §2.2)
+  };
+  Kind kind;
+  ElementType element;              // after the stage
+  std::vector<llvm::Value*> sizes;  // i64, the dimensions after the stage
+  // kIndex, one entry per dimension before the stage: its first index (i64),
+  // and the dimension it becomes (-1: indexed away).
+  std::vector<llvm::Value*> starts;
+  std::vector<int> kept;
+};
+
+struct RefChain {
+  RefVal base;  // a view strides describe (not itself a chain)
+  std::vector<RefStage> stages;
+};
+
+// A constant's value, or -1.
+inline int64_t StaticInt(llvm::Value* v) {
+  auto* c = llvm::dyn_cast_or_null<llvm::ConstantInt>(v);
+  return c != nullptr ? c->getSExtValue() : -1;
+}
+
+// The width of the units a view's sizes and strides count (its element's,
+// unless it has pieces), or for a chain the narrowest type along it.
+int UnitBits(const RefVal& r);
+
+// The integer type of 8, 16 or 32 bits.
+inline ElementType IntOfBits(int bits) {
+  return bits == 8 ? ElementType::kI8 : bits == 16 ? ElementType::kI16 : ElementType::kI32;
+}
 
 // Vector values larger than this live in a stack buffer, and ops on them run as
 // loops over chunks of kChunkElements elements (strip-mining): compile time then
@@ -145,13 +199,47 @@ class Emitter {
   llvm::Value* CheckAligned(llvm::Value* v, int64_t group, int dim, int site);
   // The size of dimension d of r (the product of its physical sizes).
   llvm::Value* DimSize(const RefVal& r, int d);
+  // The start and size of slice entry `e` of a dimension of `size`, checked.
+  std::pair<llvm::Value*, llvm::Value*> SliceBounds(const IndexEntry& e, llvm::Value* size, int d, int site);
   // Applies indexer entry `e` (null: `:`) to dimension d of r when it spans
   // several physical dimensions, adding to `out`, `spans` and `offset`.
   absl::Status IndexGroup(const Op& op, const RefVal& r, int d, const IndexEntry* e, int site, RefVal* out,
                           std::vector<int>* spans, llvm::Value** offset);
+  // True when indexer `o` of r makes a view that strides cannot describe (or r
+  // is already one); ChainView then makes it.
+  bool NeedsChain(const RefVal& r, const Operand& o);
+  absl::StatusOr<RefVal> ChainView(const Op& op, const Operand& o, const RefVal& r, int site);
+  // view_bitcast and view_reshape of a strided view; nullopt when strides
+  // cannot describe the result.
+  std::optional<RefVal> StridedBitcast(const RefVal& r, ElementType to);
+  std::optional<RefVal> StridedReshape(const RefVal& r, const Type& out);
   // Gives both DMA sides the same physical dimensions (size-1 ones dropped) when
-  // either has packed or reshaped dimensions.
-  absl::Status MatchDims(const Op& op, RefVal* a, RefVal* b, int site);
+  // either has packed or reshaped dimensions, in units when either has pieces;
+  // sets *runs when no such dimensions exist (then DmaRuns moves the data).
+  absl::Status MatchDims(const Op& op, RefVal* a, RefVal* b, int site, bool* runs);
+  // A strided view counted in units of `bits`, its pieces (and the units of
+  // its elements) as plain innermost dimensions.
+  void ToUnits(RefVal* r, int bits);
+  // Element access unit by unit, for views with pieces or chains
+  // (emit_view_access.cc). UnitOffsets: the offset, in units of `bits` from
+  // r.ptr, of unit `unit_index` of the element at `idx` (one index per
+  // dimension of r; all of type `ty`: i64, or a vector of i32 lanes).
+  llvm::Value* UnitOffsets(const RefVal& r, std::vector<llvm::Value*> idx, int unit_index, int bits, llvm::Type* ty);
+  // The index in each dimension of r of the element `linear` in row-major order.
+  std::vector<llvm::Value*> Coordinates(const RefVal& r, llvm::Value* linear);
+  // `v` (an i64) as a value of type `ty` (an integer, or a vector splat).
+  llvm::Value* Fit(llvm::Value* v, llvm::Type* ty);
+  llvm::Value* LoadUnits(const RefVal& r, const Type& t);
+  void StoreUnits(const RefVal& r, llvm::Value* v, const Type& t);
+  // Copies `count` elements between a view and a buffer, in row-major order.
+  void CopyUnits(const RefVal& r, llvm::Value* buffer, llvm::Value* count, bool to_buffer);
+  // The element bits of a vector of units (lowest first), and back.
+  llvm::Value* JoinUnits(const std::vector<llvm::Value*>& units, ElementType e);
+  std::vector<llvm::Value*> SplitUnits(llvm::Value* v, ElementType e, int bits);
+  // A DMA as one transfer per run of equally spaced elements on both sides.
+  absl::Status DmaRuns(const Op& op, const RefVal& src, const RefVal& dst, llvm::Value* sem, int site);
+  // Fills a DMA descriptor for `src` and `dst` and calls the runtime (emit_memory.cc).
+  absl::Status IssueDma(const Op& op, const RefVal& src, const RefVal& dst, llvm::Value* sem, int site);
   llvm::Value* Address(const RefVal& r, llvm::Value* offset);  // element `offset` of r
   absl::StatusOr<llvm::Value*> Load(const Op& op, const RefVal& view, const Type& type);
   absl::Status Store(const Op& op, const RefVal& view, llvm::Value* v, const Type& type);
@@ -187,10 +275,17 @@ class Emitter {
   // their bounds check: active lanes out of range are reported (`sites`, one per
   // dimension; `first` is the first lane's number) and clamped; lanes of an
   // empty dimension are turned off in *active.
-  llvm::Value* LaneOffsets(const RefVal& r, const std::vector<llvm::Value*>& idx, llvm::Value** active,
-                           llvm::Value* first, const std::vector<int>& sites);
-  // base[offsets[i]] += v[i] for the active lanes, from the lowest to the highest.
-  void ScatterAdd(llvm::Value* base, llvm::Value* offsets, llvm::Value* active, llvm::Value* v, ElementType e);
+  // The offsets are one vector per unit of the element (UnitOffsets).
+  std::vector<llvm::Value*> LaneOffsets(const RefVal& r, std::vector<llvm::Value*> idx, llvm::Value** active,
+                                        llvm::Value* first, const std::vector<int>& sites);
+  // The elements of the active lanes at `offsets` (LaneOffsets), the others poison.
+  llvm::Value* GatherLanes(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active,
+                           const Type& chunk);
+  void ScatterLanes(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active, llvm::Value* v,
+                    ElementType e);
+  // r[offsets[i]] += v[i] for the active lanes, from the lowest to the highest.
+  void ScatterAdd(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active, llvm::Value* v,
+                  ElementType e);
   // view_bitcast, view_reshape (emit_views.cc).
   absl::Status EmitRefView(const Op& op);
   absl::Status EmitDma(const Op& op);
@@ -219,6 +314,7 @@ class Emitter {
   void SetFromBuffer(const Value* result, llvm::Value* buffer);
   // A counted loop over i in [0, n) at the insertion point.
   void Loop(int64_t n, const std::function<void(llvm::Value*)>& body);
+  void Loop(llvm::Value* n, const std::function<void(llvm::Value*)>& body);  // n: an i64 known when it runs
   // Cross-lane ops (emit_lanes.cc): reductions, scans, scan_count, mask all-reduces.
   enum class Combine { kSum, kMax, kMin, kAnd, kOr };
   static Combine CombineOf(OpKind k);

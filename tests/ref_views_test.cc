@@ -10,6 +10,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -199,17 +200,160 @@ TEST(RefViewsTest, LargeValuesAndPrintThroughPackedView) {
                          " } { " + half(1, 0) + ", " + half(1, 1) + ", " + half(1, 2) + " }\n");
 }
 
-TEST(RefViewsTest, WideningAPlainRefIsNotAView) {
-  testing::Run run = RunText(R"(kernel @k(in %x: vmem<2x16xi16>, out %o: vmem<1x16xi32>)
+// Widening a plain row-major ref: wide element (r, c) is made of the narrow
+// (r*k + j, c), j = 0..k-1, piece 0 in the lowest bits (the inverse of the
+// narrowing mapping). Whole and dynamic-row reads, a gather, a store, a
+// scatter-add, and DMAs both ways, on both lane counts, from i16 and i8.
+TEST(RefViewsTest, WideningAPlainRefReadsPiecesRowsApart) {
+  for (auto [target, lanes] : {std::pair{TargetId::kV7x, 16}, std::pair{TargetId::kV5p, 8}}) {
+    SCOPED_TRACE(lanes);
+    const int L = lanes;
+    std::string text = R"(kernel @k(inout %x: vmem<4xLxi16>, in %b: vmem<8xLxi8>, in %s: smem<1xi32>, in %v: vmem<Lxi32>,
+          in %id: vmem<Lxi32>, in %h: hbm<1xLxi32>, out %o: vmem<3xLxi32>, out %g: vmem<Lxi32>, out %bo: vmem<2xLxi32>,
+          out %hb: hbm<2xLxi32>)
     mesh vector(cores = 1, subcores = 1)
 {
-  %w = view_bitcast %x : vmem<1x16xi32>
-  %v = get %w[0, :] : vector<16xi32>
-  store %o[0, :], %v
+  %w = view_bitcast %x : vmem<2xLxi32>
+  %a = get %w[:, :] : vector<2xLxi32>
+  store %o[0:2, :], %a
+  %i = get %s[0] : i32
+  %r = get %w[%i, :] : vector<Lxi32>
+  store %o[2, :], %r
+  %bw = view_bitcast %b : vmem<2xLxi32>
+  %bv = get %bw[:, :] : vector<2xLxi32>
+  store %bo[:, :], %bv
+  %ids = get %id[:] : vector<Lxi32>
+  %gv = load_gather %w[1, :] [%ids] : vector<Lxi32>
+  store %g[:], %gv
+  copy %w -> %hb
+  %vv = get %v[:] : vector<Lxi32>
+  addupdate_scatter %w[0, :] [%ids], %vv
+  copy %h -> %w[1:2, :]
 }
-)");
-  EXPECT_EQ(run.status.code(), absl::StatusCode::kUnimplemented) << run.status;
-  EXPECT_NE(std::string(run.status.message()).find("view_bitcast from i16 to i32"), std::string::npos) << run.status;
+)";
+    for (size_t at; (at = text.find("xLx")) != std::string::npos;) text.replace(at, 3, "x" + std::to_string(L) + "x");
+    for (size_t at; (at = text.find("<Lx")) != std::string::npos;) text.replace(at, 3, "<" + std::to_string(L) + "x");
+    std::vector<uint32_t> xw = Words(2 * L, 7), bw = Words(2 * L, 8), v = Words(L, 9), h = Words(L, 10);
+    std::vector<uint16_t> x(4 * L);
+    std::memcpy(x.data(), xw.data(), x.size() * 2);
+    std::vector<uint8_t> b(8 * L);
+    std::memcpy(b.data(), bw.data(), b.size());
+    std::vector<int32_t> id(L);
+    for (int c = 0; c < L; ++c) id[c] = (c * 3 + 1) % L;  // a permutation (L is 8 or 16)
+    id[L - 1] = id[0];                                     // and a duplicate: both adds land
+    auto wide16 = [&](const std::vector<uint16_t>& n, int r, int c) {
+      return n[(2 * r) * L + c] | static_cast<uint32_t>(n[(2 * r + 1) * L + c]) << 16;
+    };
+    for (int row = 0; row < 2; ++row) {
+      SCOPED_TRACE(row);
+      CompileOptions options;
+      options.target = target;
+      testing::Run run = RunText(text,
+                                 {{"x", Bytes(x)}, {"b", Bytes(b)}, {"s", Bytes(std::vector<int32_t>{row})},
+                                  {"v", Bytes(v)}, {"id", Bytes(id)}, {"h", Bytes(h)}},
+                                 options);
+      ASSERT_TRUE(run.ok()) << run.status << run.Findings();
+      std::vector<uint32_t> o = run.As<uint32_t>("o"), g = run.As<uint32_t>("g"), bo = run.As<uint32_t>("bo");
+      std::vector<uint32_t> hb = run.As<uint32_t>("hb");
+      for (int c = 0; c < L; ++c) {
+        EXPECT_EQ(o[c], wide16(x, 0, c)) << c;
+        EXPECT_EQ(o[L + c], wide16(x, 1, c)) << c;
+        EXPECT_EQ(o[2 * L + c], wide16(x, row, c)) << c;
+        EXPECT_EQ(g[c], wide16(x, 1, id[c])) << c;
+        EXPECT_EQ(hb[c], wide16(x, 0, c)) << c;
+        EXPECT_EQ(hb[L + c], wide16(x, 1, c)) << c;
+        for (int r = 0; r < 2; ++r) {
+          uint32_t want = 0;
+          for (int j = 0; j < 4; ++j) want |= static_cast<uint32_t>(b[(4 * r + j) * L + c]) << (8 * j);
+          EXPECT_EQ(bo[r * L + c], want) << r << "," << c;
+        }
+      }
+      // x after the scatter-add into wide row 0 and the DMA into wide row 1.
+      std::vector<uint32_t> w = {};
+      for (int r = 0; r < 2; ++r) {
+        for (int c = 0; c < L; ++c) w.push_back(wide16(x, r, c));
+      }
+      for (int c = 0; c < L; ++c) w[id[c]] += v[c];
+      for (int c = 0; c < L; ++c) w[L + c] = h[c];
+      std::vector<uint16_t> want(4 * L);
+      for (int r = 0; r < 2; ++r) {
+        for (int c = 0; c < L; ++c) {
+          want[(2 * r) * L + c] = static_cast<uint16_t>(w[r * L + c]);
+          want[(2 * r + 1) * L + c] = static_cast<uint16_t>(w[r * L + c] >> 16);
+        }
+      }
+      EXPECT_EQ(run.As<uint16_t>("x"), want);
+    }
+  }
+}
+
+// Views no strided description fits: a static slice across the groups of a
+// packed dimension (rows 1..2 of an int16 view of int32 words take the high
+// half of word row 0 and the low half of word row 1), read, written, viewed
+// again and moved by DMA; and a reshape of that slice.
+TEST(RefViewsTest, SliceAcrossPackedGroups) {
+  testing::Run run = RunText(R"(kernel @k(inout %x: vmem<2x16xi32>, in %n: vmem<2x16xi16>, out %o: vmem<2x16xi16>,
+          out %one: vmem<16xi16>, out %hb: hbm<2x16xi16>, out %flat: vmem<4x8xi16>)
+    mesh vector(cores = 1, subcores = 1)
+{
+  %y = view_bitcast %x : vmem<4x16xi16>
+  %mid = view %y[1:3, :] : vmem<2x16xi16>
+  %a = get %mid[:, :] : vector<2x16xi16>
+  store %o[:, :], %a
+  %r1 = get %mid[1, :] : vector<16xi16>
+  store %one[:], %r1
+  copy %mid -> %hb
+  %q = view_reshape %mid : vmem<4x8xi16>
+  %qa = get %q[:, :] : vector<4x8xi16>
+  store %flat[:, :], %qa
+  %nv = get %n[:, :] : vector<2x16xi16>
+  store %mid[:, :], %nv
+}
+)",
+                             {{"x", Bytes(Words(32, 11))}, {"n", Bytes(std::vector<uint16_t>(32, 0xBEEF))}});
+  ASSERT_TRUE(run.ok()) << run.status << run.Findings();
+  std::vector<uint32_t> x = Words(32, 11);
+  std::vector<uint16_t> y = Narrowed<uint16_t>(x, 2, 16);
+  std::vector<uint16_t> mid(y.begin() + 16, y.begin() + 48);
+  EXPECT_EQ(run.As<uint16_t>("o"), mid);
+  EXPECT_EQ(run.As<uint16_t>("one"), std::vector<uint16_t>(mid.begin() + 16, mid.end()));
+  EXPECT_EQ(run.As<uint16_t>("hb"), mid);
+  EXPECT_EQ(run.As<uint16_t>("flat"), mid);
+  std::vector<uint32_t> want = x;
+  for (int c = 0; c < 16; ++c) {
+    want[c] = (x[c] & 0xFFFF) | 0xBEEF0000u;
+    want[16 + c] = (x[16 + c] & 0xFFFF0000u) | 0xBEEF;
+  }
+  EXPECT_EQ(run.As<uint32_t>("x"), want);
+}
+
+// A reshape of a column slice whose rows do not divide the new ones (6-element
+// rows regrouped by 8): read, written and copied by DMA.
+TEST(RefViewsTest, ReshapeAcrossStridedRows) {
+  testing::Run run = RunText(R"(kernel @k(inout %t: vmem<4x16xi32>, out %o: vmem<3x8xi32>, out %hb: hbm<3x8xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+  %c = view %t[:, 0:6] : vmem<4x6xi32>
+  %r = view_reshape %c : vmem<3x8xi32>
+  %a = get %r[:, :] : vector<3x8xi32>
+  store %o[:, :], %a
+  copy %r -> %hb
+  %row = get %r[1, :] : vector<8xi32>
+  %two = add %row, %row : vector<8xi32>
+  store %r[1, :], %two
+}
+)",
+                             {{"t", Bytes(Words(64, 12))}});
+  ASSERT_TRUE(run.ok()) << run.status << run.Findings();
+  std::vector<uint32_t> t = Words(64, 12), c;
+  for (int r = 0; r < 4; ++r) {
+    for (int k = 0; k < 6; ++k) c.push_back(t[r * 16 + k]);
+  }
+  EXPECT_EQ(run.As<uint32_t>("o"), c);
+  EXPECT_EQ(run.As<uint32_t>("hb"), c);
+  std::vector<uint32_t> want = t;
+  for (int k = 8; k < 16; ++k) want[(k / 6) * 16 + k % 6] = 2 * c[k];
+  EXPECT_EQ(run.As<uint32_t>("t"), want);
 }
 
 // view_reshape of a contiguous ref and of a strided one (a column slice), then
