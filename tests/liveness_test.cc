@@ -219,5 +219,53 @@ note: 3 finished: (0, 0), (1, 0), (2, 0)
   }
 }
 
+// Semaphore values (sc-semantics.md §4.6, runtime.md §4): a DMA semaphore counts
+// the bytes of the copies that completed (a read completes the pending ones in
+// on_wait mode), waits take bytes in any order, and regular semaphores add
+// signals and subtract waits.
+TEST(LivenessTest, SemaphoreValues) {
+  const char* text = R"(kernel @k(in %x: hbm<48xi32>, out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 2)
+    scratch(%d: dma_sem, %r: sem<2>, %a: vmem<16xi32>, %b: vmem<32xi32>, %res: vmem<16xi32>)
+{
+  %s = axis_index subcore : i32
+  %first = cmp eq %s, 0 : i1
+  if %first {
+    dma_start %x[0:16] -> %a, %d
+    dma_start %x[16:48] -> %b, %d
+    %v0 = sem_read %d : i32
+    dma_wait %x[16:48] -> %b, %d
+    %v1 = sem_read %d : i32
+    dma_wait %x[0:16] -> %a, %d
+    %v2 = sem_read %d : i32
+    sem_signal %r[1], 3 {subcore = 1}
+    sem_wait %r[0], 1
+    %v3 = sem_read %r[0] : i32
+    %lane = iota : vector<16xi32>
+    %z = const dense<0> : vector<16xi32>
+    %e0 = insert %v0, %z[0] : vector<16xi32>
+    %e1 = insert %v1, %e0[1] : vector<16xi32>
+    %e2 = insert %v2, %e1[2] : vector<16xi32>
+    %e3 = insert %v3, %e2[3] : vector<16xi32>
+    store %res[:], %e3
+    copy %res -> %o
+  } else {
+    sem_wait %r[1], 2
+    %left = sem_read %r[1] : i32
+    sem_signal %r[0], 1 {subcore = 0}
+    sem_wait %r[1], %left
+  }
+}
+)";
+  for (DmaMode dma : {DmaMode::kEager, DmaMode::kOnWait}) {
+    for (int threads : {1, 2}) {
+      testing::Run run = RunText(text, {}, {}, With(threads, dma));
+      ASSERT_TRUE(run.ok()) << run.status << run.diagnostics << run.Findings();
+      std::vector<int32_t> o = run.As<int32_t>("o");
+      EXPECT_EQ(std::vector<int32_t>(o.begin(), o.begin() + 4), (std::vector<int32_t>{192, 64, 0, 0}));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace scjit::testing
