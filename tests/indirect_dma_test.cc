@@ -360,6 +360,42 @@ TEST_P(IndirectDmaTest, ListIsReadAtStartAndCreditsFullSize) {
   EXPECT_EQ(run.As<int32_t>("counts"), (std::vector<int32_t>{bytes, 0, bytes, scatter_bytes, 0, 0, 0, 0}));
 }
 
+// --- A list held as a value larger than a register file's worth -----------------
+
+// A 256-entry list computed as a vector value (kept in a stack buffer, not
+// registers: 1 KiB), with `ignore = -1`: a gather from VMEM_SHARED with `add`.
+constexpr const char kLargeList[] = R"(
+kernel @large(in %x: hbm<64x8xi32>, in %ids: hbm<256xi32>, in %init: hbm<256x8xi32>, out %o: hbm<256x8xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%iv: vmem<256xi32>, %buf: vmem<256x8xi32>, %sh: vmem_shared<64x8xi32>)
+{
+  copy %x -> %sh
+  copy %ids -> %iv
+  copy %init -> %buf
+  %v = get %iv[:] : vector<256xi32>
+  %c = const dense<63> : vector<256xi32>
+  %w = sub %c, %v : vector<256xi32>
+  copy %sh[idx(%w, ignore = 64)] -> %buf add
+  copy %buf -> %o
+}
+)";
+
+TEST_P(IndirectDmaTest, LargeValueList) {
+  std::vector<uint32_t> x = Elements(Dt::kI32, kRows * kCols, 16), init = Elements(Dt::kI32, 256 * kCols, 17);
+  std::mt19937 rng(18);
+  std::vector<int32_t> ids(256);
+  for (int32_t& id : ids) id = static_cast<int32_t>(rng() % kRows);
+  ids[100] = -1;  // 63 - (-1) = 64: ignored
+  ids[200] = -1;
+  testing::Run run = RunText(kLargeList, {{"x", Bytes(x)}, {"ids", Bytes(ids)}, {"init", Bytes(init)}}, compile(), launch());
+  ASSERT_TRUE(run.ok()) << run.diagnostics << run.Findings();
+  std::vector<uint32_t> want = init;
+  for (int i = 0; i < 256; ++i) {
+    if (ids[i] != -1) Row(Dt::kI32, want, i, x, 63 - ids[i], true);
+  }
+  ExpectRows(Dt::kI32, run.As<uint32_t>("o"), want, "gather-add by a 256-entry value");
+}
+
 // --- Bounds -------------------------------------------------------------------------
 
 // A gather, then a scatter, by the same list (`ignore = -2` on the scatter).
