@@ -23,6 +23,7 @@
 #include <tuple>
 #include <vector>
 
+#include "tests/float_reference.h"
 #include "tests/kernel_runner.h"
 
 namespace scjit::testing {
@@ -394,6 +395,80 @@ TEST_P(IndirectDmaTest, LargeValueList) {
     if (ids[i] != -1) Row(Dt::kI32, want, i, x, 63 - ids[i], true);
   }
   ExpectRows(Dt::kI32, run.As<uint32_t>("o"), want, "gather-add by a 256-entry value");
+}
+
+// --- 8- and 16-bit elements ----------------------------------------------------------
+
+// Gather-add of 32-column rows, then a scatter-add of the result back by the
+// same list (duplicates accumulate), for every narrow element type.
+constexpr const char kNarrow[] = R"(
+kernel @narrow(in %x: hbm<64x32x$T>, in %ids: hbm<48xi32>, in %init: hbm<48x32x$T>, inout %q: hbm<64x32x$T>,
+               out %g: hbm<48x32x$T>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%iv: vmem<48xi32>, %buf: vmem<48x32x$T>)
+{
+  copy %ids -> %iv
+  copy %init -> %buf
+  copy %x[idx(%iv)] -> %buf add
+  copy %buf -> %g
+  copy %buf -> %q[idx(%iv)] add
+}
+)";
+
+struct Narrow {
+  const char* ir;
+  int bytes;
+  const FloatFormat* format;  // null: an integer type (adds wrap)
+};
+
+// a + b in type `t`, on raw bits: integers wrap, floats round once to nearest even.
+uint32_t NarrowAdd(const Narrow& t, uint32_t a, uint32_t b) {
+  uint32_t mask = t.bytes == 1 ? 0xFFu : 0xFFFFu;
+  if (t.format == nullptr) return (a + b) & mask;
+  return RoundToFormat(*t.format, FloatValue(*t.format, a) + FloatValue(*t.format, b));
+}
+
+TEST_P(IndirectDmaTest, NarrowTypesAdd) {
+  constexpr int kC = 32;
+  const Narrow types[] = {{"i8", 1, nullptr},  {"u8", 1, nullptr},         {"i16", 2, nullptr},
+                          {"u16", 2, nullptr}, {"bf16", 2, &kBf16Format}, {"f16", 2, &kF16Format}};
+  for (const Narrow& t : types) {
+    SCOPED_TRACE(t.ir);
+    std::mt19937 rng(19);
+    auto elements = [&](size_t n) {
+      std::vector<uint32_t> v(n);
+      for (uint32_t& e : v) {
+        e = rng() & (t.bytes == 1 ? 0xFFu : 0xFFFFu);
+        if (t.format != nullptr && (IsNanBits(*t.format, e) || (e & t.format->inf()) == t.format->inf())) e &= 0x3FFFu;
+      }
+      return v;
+    };
+    std::vector<uint32_t> x = elements(64 * kC), init = elements(48 * kC), q = elements(64 * kC);
+    std::vector<int32_t> ids = Lists(1, 20);
+    auto pack = [&](const std::vector<uint32_t>& v) {
+      std::vector<uint8_t> b(v.size() * t.bytes);
+      for (size_t i = 0; i < v.size(); ++i) std::memcpy(&b[i * t.bytes], &v[i], t.bytes);  // little-endian
+      return b;
+    };
+    auto unpack = [&](const std::vector<uint8_t>& b) {
+      std::vector<uint32_t> v(b.size() / t.bytes);
+      for (size_t i = 0; i < v.size(); ++i) std::memcpy(&v[i], &b[i * t.bytes], t.bytes);
+      return v;
+    };
+    testing::Run run = RunText(Replace(kNarrow, {{"$T", t.ir}}),
+                               {{"x", pack(x)}, {"ids", Bytes(ids)}, {"init", pack(init)}, {"q", pack(q)}}, compile(),
+                               launch());
+    ASSERT_TRUE(run.ok()) << run.diagnostics << run.Findings();
+    std::vector<uint32_t> g = init, wq = q;
+    for (int i = 0; i < kList; ++i) {
+      for (int c = 0; c < kC; ++c) g[i * kC + c] = NarrowAdd(t, g[i * kC + c], x[ids[i] * kC + c]);
+    }
+    for (int i = 0; i < kList; ++i) {  // in list order
+      for (int c = 0; c < kC; ++c) wq[ids[i] * kC + c] = NarrowAdd(t, wq[ids[i] * kC + c], g[i * kC + c]);
+    }
+    EXPECT_EQ(unpack(run.params.at("g")), g) << "gather-add";
+    EXPECT_EQ(unpack(run.params.at("q")), wq) << "scatter-add";
+  }
 }
 
 // --- Bounds -------------------------------------------------------------------------
