@@ -142,6 +142,10 @@ absl::Status Emitter::EmitDma(const Op& op) {
   if (!src.ok()) return src.status();
   absl::StatusOr<RefVal> dst = View(op, ops[1], site);
   if (!dst.ok()) return dst.status();
+  if ((src->indices || dst->indices) && (!src->spans.empty() || !dst->spans.empty() || src->reinterpreted() ||
+                                         dst->reinterpreted())) {
+    return Unsupported(kernel_, op, "an indirect DMA between views of another shape (view_bitcast, view_reshape)");
+  }
   llvm::Value* sem = I32(-1);
   if (ops.size() > 2) {
     absl::StatusOr<RefVal> s = View(op, ops[2], site);
@@ -170,6 +174,8 @@ absl::Status Emitter::IssueDma(const Op& op, const RefVal& src, const RefVal& ds
   b_.CreateStore(I32(static_cast<int>(dst.element)), b_.CreateStructGEP(DmaTy(), dma, 3));
   b_.CreateStore(sem, b_.CreateStructGEP(DmaTy(), dma, 4));
   b_.CreateStore(I32(op.dma_add ? 1 : 0), b_.CreateStructGEP(DmaTy(), dma, 5));
+  const Type* sem_type = op.operands.size() > 2 ? &op.operands[2].value->type : nullptr;
+  if (absl::Status s = FillIndirect(op, dma, src, dst, sem_type); !s.ok()) return s;
   std::string_view fn = op.kind == OpKind::kDmaStart  ? "scjit_rt_dma_start"
                         : op.kind == OpKind::kDmaWait ? "scjit_rt_dma_wait"
                                                       : "scjit_rt_copy";
