@@ -290,6 +290,7 @@ llvm::Value* Emitter::CheckIndex(llvm::Value* index, llvm::Value* limit, int wha
 absl::StatusOr<RefVal> Emitter::View(const Op& op, const Operand& o, int site) {
   RefVal r = *BaseRef(o.value);
   if (!o.indexed) return r;
+  if (r.indices) return Unsupported(kernel_, op, "an indexer on a view with an idx(...) list");
   RefVal out;
   out.space = r.space;
   out.semaphore = r.semaphore;
@@ -299,6 +300,9 @@ absl::StatusOr<RefVal> Emitter::View(const Op& op, const Operand& o, int site) {
   for (int d = 0; d < r.dims(); ++d) {
     int p = r.first(d);
     const IndexEntry* e = d < static_cast<int>(o.index.size()) ? &o.index[d] : nullptr;
+    if (e != nullptr && e->kind == IndexEntry::Kind::kIndirect && (d > 0 || r.span(d) > 1 || r.semaphore)) {
+      return Unsupported(kernel_, op, "an idx(...) list on another than a plain first dimension");
+    }
     if (r.span(d) > 1) {  // a packed or reshaped dimension (emit_views.cc)
       if (absl::Status s = IndexGroup(op, r, d, e, site, &out, &spans, &offset); !s.ok()) return s;
       continue;
@@ -343,8 +347,15 @@ absl::StatusOr<RefVal> Emitter::View(const Op& op, const Operand& o, int site) {
       }
       case IndexEntry::Kind::kAll:
         break;
-      case IndexEntry::Kind::kIndirect:
-        return Unsupported(kernel_, op, "indirect DMAs (idx)");
+      case IndexEntry::Kind::kIndirect: {  // the rows the list picks (emit_indirect.cc)
+        absl::StatusOr<RefVal::Indices> list = IndexList(op, *e);
+        if (!list.ok()) return list.status();
+        out.indices = *list;
+        out.sizes.push_back(size);
+        out.strides.push_back(stride);
+        spans.push_back(1);
+        break;
+      }
     }
   }
   if (std::any_of(spans.begin(), spans.end(), [](int n) { return n > 1; })) out.spans = std::move(spans);
@@ -945,7 +956,10 @@ llvm::StructType* RefType(llvm::LLVMContext& ctx) {
 llvm::StructType* DmaType(llvm::LLVMContext& ctx) {
   if (auto* t = llvm::StructType::getTypeByName(ctx, "scjit_dma")) return t;
   llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
-  return llvm::StructType::create(ctx, {RefType(ctx), RefType(ctx), i32, i32, i32, i32}, "scjit_dma");
+  llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
+  return llvm::StructType::create(
+      ctx, {RefType(ctx), RefType(ctx), i32, i32, i32, i32, i32, i32, llvm::PointerType::get(ctx, 0), i64, i64, i32, i32, i32, i32},
+      "scjit_dma");
 }
 
 EmittedKernel::EmittedKernel() = default;

@@ -140,6 +140,9 @@ absl::Status Emitter::EmitDma(const Op& op) {
   if (!src.ok()) return src.status();
   absl::StatusOr<RefVal> dst = View(op, ops[1], site);
   if (!dst.ok()) return dst.status();
+  if ((src->indices || dst->indices) && (!src->spans.empty() || !dst->spans.empty())) {
+    return Unsupported(kernel_, op, "an indirect DMA between views of another shape (view_bitcast, view_reshape)");
+  }
   if (absl::Status s = MatchDims(op, &*src, &*dst, site); !s.ok()) return s;
   if (src->rank() > SCJIT_MAX_RANK || dst->rank() > SCJIT_MAX_RANK) {
     return Unsupported(kernel_, op, Cat("DMAs of more than ", SCJIT_MAX_RANK, " dimensions"));
@@ -162,6 +165,9 @@ absl::Status Emitter::EmitDma(const Op& op) {
   b_.CreateStore(I32(static_cast<int>(dst->element)), b_.CreateStructGEP(DmaTy(), dma, 3));
   b_.CreateStore(sem, b_.CreateStructGEP(DmaTy(), dma, 4));
   b_.CreateStore(I32(op.dma_add ? 1 : 0), b_.CreateStructGEP(DmaTy(), dma, 5));
+  if (absl::Status s = FillIndirect(op, dma, *src, *dst, ops.size() > 2 ? &ops[2].value->type : nullptr); !s.ok()) {
+    return s;
+  }
   std::string_view fn = op.kind == OpKind::kDmaStart  ? "scjit_rt_dma_start"
                         : op.kind == OpKind::kDmaWait ? "scjit_rt_dma_wait"
                                                       : "scjit_rt_copy";

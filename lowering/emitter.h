@@ -4,6 +4,7 @@
 //   emit_memory.cc   memory, DMA and synchronization ops (§4.3, §4.4)
 //   emit_permute.cc  sort, sort_key_val, rev, value gather
 //   emit_pipeline.cc pipelines (emit_pipeline)
+//   emit_indirect.cc index lists of gather/scatter DMAs
 // See emit_llvm.h for what the generated code models.
 #ifndef SCJIT_LOWERING_EMITTER_H_
 #define SCJIT_LOWERING_EMITTER_H_
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,16 @@ struct RefVal {
   // have static sizes. Empty: one physical dimension each. Values are row-major
   // in both, so loads, stores and DMAs use the physical dimensions.
   std::vector<int> spans;
+  // An indirect (gather/scatter) index list on dimension 0, `idx(...)`
+  // (emit_indirect.cc): sizes[0] is then the whole dimension it addresses.
+  struct Indices {
+    llvm::Value* list = nullptr;    // address of the first i32 entry
+    llvm::Value* count = nullptr;   // i64 entries
+    llvm::Value* stride = nullptr;  // i64, in entries
+    llvm::Value* ignore = nullptr;  // i32, or null without `ignore =`
+    bool in_vmem = false;           // a VMEM ref (else a copy of a vector value)
+  };
+  std::optional<Indices> indices;
   int rank() const { return static_cast<int>(sizes.size()); }  // physical
   int dims() const { return spans.empty() ? rank() : static_cast<int>(spans.size()); }
   int span(int d) const { return spans.empty() ? 1 : spans[d]; }
@@ -197,6 +209,11 @@ class Emitter {
   // view_bitcast, view_reshape (emit_views.cc).
   absl::Status EmitRefView(const Op& op);
   absl::Status EmitDma(const Op& op);
+  // Indirect DMAs (emit_indirect.cc): the index list of an idx(...) entry, and
+  // the descriptor fields past `add` (runtime/abi.h scjit_dma) for a DMA
+  // between `src` and `dst` on a semaphore of type `sem` (null: none).
+  absl::StatusOr<RefVal::Indices> IndexList(const Op& op, const IndexEntry& e);
+  absl::Status FillIndirect(const Op& op, llvm::Value* dma, const RefVal& src, const RefVal& dst, const Type* sem);
   absl::Status EmitSync(const Op& op);
   // pipeline (emit_pipeline.cc, kernel-ir.md §4.6): a loop over this worker's
   // grid points with block copies around the body.

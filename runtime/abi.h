@@ -62,14 +62,45 @@ typedef struct scjit_ref {
 
 /* A DMA: copy (or add) `src` into `dst` element by element, both of `elem_bytes`
  * wide elements of type `dtype` (an ElementType), crediting semaphore `sem` of
- * this subcore with the bytes written. */
+ * this subcore on completion: a DMA semaphore with the bytes of the transfer's
+ * shape, a regular one with 1 (sc-semantics.md §4.3, §4.6).
+ *
+ * Indirect DMAs (kernel-ir.md §4.2 `idx(...)`, sc-semantics.md §4.4): when
+ * `indexed` is SCJIT_DMA_GATHER the source is indexed, when SCJIT_DMA_SCATTER
+ * the destination. The indexed side's dimension 0 is then the whole dimension
+ * the list addresses (sizes[0] rows, strides[0] apart), and the transfer's
+ * shape is (index_count, sizes[1:]) of that side: row i of the other side
+ * moves from / to row indices[i * index_stride]. Entries equal to `ignore`
+ * (when `has_ignore`) are skipped, but the semaphore is still credited with the
+ * full shape (runtime.md §7.7). Entries outside [0, sizes[0]) are RT-BOUNDS
+ * when checks are on and never touch memory. `list_in_vmem`: the list is a VMEM
+ * ref of this subcore (the runtime checks it lies there); 0: a vector value the
+ * kernel stored in its own frame. `dma_start` copies the list: the DMA uses the
+ * indices as they were at the start, whenever it moves its rows.
+ * With `add`, rows add into the destination (gather-add into VMEM, scatter-add
+ * into HBM/VMEM_SHARED), duplicates accumulating in list order; a plain
+ * scatter's duplicate rows take the last entry's row (runtime.md §7.6). */
+#define SCJIT_DMA_PLAIN 0
+#define SCJIT_DMA_GATHER 1
+#define SCJIT_DMA_SCATTER 2
+#define SCJIT_SEM_BYTES 0   /* `sem_unit`: a DMA semaphore counts bytes */
+#define SCJIT_SEM_ONE 1     /* a regular semaphore counts completed DMAs */
 typedef struct scjit_dma {
   scjit_ref src;
   scjit_ref dst;
   int32_t elem_bytes;
   int32_t dtype;
-  int32_t sem;   /* index into this subcore's semaphores; -1 for copy */
-  int32_t add;   /* 1: dst += src */
+  int32_t sem;       /* index into this subcore's semaphores; -1 for copy */
+  int32_t add;       /* 1: dst += src */
+  int32_t sem_unit;  /* SCJIT_SEM_BYTES or SCJIT_SEM_ONE */
+  int32_t indexed;   /* SCJIT_DMA_PLAIN, _GATHER or _SCATTER */
+  const int32_t* indices;
+  int64_t index_count;
+  int64_t index_stride;  /* in elements */
+  int32_t list_in_vmem;
+  int32_t has_ignore;
+  int32_t ignore;
+  int32_t reserved;      /* zero; pads the struct to 8 bytes */
 } scjit_dma;
 
 /* Loop back-edges call this every SCJIT_TICK_PERIOD iterations, so that a
@@ -79,7 +110,8 @@ int32_t scjit_rt_tick(scjit_ctx* ctx);
 
 /* Starts an asynchronous DMA (`dma_start`). The descriptor is copied. */
 int32_t scjit_rt_dma_start(scjit_ctx* ctx, const scjit_dma* dma, int32_t site);
-/* Waits until `dma->sem` holds the byte size of `dma->dst`, then subtracts it. */
+/* Waits until `dma->sem` holds the descriptor's credit (the byte size of its
+ * shape, or 1 on a regular semaphore), then subtracts it. */
 int32_t scjit_rt_dma_wait(scjit_ctx* ctx, const scjit_dma* dma, int32_t site);
 /* A synchronous copy (`copy`): start and wait on an internal semaphore. */
 int32_t scjit_rt_copy(scjit_ctx* ctx, const scjit_dma* dma, int32_t site);

@@ -119,7 +119,25 @@ bool SameSqueezedShape(const scjit_ref& a, const scjit_ref& b) {
   return true;
 }
 
-void Transfer(const scjit_dma& d) {
+const scjit_ref& IndexedSide(const scjit_dma& dma) { return dma.indexed == SCJIT_DMA_SCATTER ? dma.dst : dma.src; }
+const scjit_ref& PlainSide(const scjit_dma& dma) { return dma.indexed == SCJIT_DMA_SCATTER ? dma.src : dma.dst; }
+
+scjit_ref MovedShape(const scjit_dma& dma) {
+  if (dma.indexed == SCJIT_DMA_PLAIN) return dma.dst;
+  scjit_ref r = IndexedSide(dma);
+  if (r.rank > 0) r.sizes[0] = dma.index_count;
+  return r;
+}
+
+int64_t Credit(const scjit_dma& dma) {
+  if (dma.sem_unit == SCJIT_SEM_ONE) return 1;
+  return ElementCount(MovedShape(dma)) * dma.elem_bytes;
+}
+
+namespace {
+
+// A strided copy (or add) between two views of the same squeezed shape.
+void TransferStrided(const scjit_dma& d) {
   Squeezed src = Squeeze(d.src), dst = Squeeze(d.dst);
   int64_t total = ElementCount(d.dst);
   if (total == 0) return;
@@ -143,6 +161,56 @@ void Transfer(const scjit_dma& d) {
       if (++index[k] < dst.sizes[k]) break;
       index[k] = 0;
     }
+  }
+}
+
+// A gather or scatter: row i of the plain side <-> row indices[i] of the
+// indexed side, in list order (so a plain scatter's duplicates leave the last
+// entry's row, and adds accumulate in list order: runtime.md §7.6).
+void TransferIndexed(const scjit_dma& d, const int32_t* indices) {
+  const scjit_ref& x = IndexedSide(d);
+  const scjit_ref& p = PlainSide(d);
+  int64_t w = d.elem_bytes;
+  // A row of the indexed side: its dimensions after the first.
+  scjit_ref xrow = x;
+  xrow.rank = x.rank - 1;
+  for (int k = 0; k < xrow.rank; ++k) {
+    xrow.sizes[k] = x.sizes[k + 1];
+    xrow.strides[k] = x.strides[k + 1];
+  }
+  // A row of the plain side: its squeezed first dimension is the list's (the
+  // shapes match), unless the list has one entry, whose row is the whole side.
+  Squeezed ps = Squeeze(p);
+  scjit_ref prow = p;
+  int64_t prow_stride = 0;
+  bool split = d.index_count != 1 && ps.rank > 0;
+  prow.rank = split ? ps.rank - 1 : ps.rank;
+  for (int k = 0; k < prow.rank; ++k) {
+    prow.sizes[k] = ps.sizes[k + (split ? 1 : 0)];
+    prow.strides[k] = ps.strides[k + (split ? 1 : 0)];
+  }
+  if (split) prow_stride = ps.strides[0];
+  scjit_dma row = d;
+  row.indexed = SCJIT_DMA_PLAIN;
+  bool scatter = d.indexed == SCJIT_DMA_SCATTER;
+  for (int64_t i = 0; i < d.index_count; ++i) {
+    int32_t v = indices[i];
+    if ((d.has_ignore && v == d.ignore) || v < 0 || v >= x.sizes[0]) continue;
+    xrow.base = x.base + v * x.strides[0] * w;
+    prow.base = p.base + i * prow_stride * w;
+    row.src = scatter ? prow : xrow;
+    row.dst = scatter ? xrow : prow;
+    TransferStrided(row);
+  }
+}
+
+}  // namespace
+
+void Transfer(const scjit_dma& d, const int32_t* indices) {
+  if (d.indexed == SCJIT_DMA_PLAIN) {
+    TransferStrided(d);
+  } else {
+    TransferIndexed(d, indices);
   }
 }
 

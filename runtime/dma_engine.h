@@ -1,5 +1,6 @@
 // DmaEngine: moves the bytes of one DMA descriptor (runtime/abi.h scjit_dma):
-// an element-wise copy, or add, between two strided views of equal shape.
+// an element-wise copy, or add, between two strided views of equal shape, or
+// between a view and the rows an index list picks from another (gather/scatter).
 #ifndef SCJIT_RUNTIME_DMA_ENGINE_H_
 #define SCJIT_RUNTIME_DMA_ENGINE_H_
 
@@ -20,11 +21,27 @@ std::string SqueezedShape(const scjit_ref& r);
 // (runtime.md §4: shapes must match after squeezing).
 bool SameSqueezedShape(const scjit_ref& a, const scjit_ref& b);
 
+// The side of an indirect DMA its index list addresses (the source of a
+// gather, the destination of a scatter), and the other side.
+const scjit_ref& IndexedSide(const scjit_dma& dma);
+const scjit_ref& PlainSide(const scjit_dma& dma);
+
+// The shape a DMA moves: its destination's, or for an indirect DMA the indexed
+// side with dimension 0 replaced by the index count (the shape of the other side).
+scjit_ref MovedShape(const scjit_dma& dma);
+
+// What completing `dma` adds to its semaphore, and what waiting for it takes:
+// the bytes of MovedShape on a DMA semaphore, 1 on a regular one.
+int64_t Credit(const scjit_dma& dma);
+
 // Performs `dma`: dst[i] = src[i] (or dst[i] += src[i] when dma.add) for every
 // element in row-major order. The shapes must match (SameSqueezedShape); the
-// caller has checked both views lie inside their memories. Thread-compatible:
-// concurrent transfers must not write the same bytes.
-void Transfer(const scjit_dma& dma);
+// caller has checked both views lie inside their memories. For an indirect DMA
+// `indices` holds the index list (dma.index_count entries, contiguous; the
+// descriptor's own `indices` is not read), and rows move in list order: entries
+// equal to the ignore value, or outside the indexed dimension, move nothing.
+// Thread-compatible: concurrent transfers must not write the same bytes.
+void Transfer(const scjit_dma& dma, const int32_t* indices = nullptr);
 
 }  // namespace scjit
 

@@ -118,28 +118,98 @@ bool Subcore::ValidSemaphore(int sem, int site, int32_t* status) {
 
 int32_t Subcore::CheckDma(const scjit_dma& dma, int site) {
   const Site& s = machine_->info().sites[site];
+  std::string what = Cat(Info(s.op).name, " ", s.text);
   // Generated code bounds-checks every view; this guard keeps even a wrong
-  // descriptor from touching host memory outside the kernel's buffers.
+  // descriptor from touching host memory outside the kernel's buffers. (The
+  // indexed side of a gather/scatter is its whole first dimension.)
   for (const scjit_ref* r : {&dma.src, &dma.dst}) {
     if (!machine_->Contains(*r, dma.elem_bytes, index_)) {
       return Fail(Finding(DiagId::kRtBounds, site,
-                          {{"detail", Cat(Info(s.op).name, " ", s.text, ": the ", r == &dma.src ? "source" : "destination",
+                          {{"detail", Cat(what, ": the ", r == &dma.src ? "source" : "destination",
                                           " lies outside every buffer of the kernel")}}));
     }
   }
-  if (SameSqueezedShape(dma.src, dma.dst)) return 0;
+  bool indirect = dma.indexed != SCJIT_DMA_PLAIN;
+  if (indirect) {
+    scjit_ref list{};
+    list.base = reinterpret_cast<uint8_t*>(const_cast<int32_t*>(dma.indices));
+    list.rank = 1;
+    list.sizes[0] = dma.index_count;
+    list.strides[0] = dma.index_stride;
+    if (IndexedSide(dma).rank < 1 || dma.index_count < 0 ||
+        (dma.list_in_vmem && !machine_->Contains(list, 4, index_))) {
+      return Fail(Finding(DiagId::kRtBounds, site,
+                          {{"detail", Cat(what, ": the index list lies outside every buffer of the kernel")}}));
+    }
+  }
+  scjit_ref moved = MovedShape(dma);
+  if (SameSqueezedShape(indirect ? PlainSide(dma) : dma.src, moved)) return 0;
+  const scjit_ref& src = dma.indexed == SCJIT_DMA_GATHER ? moved : dma.src;
+  const scjit_ref& dst = dma.indexed == SCJIT_DMA_SCATTER ? moved : dma.dst;
   return Fail(Finding(DiagId::kRtBounds, site,
-                      {{"detail", Cat(Info(s.op).name, " ", s.text, " copies a source of shape ", SqueezedShape(dma.src),
-                                      " into a destination of shape ", SqueezedShape(dma.dst))}}));
+                      {{"detail", Cat(what, " copies a source of shape ", SqueezedShape(src),
+                                      " into a destination of shape ", SqueezedShape(dst))}}));
 }
 
-void Subcore::Complete(Semaphore& s, int64_t bytes) {
-  while (s.value < bytes && !s.pending.empty()) {
-    Semaphore::PendingDma& p = s.pending.front();
-    Transfer(p.dma);
-    s.value += p.bytes;
-    s.last_site = p.site;
+int32_t Subcore::ReadIndices(const scjit_dma& dma, int site, std::vector<int32_t>* out) {
+  out->clear();
+  if (dma.indexed == SCJIT_DMA_PLAIN) return 0;
+  out->resize(static_cast<size_t>(dma.index_count));
+  if (dma.index_stride == 1) {
+    if (dma.index_count > 0) std::memcpy(out->data(), dma.indices, static_cast<size_t>(dma.index_count) * 4);
+  } else {
+    for (int64_t i = 0; i < dma.index_count; ++i) (*out)[i] = dma.indices[i * dma.index_stride];
+  }
+  if (!machine_->options().checks) return 0;  // bad entries move nothing (Transfer)
+  int64_t rows = IndexedSide(dma).sizes[0];
+  for (int64_t i = 0; i < dma.index_count; ++i) {
+    int32_t v = (*out)[i];
+    if ((dma.has_ignore && v == dma.ignore) || (v >= 0 && v < rows)) continue;
+    const Site& s = machine_->info().sites[site];
+    return Fail(Finding(DiagId::kRtBounds, site,
+                        {{"detail", Cat(Info(s.op).name, " ", s.text, ": entry ", i, " of the index list is ", v,
+                                        ", outside dimension 0 of the ",
+                                        dma.indexed == SCJIT_DMA_GATHER ? "source" : "destination", " (size ", rows,
+                                        ")")}}));
+  }
+  return 0;
+}
+
+bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vector<int32_t>* indices, int sem,
+                      bool settling) {
+  // Adds into HBM or VMEM_SHARED are atomic with respect to other subcores'
+  // (runtime.md §5): the machine applies them between epochs in subcore order,
+  // so float sums do not depend on which thread ran first.
+  bool shared = dma.dst.space == static_cast<int32_t>(MemorySpace::kHbm) ||
+                dma.dst.space == static_cast<int32_t>(MemorySpace::kVmemShared);
+  if (dma.add && shared && !settling) {
+    Effect e;
+    e.kind = Effect::Kind::kSharedAdd;
+    e.target = index_;
+    e.sem = sem;
+    e.amount = credit;
+    e.dma = std::make_shared<StartedDma>(StartedDma{dma, site, credit, std::move(*indices)});
+    outbox_.push_back(std::move(e));
+    if (sem >= 0) {
+      sems_[sem].deferred += credit;
+      sems_[sem].last_site = site;
+    }
+    return true;
+  }
+  Transfer(dma, indices->data());
+  if (sem >= 0) {
+    sems_[sem].value += credit;
+    sems_[sem].last_site = site;
+  }
+  return false;
+}
+
+void Subcore::Complete(int sem, int64_t bytes, bool settling) {
+  Semaphore& s = sems_[sem];
+  while (s.value + s.deferred < bytes && !s.pending.empty()) {
+    StartedDma p = std::move(s.pending.front());
     s.pending.pop_front();
+    Execute(p.dma, p.site, p.credit, &p.indices, sem, settling);
   }
 }
 
@@ -149,16 +219,17 @@ int32_t Subcore::DmaStart(const scjit_dma& dma, int site) {
   int32_t status = 0;
   if (!ValidSemaphore(dma.sem, site, &status)) return status;
   if ((status = CheckDma(dma, site)) != 0) return status;
-  int64_t bytes = ElementCount(dma.dst) * dma.elem_bytes;
-  dma_bytes_ += bytes;
-  Semaphore& s = sems_[dma.sem];
+  int64_t credit = Credit(dma);
+  dma_bytes_ += ElementCount(MovedShape(dma)) * dma.elem_bytes;
   if (machine_->options().dma == DmaMode::kEager) {
-    Transfer(dma);
-    s.value += bytes;
-    s.last_site = site;
-  } else {
-    s.pending.push_back(Semaphore::PendingDma{dma, site, bytes});
+    if ((status = ReadIndices(dma, site, &indices_)) != 0) return status;
+    Execute(dma, site, credit, &indices_, dma.sem, false);
+    return 0;
   }
+  // The list is read now: the DMA moves the rows the indices named at its start.
+  StartedDma p{dma, site, credit, {}};
+  if ((status = ReadIndices(dma, site, &p.indices)) != 0) return status;
+  sems_[dma.sem].pending.push_back(std::move(p));
   return 0;
 }
 
@@ -167,9 +238,9 @@ int32_t Subcore::DmaWait(const scjit_dma& dma, int site) {
   Count(OpKind::kDmaWait);
   int32_t status = 0;
   if (!ValidSemaphore(dma.sem, site, &status)) return status;
-  int64_t bytes = ElementCount(dma.dst) * dma.elem_bytes;
+  int64_t bytes = Credit(dma);
+  Complete(dma.sem, bytes);
   Semaphore& s = sems_[dma.sem];
-  Complete(s, bytes);
   if (s.value >= bytes) {
     s.value -= bytes;
     return 0;
@@ -182,9 +253,11 @@ int32_t Subcore::DmaWait(const scjit_dma& dma, int site) {
 int32_t Subcore::Copy(const scjit_dma& dma, int site) {
   if (machine_->stopping()) return kStatusCancelled;
   Count(OpKind::kCopy);
-  if (int32_t status = CheckDma(dma, site); status != 0) return status;
-  dma_bytes_ += ElementCount(dma.dst) * dma.elem_bytes;
-  Transfer(dma);
+  int32_t status = 0;
+  if ((status = CheckDma(dma, site)) != 0) return status;
+  if ((status = ReadIndices(dma, site, &indices_)) != 0) return status;
+  dma_bytes_ += ElementCount(MovedShape(dma)) * dma.elem_bytes;
+  if (Execute(dma, site, 0, &indices_, -1, false)) return Park(Wait::kSharedAdd, site);
   return 0;
 }
 
@@ -224,8 +297,8 @@ int32_t Subcore::SemWait(int sem, int32_t n, int site) {
   if (n < 0) {
     return Fail(Finding(DiagId::kRtSync, site, {{"detail", Cat("sem_wait for ", n, "; waits are for counts >= 0")}}));
   }
+  Complete(sem, n);
   Semaphore& s = sems_[sem];
-  Complete(s, n);
   if (s.value >= n) {
     s.value -= n;
     return 0;
@@ -240,7 +313,7 @@ int32_t Subcore::SemRead(int sem, int site, int32_t* value) {
   Count(OpKind::kSemRead);
   int32_t status = 0;
   if (!ValidSemaphore(sem, site, &status)) return status;
-  Complete(sems_[sem], INT64_MAX);
+  Complete(sem, INT64_MAX);
   // A read observes what other subcores did up to the end of this epoch, so a
   // subcore polling a semaphore lets them progress.
   if ((status = Park(Wait::kSemRead, site)) != 0) return status;
@@ -536,8 +609,8 @@ void Machine::FinishSubcore(Subcore& s, int32_t status) {
   for (size_t k = 0; k < s.sems_.size(); ++k) {
     const Semaphore& sem = s.sems_[k];
     std::string name = k < info_.semaphore_names.size() ? info_.semaphore_names[k] : Cat("semaphore ", k);
-    if (!sem.pending.empty()) {
-      s.Fail(s.Finding(DiagId::kRtSync, sem.pending.front().site,
+    if (!sem.pending.empty() || sem.deferred > 0) {
+      s.Fail(s.Finding(DiagId::kRtSync, sem.pending.empty() ? sem.last_site : sem.pending.front().site,
                        {{"detail", Cat("this DMA on ", name, " was started but never waited")}}));
     } else if (sem.value != 0) {
       s.Fail(s.Finding(DiagId::kRtSync, sem.last_site,
@@ -578,6 +651,12 @@ absl::Status Machine::Settle() {
       Subcore& t = *subcores_[e.target];
       if (e.kind == Effect::Kind::kSignal) {
         t.sems_[e.sem].value += e.amount;
+      } else if (e.kind == Effect::Kind::kSharedAdd) {
+        Transfer(e.dma->dma, e.dma->indices.data());
+        if (e.sem >= 0) {
+          t.sems_[e.sem].value += e.amount;
+          t.sems_[e.sem].deferred -= e.amount;
+        }
       } else {
         uint8_t* word = smem_of(e.target) + e.offset;
         int32_t old;
@@ -610,13 +689,14 @@ absl::Status Machine::Settle() {
       case Subcore::Wait::kTick:
       case Subcore::Wait::kSemRead:
       case Subcore::Wait::kFetchAndAdd:
+      case Subcore::Wait::kSharedAdd:
         wake(s, false);
         progress = true;
         break;
       case Subcore::Wait::kSemWait:
       case Subcore::Wait::kDmaWait: {
+        s.Complete(s.wait_sem_, s.wait_amount_, /*settling=*/true);
         Semaphore& sem = s.sems_[s.wait_sem_];
-        s.Complete(sem, s.wait_amount_);
         if (sem.value >= s.wait_amount_) {
           sem.value -= s.wait_amount_;
           wake(s, false);

@@ -29,26 +29,33 @@ class Machine;
 inline constexpr int32_t kStatusFailed = 1;     // this subcore made a finding
 inline constexpr int32_t kStatusCancelled = 2;  // the launch stopped
 
+// A started DMA: its descriptor, and for an indirect DMA the index list as it
+// was at dma_start (runtime/abi.h).
+struct StartedDma {
+  scjit_dma dma;
+  int site;
+  int64_t credit;  // what it adds to its semaphore (Credit)
+  std::vector<int32_t> indices;
+};
+
 // One semaphore of one subcore.
 struct Semaphore {
-  struct PendingDma {
-    scjit_dma dma;
-    int site;
-    int64_t bytes;
-  };
   int64_t value = 0;
-  std::deque<PendingDma> pending;  // on_wait mode: started, not yet moved
+  std::deque<StartedDma> pending;  // on_wait mode: started, not yet moved
+  int64_t deferred = 0;            // credit of DMAs the machine applies at the next settle
   int last_site = -1;              // the op that last credited it
 };
 
-// An effect one subcore has on another, applied between epochs.
+// An effect one subcore has on another, or on memory other subcores share,
+// applied between epochs.
 struct Effect {
-  enum class Kind : uint8_t { kSignal, kFetchAndAdd } kind = Kind::kSignal;
+  enum class Kind : uint8_t { kSignal, kFetchAndAdd, kSharedAdd } kind = Kind::kSignal;
   int target = 0;  // global subcore index
-  int sem = 0;
-  int64_t amount = 0;    // signal increment, or fetch_and_add value
+  int sem = 0;     // kSharedAdd: the semaphore to credit, -1 for none
+  int64_t amount = 0;    // signal increment, fetch_and_add value, or credit
   int64_t offset = 0;    // fetch_and_add: byte offset in the target's SMEM
   int32_t* result = nullptr;  // fetch_and_add: where the old value goes
+  std::shared_ptr<StartedDma> dma;  // kSharedAdd: an adding DMA into HBM/VMEM_SHARED
 };
 
 // One vector (or scalar) subcore. Its methods are the ABI entry points and run
@@ -76,7 +83,7 @@ class Subcore {
  private:
   friend class Machine;
 
-  enum class Wait : uint8_t { kNone, kTick, kBarrier, kSemWait, kDmaWait, kFetchAndAdd, kSemRead };
+  enum class Wait : uint8_t { kNone, kTick, kBarrier, kSemWait, kDmaWait, kFetchAndAdd, kSemRead, kSharedAdd };
 
   // Suspends until the machine resumes this subcore; returns the status to give
   // the kernel (kStatusCancelled when the launch stopped meanwhile).
@@ -85,8 +92,17 @@ class Subcore {
   Diagnostic Finding(DiagId id, int site, std::initializer_list<DiagArg> args) const;
   bool ValidSemaphore(int sem, int site, int32_t* status);
   int32_t CheckDma(const scjit_dma& dma, int site);
-  // Moves pending DMAs of `s` (start order) until it holds `bytes` (or all).
-  void Complete(Semaphore& s, int64_t bytes);
+  // Copies an indirect DMA's index list into `out` and checks its entries
+  // against the indexed dimension (RT-BOUNDS when checks are on).
+  int32_t ReadIndices(const scjit_dma& dma, int site, std::vector<int32_t>* out);
+  // Moves a DMA's bytes and credits semaphore `sem` (-1: none) with `credit`;
+  // an adding DMA into memory other subcores share is instead handed to the
+  // machine, which applies it at the next settle (`settling`: this is it).
+  // Returns true when it was handed over.
+  bool Execute(const scjit_dma& dma, int site, int64_t credit, std::vector<int32_t>* indices, int sem, bool settling);
+  // Moves pending DMAs of `s` (start order) until it holds, or will hold after
+  // the next settle, `bytes` (or all).
+  void Complete(int sem, int64_t bytes, bool settling = false);
   void Count(OpKind op) { ++ops_[static_cast<size_t>(op)]; }
 
   Machine* machine_;
@@ -99,6 +115,7 @@ class Subcore {
   std::string prints_;
   std::vector<int64_t> ops_;
   int64_t dma_bytes_ = 0;
+  std::vector<int32_t> indices_;  // the index list of an eager or synchronous DMA
 
   Wait wait_ = Wait::kNone;
   int wait_site_ = -1;

@@ -42,6 +42,15 @@ TEST(AbiTest, RefAndDmaLayout) {
   EXPECT_EQ(dma->getElementOffset(3), offsetof(scjit_dma, dtype));
   EXPECT_EQ(dma->getElementOffset(4), offsetof(scjit_dma, sem));
   EXPECT_EQ(dma->getElementOffset(5), offsetof(scjit_dma, add));
+  EXPECT_EQ(dma->getElementOffset(6), offsetof(scjit_dma, sem_unit));
+  EXPECT_EQ(dma->getElementOffset(7), offsetof(scjit_dma, indexed));
+  EXPECT_EQ(dma->getElementOffset(8), offsetof(scjit_dma, indices));
+  EXPECT_EQ(dma->getElementOffset(9), offsetof(scjit_dma, index_count));
+  EXPECT_EQ(dma->getElementOffset(10), offsetof(scjit_dma, index_stride));
+  EXPECT_EQ(dma->getElementOffset(11), offsetof(scjit_dma, list_in_vmem));
+  EXPECT_EQ(dma->getElementOffset(12), offsetof(scjit_dma, has_ignore));
+  EXPECT_EQ(dma->getElementOffset(13), offsetof(scjit_dma, ignore));
+  EXPECT_EQ(dma->getElementOffset(14), offsetof(scjit_dma, reserved));
 }
 
 }  // namespace
