@@ -12,6 +12,9 @@
 //     and after the last point, so consecutive points with one output block share
 //     its buffer (accumulation); whole-array blocks are copied in before the first
 //     point and out after the last, their maps never evaluated.
+// An `indirect(N)` block (its first dimension; the map yields `idx(list)`) moves
+// by indirect DMA at every point (Pallas' has_indirect): an input gathers the
+// list's rows before the body, an output scatters its rows after it.
 // Copies are synchronous runtime copies (scjit_rt_copy), so checks, byte counts
 // and findings are those of `copy`. Single buffering is exact here: a DMA costs
 // the emulator the same host time at any point, so prefetching could only add
@@ -24,6 +27,7 @@
 namespace scjit::emit {
 
 struct PipelineBlock {
+  const Op* op = nullptr;  // the pipeline
   const PipelineOperand* po = nullptr;
   const Value* arg = nullptr;  // the body's block ref
   BlockMode mode = BlockMode::kMoving;
@@ -34,6 +38,8 @@ struct PipelineBlock {
   std::vector<int> sites;      // bounds sites of the map entries, one per dimension
   int copy_site = -1;
   std::vector<llvm::Value*> prev;  // kMoving: slots with the current block index (i64)
+  bool indirect = false;           // dimension 0 is indirect(N): moved at every point
+  std::optional<RefVal::Indices> list;  // its idx(...) list at the current point
 };
 
 namespace {
@@ -89,6 +95,14 @@ absl::StatusOr<std::vector<llvm::Value*>> Emitter::BlockIndices(PipelineBlock& b
   const Op& yield = *map.ops.back();
   std::vector<llvm::Value*> idx;
   for (size_t d = 0; d < b.po->block.size(); ++d) {
+    const BlockDim& bd = b.po->block[d];
+    if (bd.kind == BlockDim::Kind::kIndirect) {  // the list's entries are checked by the DMA
+      absl::StatusOr<RefVal::Indices> list = IndexList(yield, yield.map_entries[d]);
+      if (!list.ok()) return list.status();
+      b.list = *list;
+      idx.push_back(I64(0));
+      continue;
+    }
     const Operand& e = yield.map_entries[d].start;
     llvm::Value* i = e.is_literal() ? I64(e.int_value)
                      : IsUnsigned(e.value->type.element()) ? b_.CreateZExt(ValueOf(e), b_.getInt64Ty())
@@ -96,7 +110,6 @@ absl::StatusOr<std::vector<llvm::Value*>> Emitter::BlockIndices(PipelineBlock& b
     // Valid indices: every element of a squeezed dimension; every block that
     // starts inside the array (the last may be ragged) of a copied one; the
     // blocks that fit whole of a window.
-    const BlockDim& bd = b.po->block[d];
     llvm::Value* size = b.src.sizes[d];
     llvm::Value* limit = size;
     if (bd.kind == BlockDim::Kind::kSize) {
@@ -116,6 +129,12 @@ RefVal Emitter::BlockView(const PipelineBlock& b, const std::vector<llvm::Value*
   for (size_t d = 0; d < b.po->block.size(); ++d) {
     const BlockDim& bd = b.po->block[d];
     llvm::Value* stride = b.src.strides[d];
+    if (bd.kind == BlockDim::Kind::kIndirect) {  // the whole dimension, which the list indexes
+      v.sizes.push_back(b.src.sizes[d]);
+      v.strides.push_back(stride);
+      v.indices = b.list;
+      continue;
+    }
     if (bd.kind == BlockDim::Kind::kSqueezed) {
       offset = b_.CreateAdd(offset, b_.CreateMul(idx[d], stride));
       continue;
@@ -138,6 +157,7 @@ void Emitter::CopyBlock(const PipelineBlock& b, const std::vector<llvm::Value*>*
   RefVal mem = idx != nullptr ? BlockView(b, *idx, /*clip=*/true) : b.src;
   RefVal buf = b.buffer;
   buf.sizes = mem.sizes;  // a ragged block fills the front of its buffer
+  if (b.indirect) buf.sizes[0] = b.buffer.sizes[0];  // one row per list entry
   llvm::Value* dma;
   {
     llvm::IRBuilder<>::InsertPointGuard guard(b_);
@@ -150,6 +170,9 @@ void Emitter::CopyBlock(const PipelineBlock& b, const std::vector<llvm::Value*>*
   b_.CreateStore(I32(static_cast<int>(mem.element)), b_.CreateStructGEP(DmaTy(), dma, 3));
   b_.CreateStore(I32(-1), b_.CreateStructGEP(DmaTy(), dma, 4));
   b_.CreateStore(I32(0), b_.CreateStructGEP(DmaTy(), dma, 5));
+  // Only the source side can carry a list, so this cannot fail.
+  absl::Status s = FillIndirect(*b.op, dma, in ? mem : buf, in ? buf : mem, nullptr);
+  (void)s;
   CallChecked("scjit_rt_copy", {ctx_arg_, dma, I32(b.copy_site)});
 }
 
@@ -167,14 +190,17 @@ absl::Status Emitter::EmitPipeline(const Op& op) {
   std::vector<PipelineBlock> blocks(p.operands.size());
   for (size_t k = 0; k < p.operands.size(); ++k) {
     PipelineBlock& b = blocks[k];
+    b.op = &op;
     b.po = &p.operands[k];
     b.arg = body.args[k];
-    for (const BlockDim& d : b.po->block) {
-      if (d.kind == BlockDim::Kind::kIndirect) {
-        return Unsupported(kernel_, op, "indirect(N) pipeline blocks (gathered blocks need indirect DMAs)");
-      }
-    }
     b.mode = BlockModeOf(op, k);
+    for (size_t d = 0; d < b.po->block.size(); ++d) {
+      if (b.po->block[d].kind != BlockDim::Kind::kIndirect) continue;
+      // Indirect DMAs take their list on dimension 0 (emit_indirect.cc).
+      if (d != 0) return Unsupported(kernel_, op, "an indirect(N) block dimension after the first");
+      if (b.mode == BlockMode::kWindow) return Unsupported(kernel_, op, "an indirect(N) block in its source's space");
+      b.indirect = true;
+    }
     b.trivial = TrivialWindowing(op, k);
     b.src = *BaseRef(b.po->ref.value);
     if (!b.src.spans.empty()) {
@@ -299,6 +325,15 @@ absl::Status Emitter::EmitPipeline(const Op& op) {
     for (size_t k = 0; k < blocks.size(); ++k) {
       PipelineBlock& b = blocks[k];
       if (b.mode != BlockMode::kMoving || b.po->is_output != (out == 1)) continue;
+      if (b.indirect) {  // moved at every point
+        if (b.po->is_output) {
+          PoisonBlock(b);  // a new output window
+        } else {
+          if (b.ragged || b.list->ignore != nullptr) PoisonBlock(b);  // rows no DMA writes
+          CopyBlock(b, &idx[k], /*in=*/true);
+        }
+        continue;
+      }
       llvm::Value* changed = b_.getFalse();
       for (size_t d = 0; d < idx[k].size(); ++d) {
         changed = b_.CreateOr(changed, b_.CreateICmpNE(idx[k][d], b_.CreateLoad(b_.getInt64Ty(), b.prev[d])));
@@ -320,6 +355,9 @@ absl::Status Emitter::EmitPipeline(const Op& op) {
     }
   }
   if (absl::Status st = EmitRegion(body, nullptr); !st.ok()) return st;
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    if (blocks[k].indirect && blocks[k].po->is_output) CopyBlock(blocks[k], &idx[k], /*in=*/false);
+  }
   grids_.pop_back();
   Tick();
   s->addIncoming(b_.CreateAdd(s, I64(1)), b_.GetInsertBlock());
@@ -328,7 +366,7 @@ absl::Status Emitter::EmitPipeline(const Op& op) {
   // After the last point: the outputs go back.
   b_.SetInsertPoint(post);
   for (PipelineBlock& b : blocks) {
-    if (b.mode == BlockMode::kWindow || !b.po->is_output) continue;
+    if (b.mode == BlockMode::kWindow || !b.po->is_output || b.indirect) continue;
     if (b.mode == BlockMode::kWhole) {
       CopyBlock(b, nullptr, /*in=*/false);
       continue;

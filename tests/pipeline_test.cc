@@ -17,7 +17,11 @@
 //   - whole-array blocks are copied in once before the first point and out once
 //     after the last; blocks in hbm (or the source's own space) are windows of the
 //     source; squeezed dimensions drop out of the block; a ragged last block stops
-//     at the array's end; a block index out of range is RT-BOUNDS at the map.
+//     at the array's end; a block index out of range is RT-BOUNDS at the map;
+//   - an indirect(N) block moves at every point: an input gathers the rows its
+//     idx(...) list names before the body (ignored entries leave poison rows), an
+//     output starts as the poison pattern and scatters its rows after the body
+//     (ignored entries skipped, duplicates: the later one wins).
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -351,7 +355,7 @@ TEST(Pipeline, EmbeddingLookupExample) {
       }
     }
   }
-  // An id past the table is RT-BOUNDS at the row copy.
+  // An id past the table is RT-BOUNDS at the gather.
   ids[77] = 4096;
   KernelRun run = RunFile("examples/embedding_lookup.scir", {{"table", Bytes(table)}, {"ids", Bytes(ids)}});
   ASSERT_EQ(run.findings.size(), 1u) << run.Findings();
@@ -801,12 +805,133 @@ TEST(Pipeline, BlockIndexOutOfRangeIsRtBoundsAtTheMap) {
   }
 }
 
-TEST(Pipeline, IndirectBlocksAreNotImplementedYet) {
-  KernelRun run = RunText(R"(
-kernel @gather(in %x: hbm<64x16xi32>, in %ids: hbm<64xi32>, out %o: hbm<64x16xi32>)
-    mesh vector(cores = 1, subcores = 1)
+// --- indirect(N) blocks: gathered and scattered rows ----------------------------------
+
+TEST(Pipeline, IndirectInputBlocksGatherTheirRowsAtEveryPoint) {
+  // The first pipeline's list is a ref (a view of the ids), its second block
+  // dimension moves with %j; the second's is a vector value with `ignore = 7`,
+  // the same at every point, and its body zeroes part of the gathered block,
+  // which the next point must gather again.
+  const char* text = R"(
+kernel @gather(in %x: hbm<40x32xi32>, in %ids: hbm<64xi32>, out %o: hbm<64x32xi32>, out %p: hbm<${P}x32xi32>)
+    mesh vector(cores = 1, subcores = 2)
+    scratch(%idv: vmem<64xi32>)
 {
-  pipeline grid(8)
+  copy %ids -> %idv
+  pipeline grid(8, 2) partition(subcore) dims(parallel, arbitrary)
+      in(%x, block [indirect(8), 16], map (%i, %j) {
+        %s = mul %i, 8 : i32
+        %l = view %idv[ds(%s, 8)] : vmem<8xi32>
+        yield idx(%l), %j
+      })
+      out(%o, block [8, 16], map (%i, %j) -> (%i, %j))
+      body(%rows: vmem<8x16xi32>, %ov: vmem<8x16xi32>) {
+    copy %rows -> %ov
+  }
+  %zero = const dense<0> : ${V}
+  pipeline grid(4)
+      in(%x, block [indirect(${L}), 32], map (%i) {
+        %v = get %idv[ds(0, ${L})] : ${V}
+        yield idx(%v, ignore = 7), 0
+      })
+      out(%p, block [${L}, 32], map (%i) -> (%i, 0))
+      body(%rows: vmem<${L}x32xi32>, %pv: vmem<${L}x32xi32>) {
+    copy %rows -> %pv
+    store %rows[0, ds(0, ${L})], %zero
+  }
+}
+)";
+  std::mt19937 rng(51);
+  std::vector<int32_t> ids(64);
+  for (int32_t& id : ids) id = static_cast<int32_t>(rng() % 40);
+  ids[0] = 39;
+  ids[1] = 7;  // ignored by the second pipeline
+  ids[3] = 7;
+  ids[4] = ids[2];  // a duplicate
+  ids[5] = 0;
+  std::vector<uint32_t> x = Random(40 * 32, 52);
+  for (const Target& t : kTargets) {
+    int L = t.lanes;
+    std::string k = Fill(text, {{"P", std::to_string(4 * L)}, {"L", std::to_string(L)},
+                                {"V", "vector<" + std::to_string(L) + "xi32>"}});
+    std::vector<uint32_t> wo(64 * 32), wp(4 * L * 32);
+    for (int r = 0; r < 64; ++r) {
+      for (int c = 0; c < 32; ++c) wo[r * 32 + c] = x[ids[r] * 32 + c];
+    }
+    for (int i = 0; i < 4; ++i) {
+      for (int r = 0; r < L; ++r) {
+        for (int c = 0; c < 32; ++c) wp[(i * L + r) * 32 + c] = ids[r] == 7 ? kPoison : x[ids[r] * 32 + c];
+      }
+    }
+    RunEveryMode(k, t, {{"x", Bytes(x)}, {"ids", Bytes(ids)}}, [&](const KernelRun& run) {
+      EXPECT_EQ(run.As<uint32_t>("o"), wo);
+      EXPECT_EQ(run.As<uint32_t>("p"), wp);
+    });
+  }
+  // An id past the table is RT-BOUNDS at the gather.
+  ids[40] = 40;  // read by subcore 1 only, in the first pipeline
+  KernelRun run = RunText(Fill(text, {{"P", "64"}, {"L", "16"}, {"V", "vector<16xi32>"}}),
+                          {{"x", Bytes(x)}, {"ids", Bytes(ids)}});
+  ASSERT_EQ(run.findings.size(), 1u) << run.Findings();
+  EXPECT_NE(run.Findings().find("RT-BOUNDS"), std::string::npos) << run.Findings();
+}
+
+TEST(Pipeline, IndirectOutputBlocksScatterTheirRowsAtEveryPoint) {
+  // Block i of x goes to the rows ids[8i .. 8i+7] of o: entries equal to 7 are
+  // skipped, a row named twice keeps the later one (list order, then point
+  // order), rows never named keep the poison pattern of a fresh `out`; the body
+  // writes rows 6, 7 of a window at even points only, and at odd points they are
+  // the poison pattern of a new window.
+  const char* text = R"(
+kernel @scatter(in %x: hbm<32x16xi32>, in %ids: hbm<32xi32>, out %o: hbm<40x16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%idv: vmem<32xi32>)
+{
+  copy %ids -> %idv
+  pipeline grid(4)
+      in(%x, block [8, 16], map (%i) -> (%i, 0))
+      out(%o, block [indirect(8), 16], map (%i) {
+        %s = mul %i, 8 : i32
+        %l = view %idv[ds(%s, 8)] : vmem<8xi32>
+        yield idx(%l, ignore = 7), 0
+      })
+      body(%xv: vmem<8x16xi32>, %ov: vmem<8x16xi32>) {
+    copy %xv[0:6, :] -> %ov[0:6, :]
+    %i = program_id 0 : i32
+    %r = rem %i, 2 : i32
+    %even = cmp eq %r, 0 : i1
+    if %even {
+      copy %xv[6:8, :] -> %ov[6:8, :]
+    }
+  }
+}
+)";
+  std::mt19937 rng(53);
+  std::vector<int32_t> ids(32);
+  for (int32_t& id : ids) id = static_cast<int32_t>(rng() % 40);
+  ids[2] = 7;
+  ids[5] = ids[1];   // a duplicate in one list: the later entry wins
+  ids[20] = ids[3];  // one across points: the later point wins
+  ids[15] = ids[8];  // a poison row (row 7 of an odd window) after a data row
+  std::vector<uint32_t> x = Random(32 * 16, 54);
+  std::vector<uint32_t> want(40 * 16, kPoison);
+  for (int i = 0; i < 32; ++i) {
+    if (ids[i] == 7) continue;
+    for (int c = 0; c < 16; ++c) want[ids[i] * 16 + c] = i % 8 < 6 || (i / 8) % 2 == 0 ? x[i * 16 + c] : kPoison;
+  }
+  for (const Target& t : kTargets) {
+    RunEveryMode(text, t, {{"x", Bytes(x)}, {"ids", Bytes(ids)}},
+                 [&](const KernelRun& run) { EXPECT_EQ(run.As<uint32_t>("o"), want); });
+  }
+}
+
+TEST(Pipeline, IndirectBlockListFromAnOuterBlock) {
+  // The inner pipeline gathers the rows its outer block of ids names.
+  const char* text = R"(
+kernel @gather(in %x: hbm<64x16xi32>, in %ids: hbm<64xi32>, out %o: hbm<64x16xi32>)
+    mesh vector(cores = 2, subcores = 2)
+{
+  pipeline grid(8) partition(core, subcore) parallel
       in(%ids, block [8], map (%i) -> (%i))
       out(%o, block [8, 16], map (%i) -> (%i, 0))
       body(%iv: vmem<8xi32>, %ov: vmem<8x16xi32>) {
@@ -817,9 +942,19 @@ kernel @gather(in %x: hbm<64x16xi32>, in %ids: hbm<64xi32>, out %o: hbm<64x16xi3
     }
   }
 }
-)");
-  EXPECT_EQ(run.status.code(), absl::StatusCode::kUnimplemented) << run.diagnostics << run.status;
-  EXPECT_NE(std::string(run.status.message()).find("indirect(N) pipeline blocks"), std::string::npos) << run.status;
+)";
+  std::mt19937 rng(55);
+  std::vector<int32_t> ids(64);
+  for (int32_t& id : ids) id = static_cast<int32_t>(rng() % 64);
+  std::vector<uint32_t> x = Random(64 * 16, 56);
+  std::vector<uint32_t> want(64 * 16);
+  for (int r = 0; r < 64; ++r) {
+    for (int c = 0; c < 16; ++c) want[r * 16 + c] = x[ids[r] * 16 + c];
+  }
+  for (const Target& t : kTargets) {
+    RunEveryMode(text, t, {{"x", Bytes(x)}, {"ids", Bytes(ids)}},
+                 [&](const KernelRun& run) { EXPECT_EQ(run.As<uint32_t>("o"), want); });
+  }
 }
 
 TEST(Pipeline, MeshVmemCountsTwoBuffersPerMovingBlock) {
