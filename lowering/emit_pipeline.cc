@@ -14,7 +14,8 @@
 //     point and out after the last, their maps never evaluated.
 // An `indirect(N)` block (its first dimension; the map yields `idx(list)`) moves
 // by indirect DMA at every point (Pallas' has_indirect): an input gathers the
-// list's rows before the body, an output scatters its rows after it.
+// list's rows before the body, an output scatters its rows after it; a window
+// with one is the source carrying the list, so DMAs from or to it gather or scatter.
 // Copies are synchronous runtime copies (scjit_rt_copy), so checks, byte counts
 // and findings are those of `copy`. Single buffering is exact here: a DMA costs
 // the emulator the same host time at any point, so prefetching could only add
@@ -170,7 +171,7 @@ void Emitter::CopyBlock(const PipelineBlock& b, const std::vector<llvm::Value*>*
   b_.CreateStore(I32(static_cast<int>(mem.element)), b_.CreateStructGEP(DmaTy(), dma, 3));
   b_.CreateStore(I32(-1), b_.CreateStructGEP(DmaTy(), dma, 4));
   b_.CreateStore(I32(0), b_.CreateStructGEP(DmaTy(), dma, 5));
-  // Only the source side can carry a list, so this cannot fail.
+  // Only the array's side carries a list, so this cannot fail.
   absl::Status s = FillIndirect(*b.op, dma, in ? mem : buf, in ? buf : mem, nullptr);
   (void)s;
   CallChecked("scjit_rt_copy", {ctx_arg_, dma, I32(b.copy_site)});
@@ -198,7 +199,6 @@ absl::Status Emitter::EmitPipeline(const Op& op) {
       if (b.po->block[d].kind != BlockDim::Kind::kIndirect) continue;
       // Indirect DMAs take their list on dimension 0 (emit_indirect.cc).
       if (d != 0) return Unsupported(kernel_, op, "an indirect(N) block dimension after the first");
-      if (b.mode == BlockMode::kWindow) return Unsupported(kernel_, op, "an indirect(N) block in its source's space");
       b.indirect = true;
     }
     b.trivial = TrivialWindowing(op, k);
@@ -356,7 +356,7 @@ absl::Status Emitter::EmitPipeline(const Op& op) {
   }
   if (absl::Status st = EmitRegion(body, nullptr); !st.ok()) return st;
   for (size_t k = 0; k < blocks.size(); ++k) {
-    if (blocks[k].indirect && blocks[k].po->is_output) CopyBlock(blocks[k], &idx[k], /*in=*/false);
+    if (blocks[k].indirect && blocks[k].mode == BlockMode::kMoving && blocks[k].po->is_output) CopyBlock(blocks[k], &idx[k], /*in=*/false);
   }
   grids_.pop_back();
   Tick();

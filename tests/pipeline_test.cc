@@ -21,7 +21,8 @@
 //   - an indirect(N) block moves at every point: an input gathers the rows its
 //     idx(...) list names before the body (ignored entries leave poison rows), an
 //     output starts as the poison pattern and scatters its rows after the body
-//     (ignored entries skipped, duplicates: the later one wins).
+//     (ignored entries skipped, duplicates: the later one wins); an hbm one is the
+//     source indexed by its list (copies from it gather, into it scatter).
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -77,6 +78,14 @@ std::vector<uint32_t> Random(size_t n, uint32_t seed) {
   std::vector<uint32_t> v(n);
   for (uint32_t& x : v) x = rng();
   return v;
+}
+
+// n row ids in [0, rows), fixed-seed random.
+std::vector<int32_t> Ids(size_t n, uint32_t rows, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<int32_t> ids(n);
+  for (int32_t& id : ids) id = static_cast<int32_t>(rng() % rows);
+  return ids;
 }
 
 // Body lines (${ACCUMULATE}) that add %xb into the output block %ov, starting
@@ -335,9 +344,7 @@ TEST(Pipeline, GuideAddOne) {
 }
 
 TEST(Pipeline, EmbeddingLookupExample) {
-  std::mt19937 rng(41);
-  std::vector<int32_t> ids(4096);
-  for (int32_t& id : ids) id = static_cast<int32_t>(rng() % 4096);
+  std::vector<int32_t> ids = Ids(4096, 4096, 41);
   ids[1] = ids[0];  // a duplicate
   ids[2] = 4095;
   std::vector<uint32_t> table = Random(4096 * 128, 43);
@@ -841,9 +848,7 @@ kernel @gather(in %x: hbm<40x32xi32>, in %ids: hbm<64xi32>, out %o: hbm<64x32xi3
   }
 }
 )";
-  std::mt19937 rng(51);
-  std::vector<int32_t> ids(64);
-  for (int32_t& id : ids) id = static_cast<int32_t>(rng() % 40);
+  std::vector<int32_t> ids = Ids(64, 40, 51);
   ids[0] = 39;
   ids[1] = 7;  // ignored by the second pipeline
   ids[3] = 7;
@@ -906,9 +911,7 @@ kernel @scatter(in %x: hbm<32x16xi32>, in %ids: hbm<32xi32>, out %o: hbm<40x16xi
   }
 }
 )";
-  std::mt19937 rng(53);
-  std::vector<int32_t> ids(32);
-  for (int32_t& id : ids) id = static_cast<int32_t>(rng() % 40);
+  std::vector<int32_t> ids = Ids(32, 40, 53);
   ids[2] = 7;
   ids[5] = ids[1];   // a duplicate in one list: the later entry wins
   ids[20] = ids[3];  // one across points: the later point wins
@@ -922,6 +925,47 @@ kernel @scatter(in %x: hbm<32x16xi32>, in %ids: hbm<32xi32>, out %o: hbm<40x16xi
   for (const Target& t : kTargets) {
     RunEveryMode(text, t, {{"x", Bytes(x)}, {"ids", Bytes(ids)}},
                  [&](const KernelRun& run) { EXPECT_EQ(run.As<uint32_t>("o"), want); });
+  }
+}
+
+TEST(Pipeline, IndirectHbmBlocksAreIndexedWindows) {
+  // An hbm indirect block is the source with the list on its first dimension:
+  // a copy from it gathers, a copy into it scatters (o2[ids[r]] = x[ids[r]]).
+  const char* text = R"(
+kernel @windows(in %x: hbm<40x16xi32>, in %ids: hbm<16xi32>, out %o: hbm<16x16xi32>, out %o2: hbm<40x16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%idv: vmem<16xi32>)
+{
+  copy %ids -> %idv
+  pipeline grid(2)
+      in(%x, block [indirect(8), 16], map (%i) {
+        %s = mul %i, 8 : i32
+        %l = view %idv[ds(%s, 8)] : vmem<8xi32>
+        yield idx(%l), 0
+      })
+      out(%o, block [8, 16], map (%i) -> (%i, 0))
+      out(%o2, block [indirect(8), 16], map (%i) {
+        %s = mul %i, 8 : i32
+        %l = view %idv[ds(%s, 8)] : vmem<8xi32>
+        yield idx(%l), 0
+      })
+      body(%xw: hbm<8x16xi32>, %ov: vmem<8x16xi32>, %ow: hbm<8x16xi32>) {
+    copy %xw -> %ov
+    copy %ov -> %ow
+  }
+}
+)";
+  std::vector<int32_t> ids = Ids(16, 40, 57);
+  std::vector<uint32_t> x = Random(40 * 16, 58);
+  std::vector<uint32_t> wo(16 * 16), wo2(40 * 16, kPoison);
+  for (int r = 0; r < 16; ++r) {
+    for (int c = 0; c < 16; ++c) wo[r * 16 + c] = wo2[ids[r] * 16 + c] = x[ids[r] * 16 + c];
+  }
+  for (const Target& t : kTargets) {
+    RunEveryMode(text, t, {{"x", Bytes(x)}, {"ids", Bytes(ids)}}, [&](const KernelRun& run) {
+      EXPECT_EQ(run.As<uint32_t>("o"), wo);
+      EXPECT_EQ(run.As<uint32_t>("o2"), wo2);
+    });
   }
 }
 
@@ -943,9 +987,7 @@ kernel @gather(in %x: hbm<64x16xi32>, in %ids: hbm<64xi32>, out %o: hbm<64x16xi3
   }
 }
 )";
-  std::mt19937 rng(55);
-  std::vector<int32_t> ids(64);
-  for (int32_t& id : ids) id = static_cast<int32_t>(rng() % 64);
+  std::vector<int32_t> ids = Ids(64, 64, 55);
   std::vector<uint32_t> x = Random(64 * 16, 56);
   std::vector<uint32_t> want(64 * 16);
   for (int r = 0; r < 64; ++r) {
