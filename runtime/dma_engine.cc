@@ -164,6 +164,16 @@ void TransferStrided(const scjit_dma& d) {
   }
 }
 
+// Whether a squeezed view's elements are contiguous in row-major order.
+bool Dense(const Squeezed& s) {
+  int64_t expect = 1;
+  for (int k = s.rank - 1; k >= 0; --k) {
+    if (s.strides[k] != expect) return false;
+    expect *= s.sizes[k];
+  }
+  return true;
+}
+
 // A gather or scatter: row i of the plain side <-> row indices[i] of the
 // indexed side, in list order (so a plain scatter's duplicates leave the last
 // entry's row, and adds accumulate in list order: runtime.md §7.6).
@@ -193,11 +203,21 @@ void TransferIndexed(const scjit_dma& d, const int32_t* indices) {
   scjit_dma row = d;
   row.indexed = SCJIT_DMA_PLAIN;
   bool scatter = d.indexed == SCJIT_DMA_SCATTER;
+  // Dense rows on both sides (the common case: whole rows of a table) move as one
+  // run each, without walking their dimensions.
+  bool dense = Dense(Squeeze(xrow)) && Dense(Squeeze(prow));
+  int64_t row_elements = ElementCount(xrow);
   for (int64_t i = 0; i < d.index_count; ++i) {
     int32_t v = indices[i];
     if ((d.has_ignore && v == d.ignore) || v < 0 || v >= x.sizes[0]) continue;
-    xrow.base = x.base + v * x.strides[0] * w;
-    prow.base = p.base + i * prow_stride * w;
+    uint8_t* xb = x.base + v * x.strides[0] * w;
+    uint8_t* pb = p.base + i * prow_stride * w;
+    if (dense) {
+      Run(d, scatter ? xb : pb, 1, scatter ? pb : xb, 1, row_elements);
+      continue;
+    }
+    xrow.base = xb;
+    prow.base = pb;
     row.src = scatter ? prow : xrow;
     row.dst = scatter ? xrow : prow;
     TransferStrided(row);

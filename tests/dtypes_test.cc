@@ -207,7 +207,7 @@ class DtypesTest : public ::testing::TestWithParam<Param> {};
 
 // HBM -> VMEM by an async DMA, rows read and written back with get, swap, store
 // and addupdate, VMEM -> VMEM_SHARED by a copy, -> HBM by an async DMA. (Adding
-// DMAs need an idx(...) list, DMA-13: issue #6.)
+// DMAs need an idx(...) list, DMA-13: indirect_dma_test.cc NarrowTypesAdd.)
 TEST_P(DtypesTest, MemoryRoundTrips) {
   const Param& p = GetParam();
   Shape s = ShapeOf(p);

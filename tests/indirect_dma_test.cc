@@ -23,6 +23,7 @@
 #include <tuple>
 #include <vector>
 
+#include "tests/float_reference.h"
 #include "tests/kernel_runner.h"
 
 namespace scjit::testing {
@@ -358,6 +359,116 @@ TEST_P(IndirectDmaTest, ListIsReadAtStartAndCreditsFullSize) {
   ExpectRows(Dt::kI32, run.As<uint32_t>("t"), wt, "async scatter");
   const int32_t bytes = kList * kCols * 4, scatter_bytes = lanes * kCols * 4;
   EXPECT_EQ(run.As<int32_t>("counts"), (std::vector<int32_t>{bytes, 0, bytes, scatter_bytes, 0, 0, 0, 0}));
+}
+
+// --- A list held as a value larger than a register file's worth -----------------
+
+// A 256-entry list computed as a vector value (kept in a stack buffer, not
+// registers: 1 KiB), with `ignore = -1`: a gather from VMEM_SHARED with `add`.
+constexpr const char kLargeList[] = R"(
+kernel @large(in %x: hbm<64x8xi32>, in %ids: hbm<256xi32>, in %init: hbm<256x8xi32>, out %o: hbm<256x8xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%iv: vmem<256xi32>, %buf: vmem<256x8xi32>, %sh: vmem_shared<64x8xi32>)
+{
+  copy %x -> %sh
+  copy %ids -> %iv
+  copy %init -> %buf
+  %v = get %iv[:] : vector<256xi32>
+  %c = const dense<63> : vector<256xi32>
+  %w = sub %c, %v : vector<256xi32>
+  copy %sh[idx(%w, ignore = 64)] -> %buf add
+  copy %buf -> %o
+}
+)";
+
+TEST_P(IndirectDmaTest, LargeValueList) {
+  std::vector<uint32_t> x = Elements(Dt::kI32, kRows * kCols, 16), init = Elements(Dt::kI32, 256 * kCols, 17);
+  std::mt19937 rng(18);
+  std::vector<int32_t> ids(256);
+  for (int32_t& id : ids) id = static_cast<int32_t>(rng() % kRows);
+  ids[100] = -1;  // 63 - (-1) = 64: ignored
+  ids[200] = -1;
+  testing::Run run = RunText(kLargeList, {{"x", Bytes(x)}, {"ids", Bytes(ids)}, {"init", Bytes(init)}}, compile(), launch());
+  ASSERT_TRUE(run.ok()) << run.diagnostics << run.Findings();
+  std::vector<uint32_t> want = init;
+  for (int i = 0; i < 256; ++i) {
+    if (ids[i] != -1) Row(Dt::kI32, want, i, x, 63 - ids[i], true);
+  }
+  ExpectRows(Dt::kI32, run.As<uint32_t>("o"), want, "gather-add by a 256-entry value");
+}
+
+// --- 8- and 16-bit elements ----------------------------------------------------------
+
+// Gather-add of 32-column rows, then a scatter-add of the result back by the
+// same list (duplicates accumulate), for every narrow element type.
+constexpr const char kNarrow[] = R"(
+kernel @narrow(in %x: hbm<64x32x$T>, in %ids: hbm<48xi32>, in %init: hbm<48x32x$T>, inout %q: hbm<64x32x$T>,
+               out %g: hbm<48x32x$T>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%iv: vmem<48xi32>, %buf: vmem<48x32x$T>)
+{
+  copy %ids -> %iv
+  copy %init -> %buf
+  copy %x[idx(%iv)] -> %buf add
+  copy %buf -> %g
+  copy %buf -> %q[idx(%iv)] add
+}
+)";
+
+struct Narrow {
+  const char* ir;
+  int bytes;
+  const FloatFormat* format;  // null: an integer type (adds wrap)
+};
+
+// a + b in type `t`, on raw bits: integers wrap, floats round once to nearest even.
+uint32_t NarrowAdd(const Narrow& t, uint32_t a, uint32_t b) {
+  uint32_t mask = t.bytes == 1 ? 0xFFu : 0xFFFFu;
+  if (t.format == nullptr) return (a + b) & mask;
+  return RoundToFormat(*t.format, FloatValue(*t.format, a) + FloatValue(*t.format, b));
+}
+
+TEST_P(IndirectDmaTest, NarrowTypesAdd) {
+  constexpr int kC = 32;
+  const Narrow types[] = {{"i8", 1, nullptr},  {"u8", 1, nullptr},         {"i16", 2, nullptr},
+                          {"u16", 2, nullptr}, {"bf16", 2, &kBf16Format}, {"f16", 2, &kF16Format}};
+  for (const Narrow& t : types) {
+    SCOPED_TRACE(t.ir);
+    std::mt19937 rng(19);
+    auto elements = [&](size_t n) {
+      std::vector<uint32_t> v(n);
+      for (uint32_t& e : v) {
+        e = rng() & (t.bytes == 1 ? 0xFFu : 0xFFFFu);
+        if (t.format != nullptr && (IsNanBits(*t.format, e) || (e & t.format->inf()) == t.format->inf())) e &= 0x3FFFu;
+      }
+      return v;
+    };
+    std::vector<uint32_t> x = elements(64 * kC), init = elements(48 * kC), q = elements(64 * kC);
+    std::vector<int32_t> ids = Lists(1, 20);
+    auto pack = [&](const std::vector<uint32_t>& v) {
+      std::vector<uint8_t> b(v.size() * t.bytes);
+      for (size_t i = 0; i < v.size(); ++i) std::memcpy(&b[i * t.bytes], &v[i], t.bytes);  // little-endian
+      return b;
+    };
+    auto unpack = [&](const std::vector<uint8_t>& b) {
+      std::vector<uint32_t> v(b.size() / t.bytes);
+      for (size_t i = 0; i < v.size(); ++i) std::memcpy(&v[i], &b[i * t.bytes], t.bytes);
+      return v;
+    };
+    testing::Run run = RunText(Replace(kNarrow, {{"$T", t.ir}}),
+                               {{"x", pack(x)}, {"ids", Bytes(ids)}, {"init", pack(init)}, {"q", pack(q)}}, compile(),
+                               launch());
+    ASSERT_TRUE(run.ok()) << run.diagnostics << run.Findings();
+    std::vector<uint32_t> g = init, wq = q;
+    for (int i = 0; i < kList; ++i) {
+      for (int c = 0; c < kC; ++c) g[i * kC + c] = NarrowAdd(t, g[i * kC + c], x[ids[i] * kC + c]);
+    }
+    for (int i = 0; i < kList; ++i) {  // in list order
+      for (int c = 0; c < kC; ++c) wq[ids[i] * kC + c] = NarrowAdd(t, wq[ids[i] * kC + c], g[i * kC + c]);
+    }
+    EXPECT_EQ(unpack(run.params.at("g")), g) << "gather-add";
+    EXPECT_EQ(unpack(run.params.at("q")), wq) << "scatter-add";
+  }
 }
 
 // --- Bounds -------------------------------------------------------------------------
