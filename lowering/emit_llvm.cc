@@ -686,6 +686,7 @@ absl::Status Emitter::EmitOp(const Op& op) {
     }
     case OpKind::kProgramId:
     case OpKind::kNumPrograms: {
+      if (!grids_.empty()) return EmitGridQuery(op);  // inside a pipeline: its grid
       // Outside a pipeline the "grid" is the mesh: axis 0 is the core, axis 1 the
       // subcore (kernel-ir.md §4.1).
       bool is_id = op.kind == OpKind::kProgramId;
@@ -756,6 +757,8 @@ absl::Status Emitter::EmitOp(const Op& op) {
       return EmitWhile(op);
     case OpKind::kScoped:
       return EmitRegion(*op.regions[0], nullptr);
+    case OpKind::kPipeline:
+      return EmitPipeline(op);
     default:
       return EmitValueOp(op);
   }

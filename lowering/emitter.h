@@ -3,6 +3,7 @@
 //   emit_compute.cc  value ops (kernel-ir.md §4.1)
 //   emit_memory.cc   memory, DMA and synchronization ops (§4.3, §4.4)
 //   emit_permute.cc  sort, sort_key_val, rev, value gather
+//   emit_pipeline.cc pipelines (emit_pipeline)
 //   emit_indirect.cc index lists of gather/scatter DMAs
 // See emit_llvm.h for what the generated code models.
 #ifndef SCJIT_LOWERING_EMITTER_H_
@@ -135,6 +136,8 @@ struct Val {
   llvm::Value* buffer = nullptr;
   std::shared_ptr<RefVal> ref;
 };
+
+struct PipelineBlock;  // one in/out operand of a pipeline being emitted (emit_pipeline.cc)
 
 
 
@@ -306,6 +309,22 @@ class Emitter {
   absl::StatusOr<RefVal::Indices> IndexList(const Op& op, const IndexEntry& e);
   absl::Status FillIndirect(const Op& op, llvm::Value* dma, const RefVal& src, const RefVal& dst, const Type* sem);
   absl::Status EmitSync(const Op& op);
+  // pipeline (emit_pipeline.cc, kernel-ir.md §4.6): a loop over this worker's
+  // grid points with block copies around the body.
+  absl::Status EmitPipeline(const Op& op);
+  // program_id / num_programs inside a pipeline's maps and body: its grid.
+  absl::Status EmitGridQuery(const Op& op);
+  // The block indices operand b's map yields at the current grid point, i64,
+  // bounds-checked (RT-BOUNDS at the map entry) and clamped.
+  absl::StatusOr<std::vector<llvm::Value*>> BlockIndices(PipelineBlock& b);
+  // The part of b's source that block `idx` covers; `clip`: a ragged last
+  // block stops at the array's end, and squeezed dimensions are dropped.
+  RefVal BlockView(const PipelineBlock& b, const std::vector<llvm::Value*>& idx, bool clip);
+  // Copies block `idx` (null: the whole array) between b's source and buffer.
+  void CopyBlock(const PipelineBlock& b, const std::vector<llvm::Value*>* idx, bool in);
+  void PoisonBlock(const PipelineBlock& b);
+  // Emits `then()` where `cond` holds.
+  void When(llvm::Value* cond, const std::function<void()>& then);
   absl::Status EmitFor(const Op& op);
   absl::Status EmitIf(const Op& op);
   absl::Status EmitWhile(const Op& op);
@@ -376,6 +395,12 @@ class Emitter {
   llvm::Value* smem_ = nullptr;
   llvm::Value* shared_ = nullptr;
   llvm::Value* hbm_ = nullptr;
+  // The grids of the pipelines being emitted, innermost last: global indices
+  // and full sizes (i32), one per grid dimension.
+  struct GridFrame {
+    std::vector<llvm::Value*> index, size;
+  };
+  std::vector<GridFrame> grids_;
 };
 
 // Context fields, in scjit_ctx order.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "lowering/pipeline_plan.h"
 #include "lowering/strings.h"
 
 namespace scjit {
@@ -19,8 +20,9 @@ class Planner {
  public:
   explicit Planner(KernelInfo& info) : info_(info) {}
 
-  // Gives `v` (a ref or semaphore type) a slot at the current end of its arena.
-  void Place(const Value* v, Arenas& a, bool poison) {
+  // Gives `v` (a ref or semaphore type) a slot at the current end of its arena;
+  // a data ref's slot holds `copies` consecutive copies of it.
+  void Place(const Value* v, Arenas& a, bool poison, int copies = 1) {
     const Type& t = v->type;
     Slot slot;
     if (t.is_semaphore()) {
@@ -52,7 +54,7 @@ class Planner {
                      : t.space() == MemorySpace::kVmemShared ? &a.vmem_shared
                                                              : &a.vmem;
       slot.offset = *end;
-      *end = AlignUp(*end + std::max<int64_t>(bytes, 1), kSlotAlign);
+      *end = AlignUp(*end + std::max<int64_t>(bytes * copies, 1), kSlotAlign);
       if (poison) info_.poison.push_back(PoisonRange{t.space(), slot.offset, t.NumElements(), t.element()});
     }
     info_.slots[v] = slot;
@@ -67,10 +69,19 @@ class Planner {
   }
 
   // Allocs of a region live until the region ends; sibling regions reuse space.
+  // A pipeline's block buffers live while it runs, as many as Pallas allocates
+  // (pipeline_plan.h); the emitter fills them with the poison pattern itself.
   void WalkRegion(const Region& r, Arenas a) {
     for (const auto& op : r.ops) {
       if (op->kind == OpKind::kAlloc && !op->results.empty()) Place(op->results[0], a, /*poison=*/false);
-      for (const auto& inner : op->regions) WalkRegion(*inner, a);
+      Arenas inner = a;
+      if (op->kind == OpKind::kPipeline && op->pipeline != nullptr) {
+        for (const PipelineOperand& p : op->pipeline->operands) {
+          if (p.map != nullptr) WalkRegion(*p.map, a);
+        }
+        ForEachBlockBuffer(*op, [&](const Value* block, int copies) { Place(block, inner, /*poison=*/false, copies); });
+      }
+      for (const auto& region : op->regions) WalkRegion(*region, inner);
     }
   }
 

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "lowering/diagnostic.h"
@@ -316,6 +317,44 @@ TEST_F(CliTest, UnimplementedOptionsAreRefused) {
     CommandResult r = Run(c.args);
     EXPECT_EQ(r.exit_code, 2) << c.args;
     EXPECT_EQ(r.err, c.err) << c.args;
+  }
+}
+
+// Every example on every target: the same output bytes (stdout shows each
+// output's hash) wherever the target's chip is large enough, and a rejection
+// by the same rule Pallas applies where it is not (MESH-1/2: the mesh is bigger
+// than the chip; SHAPE-1: 16-lane vectors on an 8-lane chip with
+// layout_passes = false). v7x, which the examples are written for, runs them
+// all, also in eager mode, with a seeded interleaving and on 3 threads.
+TEST_F(CliTest, EveryExampleOnEveryTarget) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(testing::SourceDir() + "/examples")) {
+    if (e.path().extension() == ".scir") files.push_back(e.path());
+  }
+  ASSERT_GE(files.size(), 13u);
+  for (const auto& f : files) {
+    SCOPED_TRACE(f.filename().string());
+    std::string file = "'" + f.string() + "'";
+    CommandResult v7x = Run(file + " --target v7x");
+    ASSERT_EQ(v7x.exit_code, 0) << v7x.err;
+    ASSERT_NE(v7x.out.find("fnv1a64="), std::string::npos) << v7x.out;
+    for (const char* more : {"--dma eager --threads 3", "--seed 11 --threads 2"}) {
+      CommandResult r = Run(file + " --target v7x " + more);
+      EXPECT_EQ(r.exit_code, 0) << more << "\n" << r.err;
+      EXPECT_EQ(r.out, v7x.out) << more;
+    }
+    for (const char* target : {"v5p", "v6e", "v8i", "v8t"}) {
+      CommandResult r = Run(file + " --target " + target);
+      if (r.exit_code == 0) {
+        EXPECT_EQ(r.out, v7x.out) << target;
+        continue;
+      }
+      EXPECT_EQ(r.exit_code, 3) << target << "\n" << r.err;
+      bool expected = r.err.find("error[MESH-1]") != std::string::npos ||
+                      r.err.find("error[MESH-2]") != std::string::npos ||
+                      r.err.find("error[SHAPE-1]") != std::string::npos;
+      EXPECT_TRUE(expected) << target << "\n" << r.err;
+    }
   }
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "lowering/pipeline_plan.h"
 #include "lowering/printer.h"
 #include "lowering/rules/rule.h"
 #include "lowering/strings.h"
@@ -313,14 +314,6 @@ std::string PartitionText(const PipelineInfo& p) {
   return out + ")";
 }
 
-// The dimension semantics emit_pipeline sees: `parallel` = all PARALLEL,
-// `dims(...)` as written, else all ARBITRARY.
-std::vector<DimSemantics> Semantics(const PipelineInfo& p) {
-  if (p.all_parallel) return std::vector<DimSemantics>(p.grid.size(), DimSemantics::kParallel);
-  if (!p.dims.empty()) return p.dims;
-  return std::vector<DimSemantics>(p.grid.size(), DimSemantics::kArbitrary);
-}
-
 std::string SemanticsRepr(const std::vector<DimSemantics>& dims) {
   std::string out = "(";
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -433,7 +426,7 @@ std::optional<Violation> RaggedBlock(const Ctx& c) {  // PIPE-27
     const Type& src = po.ref.value->type;
     // Blocks in the source's own space (or in HBM) are windows of the source:
     // no buffer, no DMA, no rounding.
-    if (block.space() == MemorySpace::kHbm || block.space() == src.space()) continue;
+    if (BlockModeOf(c.op, k) == BlockMode::kWindow) continue;
     for (size_t d = 0; d < po.block.size() && static_cast<int>(d) < src.rank(); ++d) {
       const BlockDim& b = po.block[d];
       if (b.kind != BlockDim::Kind::kSize) continue;

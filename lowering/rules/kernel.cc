@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lowering/kernel_info.h"
+#include "lowering/pipeline_plan.h"
 #include "lowering/rules/rule.h"
 #include "lowering/strings.h"
 
@@ -84,24 +85,37 @@ class VmemPlan {
  public:
   explicit VmemPlan(int64_t capacity) : capacity_(capacity) {}
 
-  void Place(const Value* v, int64_t& end) {
+  void Place(const Value* v, int64_t& end, int copies = 1) {
     const Type& t = v->type;
     if (!t.is_ref() || t.space() != MemorySpace::kVmem) return;
-    int64_t bytes = std::max<int64_t>(t.NumElements() * ByteWidth(t.element()), 1);
+    int64_t bytes = std::max<int64_t>(t.NumElements() * ByteWidth(t.element()) * copies, 1);
     end = (end + bytes + kSlotAlign - 1) / kSlotAlign * kSlotAlign;
     need = std::max(need, end);
     if (end > capacity_ && over == nullptr) over = v;
   }
 
-  // Allocs of a region live until it ends; sibling regions reuse the space.
+  // Allocs of a region live until it ends; sibling regions reuse the space. A
+  // pipeline's block buffers live while it runs, as many as Pallas allocates.
   void Walk(const Region& r, int64_t end) {
     for (const auto& op : r.ops) {
       if (op->kind == OpKind::kAlloc && !op->results.empty()) Place(op->results[0], end);
-      for (const auto& inner : op->regions) Walk(*inner, end);
+      int64_t inner = end;
+      if (op->kind == OpKind::kPipeline && op->pipeline != nullptr) {
+        for (const PipelineOperand& p : op->pipeline->operands) {
+          if (p.map != nullptr) Walk(*p.map, end);
+        }
+        ForEachBlockBuffer(*op, [&](const Value* block, int copies) {
+          if (block->type.space() != MemorySpace::kVmem) return;
+          Place(block, inner, copies);
+          pipeline_buffers = true;
+        });
+      }
+      for (const auto& region : op->regions) Walk(*region, inner);
     }
   }
 
   int64_t need = 0;
+  bool pipeline_buffers = false;  // some pipeline has a vmem block buffer
   const Value* over = nullptr;  // the first value whose slot ends past the capacity
 
  private:
@@ -121,7 +135,11 @@ std::vector<Violation> VmemCapacity(const Kernel& k, const TargetInfo& t) {
   std::string parts = Cat("staged vmem parameters take ", params_end, " bytes, vmem scratch ", scratch_end - params_end,
                           " bytes");
   if (plan.need > scratch_end) {
-    Append(&parts, ", scoped vmem allocations ", plan.need - scratch_end, " bytes at their deepest nesting");
+    Append(&parts,
+           plan.pipeline_buffers
+               ? ", scoped vmem allocations and pipeline block buffers (two per moving block, as Pallas allocates) "
+               : ", scoped vmem allocations ",
+           plan.need - scratch_end, " bytes at their deepest nesting");
   }
   return {Violation{DiagId::kMeshVmem,
                     plan.over->loc,
