@@ -318,8 +318,8 @@ void ScatterAddRowsNative(const RowsData& d, float* o) {
   }
 }
 
-void BM_GatherRows_Emulated(benchmark::State& state) {
-  auto kernel = Compiled("gather_rows.scir");
+void GatherRowsEmulated(benchmark::State& state, const std::string& file) {
+  auto kernel = Compiled(file);
   const RowsData& d = RowInputs();
   std::vector<float> o(size_t{kRowIndices} * kRowWidth), want(o.size());
   ParamBuffer params[] = {{reinterpret_cast<uint8_t*>(const_cast<float*>(d.table.data())), int64_t{kRowTable} * kRowWidth * 4},
@@ -334,7 +334,13 @@ void BM_GatherRows_Emulated(benchmark::State& state) {
   if (std::memcmp(o.data(), want.data(), o.size() * 4) != 0) state.SkipWithError("wrong result");
   state.SetBytesProcessed(state.iterations() * int64_t{kRowIndices} * kRowWidth * 4);  // rows delivered
 }
+// Pipelined by hand (two output buffers in flight).
+void BM_GatherRows_Emulated(benchmark::State& state) { GatherRowsEmulated(state, "gather_rows.scir"); }
 BENCHMARK(BM_GatherRows_Emulated)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The guide's kernel as written, with the `pipeline` op.
+void BM_GatherPipeline_Emulated(benchmark::State& state) { GatherRowsEmulated(state, "gather_pipeline.scir"); }
+BENCHMARK(BM_GatherPipeline_Emulated)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_GatherRows_Native(benchmark::State& state) {
   const RowsData& d = RowInputs();
