@@ -134,7 +134,7 @@ absl::Status Emitter::EmitMemory(const Op& op) {
 
 absl::Status Emitter::EmitDma(const Op& op) {
   const auto& ops = op.operands;
-  int site = Site(op, Cat(Print(ops[0]), " -> ", Print(ops[1])));
+  int site = Site(op, Cat(Print(ops[0]), " -> ", Print(ops[1]), op.dma_add ? " add" : ""));
   if (ops[0].value == nullptr || !ops[0].value->type.is_ref() || !ops[1].value->type.is_ref()) {
     return Unsupported(kernel_, op, "DMA operands that are not refs");
   }

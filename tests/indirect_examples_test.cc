@@ -141,7 +141,7 @@ TEST_P(IndirectExamplesTest, SegmentSumBadId) {
   ids[1000] = 4096;
   testing::Run run = RunExample("segment_sum.scir", {{"ids", Bytes(ids)}});
   EXPECT_EQ(run.Findings(),
-            R"(examples/segment_sum.scir:58:5: error[RT-BOUNDS]: copy %rows -> %acc[idx(%iv, ignore = -1)]: entry 104 of the index list is 4096, outside dimension 0 of the destination (size 4096)
+            R"(examples/segment_sum.scir:58:5: error[RT-BOUNDS]: copy %rows -> %acc[idx(%iv, ignore = -1)] add: entry 104 of the index list is 4096, outside dimension 0 of the destination (size 4096)
    58 |     copy %rows -> %acc[idx(%iv, ignore = -1)] add
       |     ^~~~
 note: in kernel @segment_sum, subcore (core 0, subcore 3)
