@@ -798,6 +798,20 @@ std::vector<llvm::Value*> Emitter::CarryBuffers(const std::vector<const Value*>&
   return buffers;
 }
 
+void Emitter::When(llvm::Value* cond, const std::function<void()>& then) {
+  if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(cond)) {
+    if (c->isOne()) then();
+    return;
+  }
+  llvm::BasicBlock* yes = llvm::BasicBlock::Create(ctx_, "when", fn_);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "when_end", fn_);
+  b_.CreateCondBr(cond, yes, done);
+  b_.SetInsertPoint(yes);
+  then();
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+}
+
 void Emitter::CommitCarries(const std::vector<const Value*>& args, const std::vector<llvm::Value*>& buffers,
                             std::vector<llvm::Value*> yielded) {
   // A carry yielded into another carry's place (a loop that swaps two) must be
@@ -813,6 +827,31 @@ void Emitter::CommitCarries(const std::vector<const Value*>& args, const std::ve
   for (size_t i = 0; i < buffers.size(); ++i) {
     if (buffers[i] != nullptr) CopyElements(buffers[i], yielded[i], args[i]->type.element(), args[i]->type.NumElements());
   }
+}
+
+absl::Status Emitter::CloseLoop(const Op& op, const Region& body, const std::vector<const Value*>& args,
+                                const std::vector<llvm::Value*>& buffers, const std::vector<llvm::PHINode*>& carries,
+                                llvm::BasicBlock* header, llvm::BasicBlock* done,
+                                const std::function<void(llvm::BasicBlock*)>& at_latch) {
+  std::vector<llvm::Value*> yielded;
+  if (absl::Status s = EmitRegion(body, &yielded); !s.ok()) return s;
+  CommitCarries(args, buffers, yielded);
+  Tick();
+  llvm::BasicBlock* latch = b_.GetInsertBlock();
+  at_latch(latch);
+  for (size_t i = 0; i < carries.size(); ++i) {
+    if (carries[i] != nullptr) carries[i]->addIncoming(yielded[i], latch);
+  }
+  b_.CreateBr(header);
+  b_.SetInsertPoint(done);
+  for (size_t i = 0; i < op.results.size(); ++i) {
+    if (carries[i] != nullptr) {
+      Set(op.results[i], carries[i]);
+    } else {
+      SetBuffer(op.results[i], buffers[i]);
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status Emitter::EmitFor(const Op& op) {
@@ -849,25 +888,8 @@ absl::Status Emitter::EmitFor(const Op& op) {
   b_.CreateCondBr(b_.CreateAnd(positive, b_.CreateICmpSLT(iv, hi)), loop, done);
   b_.SetInsertPoint(loop);
   Set(body.args[0], b_.CreateTrunc(iv, b_.getInt32Ty()));
-  std::vector<llvm::Value*> yielded;
-  if (absl::Status s = EmitRegion(body, &yielded); !s.ok()) return s;
-  CommitCarries(args, buffers, yielded);
-  Tick();
-  llvm::BasicBlock* latch = b_.GetInsertBlock();
-  iv->addIncoming(b_.CreateAdd(iv, step), latch);
-  for (size_t i = 0; i < carries.size(); ++i) {
-    if (carries[i] != nullptr) carries[i]->addIncoming(yielded[i], latch);
-  }
-  b_.CreateBr(header);
-  b_.SetInsertPoint(done);
-  for (size_t i = 0; i < op.results.size(); ++i) {
-    if (carries[i] != nullptr) {
-      Set(op.results[i], carries[i]);
-    } else {
-      SetBuffer(op.results[i], buffers[i]);
-    }
-  }
-  return absl::OkStatus();
+  return CloseLoop(op, body, args, buffers, carries, header, done,
+                   [&](llvm::BasicBlock* latch) { iv->addIncoming(b_.CreateAdd(iv, step), latch); });
 }
 
 absl::Status Emitter::EmitIf(const Op& op) {
@@ -943,24 +965,7 @@ absl::Status Emitter::EmitWhile(const Op& op) {
   if (absl::Status s = EmitRegion(cond, &condition); !s.ok()) return s;
   b_.CreateCondBr(condition[0], loop, done);
   b_.SetInsertPoint(loop);
-  std::vector<llvm::Value*> yielded;
-  if (absl::Status s = EmitRegion(body, &yielded); !s.ok()) return s;
-  CommitCarries(args, buffers, yielded);
-  Tick();
-  llvm::BasicBlock* latch = b_.GetInsertBlock();
-  for (size_t i = 0; i < carries.size(); ++i) {
-    if (carries[i] != nullptr) carries[i]->addIncoming(yielded[i], latch);
-  }
-  b_.CreateBr(header);
-  b_.SetInsertPoint(done);
-  for (size_t i = 0; i < op.results.size(); ++i) {
-    if (carries[i] != nullptr) {
-      Set(op.results[i], carries[i]);
-    } else {
-      SetBuffer(op.results[i], buffers[i]);
-    }
-  }
-  return absl::OkStatus();
+  return CloseLoop(op, body, args, buffers, carries, header, done, [](llvm::BasicBlock*) {});
 }
 
 }  // namespace emit

@@ -57,26 +57,7 @@ std::string BlockText(const PipelineOperand& po) {
   return out + "]";
 }
 
-int64_t ConstantOr(llvm::Value* v, int64_t otherwise) {
-  auto* c = llvm::dyn_cast<llvm::ConstantInt>(v);
-  return c != nullptr ? c->getSExtValue() : otherwise;
-}
-
 }  // namespace
-
-void Emitter::When(llvm::Value* cond, const std::function<void()>& then) {
-  if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(cond)) {
-    if (c->isOne()) then();
-    return;
-  }
-  llvm::BasicBlock* yes = llvm::BasicBlock::Create(ctx_, "when", fn_);
-  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "when_end", fn_);
-  b_.CreateCondBr(cond, yes, done);
-  b_.SetInsertPoint(yes);
-  then();
-  b_.CreateBr(done);
-  b_.SetInsertPoint(done);
-}
 
 absl::Status Emitter::EmitGridQuery(const Op& op) {
   const GridFrame& g = grids_.back();
@@ -143,7 +124,7 @@ RefVal Emitter::BlockView(const PipelineBlock& b, const std::vector<llvm::Value*
     llvm::Value* start = b_.CreateMul(idx[d], I64(bd.size));
     offset = b_.CreateAdd(offset, b_.CreateMul(start, stride));
     llvm::Value* n = I64(bd.size);
-    int64_t size = ConstantOr(b.src.sizes[d], -1);
+    int64_t size = StaticInt(b.src.sizes[d]);
     if (clip && (size < 0 || size % bd.size != 0)) {
       n = b_.CreateSelect(b_.CreateICmpSLT(b_.CreateSub(b.src.sizes[d], start), n), b_.CreateSub(b.src.sizes[d], start), n);
     }
@@ -215,7 +196,7 @@ absl::Status Emitter::EmitPipeline(const Op& op) {
     }
     for (size_t d = 0; d < b.po->block.size(); ++d) {
       const BlockDim& bd = b.po->block[d];
-      int64_t size = ConstantOr(b.src.sizes[d], -1);
+      int64_t size = StaticInt(b.src.sizes[d]);
       if (bd.kind == BlockDim::Kind::kSize && (size < 0 || size % bd.size != 0)) b.ragged = true;
       // A window is typed with the block's shape, so it must fit the source.
       if (b.mode == BlockMode::kWindow && !b.trivial && bd.kind == BlockDim::Kind::kSize && size < bd.size) {

@@ -396,13 +396,7 @@ absl::Status Emitter::DmaRuns(const Op& op, const RefVal& src, const RefVal& dst
       llvm::Value* keeps = b_.CreateAnd(b_.CreateICmpEQ(so, b_.CreateAdd(s0, b_.CreateMul(len, ss))),
                                         b_.CreateICmpEQ(dof, b_.CreateAdd(d0, b_.CreateMul(len, ds))));
       llvm::Value* breaks = b_.CreateAnd(b_.CreateNot(first), b_.CreateSelect(second, b_.CreateNot(ascending), b_.CreateNot(keeps)));
-      llvm::BasicBlock* flush = llvm::BasicBlock::Create(ctx_, "dma_run", fn_);
-      llvm::BasicBlock* next = llvm::BasicBlock::Create(ctx_, "dma_run_next", fn_);
-      b_.CreateCondBr(breaks, flush, next);
-      b_.SetInsertPoint(flush);
-      issue();
-      b_.CreateBr(next);
-      b_.SetInsertPoint(next);
+      When(breaks, issue);
       llvm::Value* restart = b_.CreateOr(first, breaks);
       b_.CreateStore(b_.CreateSelect(restart, so, s0), src_slot);
       b_.CreateStore(b_.CreateSelect(restart, dof, d0), dst_slot);
@@ -410,13 +404,7 @@ absl::Status Emitter::DmaRuns(const Op& op, const RefVal& src, const RefVal& dst
       b_.CreateStore(b_.CreateSelect(restart, I64(0), b_.CreateSelect(second, b_.CreateSub(dof, d0), ds)), dst_step_slot);
       b_.CreateStore(b_.CreateSelect(restart, I64(1), b_.CreateAdd(len, I64(1))), len_slot);
     });
-    llvm::BasicBlock* flush = llvm::BasicBlock::Create(ctx_, "dma_last_run", fn_);
-    llvm::BasicBlock* next = llvm::BasicBlock::Create(ctx_, "dma_unit_done", fn_);
-    b_.CreateCondBr(b_.CreateICmpNE(b_.CreateLoad(i64, len_slot), I64(0)), flush, next);
-    b_.SetInsertPoint(flush);
-    issue();
-    b_.CreateBr(next);
-    b_.SetInsertPoint(next);
+    When(b_.CreateICmpNE(b_.CreateLoad(i64, len_slot), I64(0)), issue);
   }
   b_.CreateBr(done);
   b_.SetInsertPoint(done);

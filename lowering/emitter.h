@@ -323,14 +323,22 @@ class Emitter {
   // Copies block `idx` (null: the whole array) between b's source and buffer.
   void CopyBlock(const PipelineBlock& b, const std::vector<llvm::Value*>* idx, bool in);
   void PoisonBlock(const PipelineBlock& b);
-  // Emits `then()` where `cond` holds.
-  void When(llvm::Value* cond, const std::function<void()>& then);
   absl::Status EmitFor(const Op& op);
   absl::Status EmitIf(const Op& op);
   absl::Status EmitWhile(const Op& op);
   // Buffers for a loop's large carries (nullptr for small ones), holding `init`.
   std::vector<llvm::Value*> CarryBuffers(const std::vector<const Value*>& args, const std::vector<llvm::Value*>& init);
   // Copies the yielded large carries into their buffers (at a latch).
+  // Emits `then()` where `cond` holds.
+  void When(llvm::Value* cond, const std::function<void()>& then);
+  // The rest of a for/while loop once its body block is current: the body, its
+  // yields fed back to the carries (phis, or buffers) at the latch (where
+  // `at_latch` adds its own incoming values), the branch back to `header`, and
+  // the op's results bound at `done`.
+  absl::Status CloseLoop(const Op& op, const Region& body, const std::vector<const Value*>& args,
+                         const std::vector<llvm::Value*>& buffers, const std::vector<llvm::PHINode*>& carries,
+                         llvm::BasicBlock* header, llvm::BasicBlock* done,
+                         const std::function<void(llvm::BasicBlock*)>& at_latch);
   void CommitCarries(const std::vector<const Value*>& args, const std::vector<llvm::Value*>& buffers,
                      std::vector<llvm::Value*> yielded);
   void Tick();
