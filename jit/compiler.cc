@@ -6,12 +6,12 @@
 #include <chrono>
 
 #include "jit/jit_session.h"
-#include "lowering/emit_llvm.h"
-#include "lowering/parser.h"
-#include "lowering/printer.h"
-#include "lowering/sc_rules.h"
-#include "lowering/strings.h"
-#include "lowering/verifier.h"
+#include "lowering/emit/emit_llvm.h"
+#include "lowering/ir/parser.h"
+#include "lowering/ir/printer.h"
+#include "lowering/rules/sc_rules.h"
+#include "lowering/base/strings.h"
+#include "lowering/ir/verifier.h"
 #include "scjit/scjit.h"
 
 namespace scjit {

@@ -1,6 +1,6 @@
 #include "jit/jit_session.h"
 
-#include "lowering/strings.h"
+#include "lowering/base/strings.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "lowering/emit_llvm.h"
+#include "lowering/emit/emit_llvm.h"
 #include "runtime/launch.h"
 
 namespace llvm {

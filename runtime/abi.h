@@ -1,7 +1,7 @@
 /* The C ABI between jitted kernels and the scjit runtime.
  *
  * Every function a compiled kernel calls is declared here, and every struct it
- * reads or fills. The emitter (lowering/emit_llvm.cc) builds LLVM struct types
+ * reads or fills. The emitter (lowering/emit/emit_llvm.cc) builds LLVM struct types
  * with the same layout (tests/abi_test.cc checks sizes and offsets against the
  * LLVM DataLayout) and declares the functions from runtime/abi.def; the JIT
  * resolves them by name, so compiled objects hold no addresses and can be cached.

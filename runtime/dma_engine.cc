@@ -3,8 +3,8 @@
 #include <cstring>
 #include <vector>
 
-#include "lowering/dtype.h"
-#include "lowering/strings.h"
+#include "lowering/base/dtype.h"
+#include "lowering/base/strings.h"
 #include "runtime/half.h"
 
 namespace scjit {

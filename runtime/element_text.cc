@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "absl/strings/str_format.h"
-#include "lowering/strings.h"
+#include "lowering/base/strings.h"
 #include "runtime/half.h"
 
 namespace scjit {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "lowering/dtype.h"
+#include "lowering/base/dtype.h"
 
 namespace scjit {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "lowering/strings.h"
+#include "lowering/base/strings.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "absl/numeric/int128.h"
-#include "lowering/diagnostic.h"
-#include "lowering/strings.h"
+#include "lowering/base/diagnostic.h"
+#include "lowering/base/strings.h"
 #include "runtime/half.h"
 
 namespace scjit {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "lowering/diagnostic.h"
-#include "lowering/kernel_info.h"
+#include "lowering/base/diagnostic.h"
+#include "lowering/analysis/kernel_info.h"
 #include "runtime/abi.h"
 #include "runtime/fiber.h"
 

@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "absl/strings/str_format.h"
-#include "lowering/strings.h"
+#include "lowering/base/strings.h"
 #include "runtime/dma_engine.h"
 #include "runtime/element_text.h"
 #include "runtime/half.h"

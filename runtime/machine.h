@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "lowering/diagnostic.h"
-#include "lowering/kernel_info.h"
+#include "lowering/base/diagnostic.h"
+#include "lowering/analysis/kernel_info.h"
 #include "runtime/abi.h"
 #include "runtime/launch.h"
 #include "runtime/scheduler.h"

@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
-#include "lowering/diagnostic.h"
-#include "lowering/strings.h"
+#include "lowering/base/diagnostic.h"
+#include "lowering/base/strings.h"
 
 namespace scjit {
 namespace {

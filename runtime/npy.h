@@ -52,8 +52,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "lowering/dtype.h"
-#include "lowering/types.h"
+#include "lowering/base/dtype.h"
+#include "lowering/ir/types.h"
 
 namespace scjit {
 

@@ -3,7 +3,7 @@
 // names libgcc and compiler-rt give them (__truncsfhf2, __truncsfbf2, ...).
 //
 // The emitter converts both formats itself with integer code
-// (lowering/emit_narrow.cc), so scjit's generated code calls none of these; they
+// (lowering/emit/emit_narrow.cc), so scjit's generated code calls none of these; they
 // are here so that any f16/bf16 operation LLVM legalizes with a call still links
 // on any host. The JIT resolves every name below to these functions, ahead of
 // the process (jit/jit_session.cc): Debian 12's libgcc (GCC 12) has the f16

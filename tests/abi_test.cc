@@ -2,7 +2,7 @@
 #include <cstddef>
 
 #include "gtest/gtest.h"
-#include "lowering/emit_llvm.h"
+#include "lowering/emit/emit_llvm.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/LLVMContext.h"

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "lowering/sc_rules.h"
+#include "lowering/rules/sc_rules.h"
 #include "tests/test_util.h"
 
 namespace scjit {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lowering/diagnostic.h"
-#include "lowering/printer.h"
+#include "lowering/base/diagnostic.h"
+#include "lowering/ir/printer.h"
 #include "runtime/npy.h"
 #include "tests/test_util.h"
 

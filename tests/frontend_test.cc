@@ -5,8 +5,8 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "lowering/parser.h"
-#include "lowering/printer.h"
+#include "lowering/ir/parser.h"
+#include "lowering/ir/printer.h"
 #include "tests/test_util.h"
 
 namespace scjit {

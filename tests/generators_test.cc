@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lowering/diagnostic.h"
+#include "lowering/base/diagnostic.h"
 #include "runtime/half.h"
 
 namespace scjit {
@@ -17,7 +17,7 @@ namespace {
 
 const ElementType kAllTypes[] = {
 #define SCJIT_DTYPE(Enum, ...) ElementType::Enum,
-#include "lowering/dtype.def"
+#include "lowering/base/dtype.def"
 };
 
 NpyArray Gen(std::string_view spec, ElementType t, const Shape& shape) {

@@ -8,15 +8,15 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "lowering/diagnostic.h"
-#include "lowering/types.h"
+#include "lowering/base/diagnostic.h"
+#include "lowering/ir/types.h"
 
 namespace scjit {
 namespace {
 
 const ElementType kAllTypes[] = {
 #define SCJIT_DTYPE(Enum, ...) ElementType::Enum,
-#include "lowering/dtype.def"
+#include "lowering/base/dtype.def"
 };
 
 std::string Magic(int major) { return std::string("\x93NUMPY", 6) + static_cast<char>(major) + '\0'; }

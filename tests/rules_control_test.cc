@@ -9,7 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "lowering/rules/rule.h"
-#include "lowering/sc_rules.h"
+#include "lowering/rules/sc_rules.h"
 #include "scjit/scjit.h"
 #include "tests/kernel_runner.h"
 #include "tests/test_util.h"

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "lowering/diagnostic.h"
-#include "lowering/frontend.h"
-#include "lowering/ir.h"
+#include "lowering/base/diagnostic.h"
+#include "lowering/ir/frontend.h"
+#include "lowering/ir/ir.h"
 
 namespace scjit::testing {
 

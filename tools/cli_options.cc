@@ -3,8 +3,8 @@
 #include <charconv>
 #include <cmath>
 
-#include "lowering/diagnostic.h"
-#include "lowering/strings.h"
+#include "lowering/base/diagnostic.h"
+#include "lowering/base/strings.h"
 
 namespace scjit {
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "lowering/target.h"
+#include "lowering/base/target.h"
 #include "runtime/launch.h"
 #include "scjit/scjit.h"
 

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "lowering/diagnostic.h"
-#include "lowering/frontend.h"
-#include "lowering/strings.h"
+#include "lowering/base/diagnostic.h"
+#include "lowering/ir/frontend.h"
+#include "lowering/base/strings.h"
 #include "runtime/element_text.h"
 #include "runtime/generators.h"
 #include "runtime/half.h"

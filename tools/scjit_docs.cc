@@ -1,18 +1,18 @@
 // scjit-docs: prints the reference pages generated from the tables, so that the
 // docs cannot drift from the code (tests/docs_test.cc compares them).
 //
-//   scjit-docs ops     > docs/ops.md          (from lowering/ops.def, attrs.def)
-//   scjit-docs codes   > docs/diagnostics.md  (from lowering/diagnostics.def)
+//   scjit-docs ops     > docs/ops.md          (from lowering/ir/ops.def, attrs.def)
+//   scjit-docs codes   > docs/diagnostics.md  (from lowering/base/diagnostics.def)
 //   scjit-docs rules   > docs/sc-rules.md     (from the SC rule tables)
 #include <algorithm>
 #include <iostream>
 #include <vector>
 #include <string>
 
-#include "lowering/diagnostic.h"
-#include "lowering/ir.h"
-#include "lowering/sc_rules.h"
-#include "lowering/strings.h"
+#include "lowering/base/diagnostic.h"
+#include "lowering/ir/ir.h"
+#include "lowering/rules/sc_rules.h"
+#include "lowering/base/strings.h"
 
 namespace scjit {
 namespace {
@@ -58,7 +58,7 @@ std::string Cell(std::string_view s) {
 
 void PrintOps() {
   std::cout << "# Op reference\n\n"
-               "Generated from `lowering/ops.def` and `lowering/attrs.def` by `scjit-docs ops`;\n"
+               "Generated from `lowering/ir/ops.def` and `lowering/ir/attrs.def` by `scjit-docs ops`;\n"
                "do not edit by hand. The language itself is specified in kernel-ir.md.\n\n"
                "Form: `operands` = `%r = op items ⟨mask %m⟩ ⟨{attrs}⟩ : types`; the others are\n"
                "the special forms of kernel-ir.md §4 (`const`, `cmp`, `axis`, `dma`, `print`,\n"
@@ -99,7 +99,7 @@ void PrintOps() {
 
 void PrintCodes() {
   std::cout << "# Diagnostic codes\n\n"
-               "Generated from `lowering/diagnostics.def` by `scjit-docs codes`; do not edit by\n"
+               "Generated from `lowering/base/diagnostics.def` by `scjit-docs codes`; do not edit by\n"
                "hand. `jit-run --explain CODE` prints the long explanation of each, with a\n"
                "failing kernel and its fix where the code is about a kernel.\n\n"
                "| code | exception | about | message |\n|---|---|---|---|\n";

@@ -22,10 +22,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
-#include "lowering/diagnostic.h"
-#include "lowering/kernel_info.h"
-#include "lowering/source.h"
-#include "lowering/target.h"
+#include "lowering/base/diagnostic.h"
+#include "lowering/analysis/kernel_info.h"
+#include "lowering/base/source.h"
+#include "lowering/base/target.h"
 #include "runtime/launch.h"
 
 namespace scjit {

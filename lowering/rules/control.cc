@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "lowering/pipeline_plan.h"
-#include "lowering/printer.h"
+#include "lowering/analysis/pipeline_plan.h"
+#include "lowering/ir/printer.h"
 #include "lowering/rules/rule.h"
-#include "lowering/strings.h"
+#include "lowering/base/strings.h"
 
 namespace scjit::rules {
 namespace {

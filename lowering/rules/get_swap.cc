@@ -2,9 +2,9 @@
 #include <optional>
 #include <string>
 
-#include "lowering/printer.h"
+#include "lowering/ir/printer.h"
 #include "lowering/rules/rule.h"
-#include "lowering/strings.h"
+#include "lowering/base/strings.h"
 
 namespace scjit::rules {
 namespace {

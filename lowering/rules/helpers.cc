@@ -1,7 +1,7 @@
 // Helpers shared by the SC rule groups.
-#include "lowering/printer.h"
+#include "lowering/ir/printer.h"
 #include "lowering/rules/rule.h"
-#include "lowering/strings.h"
+#include "lowering/base/strings.h"
 
 namespace scjit::rules {
 

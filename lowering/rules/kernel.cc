@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "lowering/kernel_info.h"
-#include "lowering/pipeline_plan.h"
+#include "lowering/analysis/kernel_info.h"
+#include "lowering/analysis/pipeline_plan.h"
 #include "lowering/rules/rule.h"
-#include "lowering/strings.h"
+#include "lowering/base/strings.h"
 
 namespace scjit::rules {
 namespace {

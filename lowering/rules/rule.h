@@ -1,9 +1,9 @@
-// The framework of the SC rules (lowering/sc_rules.h): what a rule sees, what
+// The framework of the SC rules (lowering/rules/sc_rules.h): what a rule sees, what
 // it reports, the rule tables of each group, and helpers shared by the groups.
 //
 // A rule is a row {catalog ID, the ops it applies to, a check}. Each group of
 // the catalog has its own table in lowering/rules/<group>.cc (with its catalog
-// rows in lowering/rules/<group>.def); CheckScRules consults the tables in the
+// rows in lowering/base/diagnostics/<group>.def); CheckScRules consults the tables in the
 // order of kOpGroups (sc_rules.cc) and, within a table, row by row: that order
 // must be the catalog's check order for each op (trace-time checks of the
 // Pallas primitive first, then its lowering rule's). The first failing rule of
@@ -16,9 +16,9 @@
 #include <utility>
 #include <vector>
 
-#include "lowering/diagnostic.h"
-#include "lowering/ir.h"
-#include "lowering/target.h"
+#include "lowering/base/diagnostic.h"
+#include "lowering/ir/ir.h"
+#include "lowering/base/target.h"
 
 namespace scjit::rules {
 

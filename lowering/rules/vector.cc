@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "lowering/printer.h"
+#include "lowering/ir/printer.h"
 #include "lowering/rules/rule.h"
-#include "lowering/strings.h"
+#include "lowering/base/strings.h"
 
 namespace scjit::rules {
 namespace {

@@ -1,0 +1,141 @@
+#include "lowering/analysis/kernel_info.h"
+
+#include <algorithm>
+
+#include "lowering/analysis/pipeline_plan.h"
+#include "lowering/base/strings.h"
+
+namespace scjit {
+namespace {
+
+int64_t AlignUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+// Running allocation state of the arenas while walking nested scopes.
+struct Arenas {
+  int64_t vmem = 0, smem = 0, vmem_shared = 0;
+  int semaphores = 0;
+};
+
+class Planner {
+ public:
+  explicit Planner(KernelInfo& info) : info_(info) {}
+
+  // Gives `v` (a ref or semaphore type) a slot at the current end of its arena;
+  // a data ref's slot holds `copies` consecutive copies of it.
+  void Place(const Value* v, Arenas& a, bool poison, int copies = 1) {
+    const Type& t = v->type;
+    Slot slot;
+    if (t.is_semaphore()) {
+      slot.space = MemorySpace::kSmem;
+      slot.semaphore = a.semaphores;
+      a.semaphores += static_cast<int>(t.NumElements());
+      // Names for messages: "%s", or "%sems[i, j]" for each element of an array.
+      auto& names = info_.semaphore_names;
+      if (names.size() < static_cast<size_t>(a.semaphores)) names.resize(a.semaphores);
+      for (int64_t i = 0; i < t.NumElements(); ++i) {
+        std::string name = Cat("%", v->name);
+        if (t.rank() > 0) {
+          name += '[';
+          int64_t rem = i;
+          std::vector<int64_t> idx(t.rank());
+          for (int d = t.rank() - 1; d >= 0; --d) {
+            idx[d] = rem % t.shape()[d];
+            rem /= t.shape()[d];
+          }
+          for (int d = 0; d < t.rank(); ++d) Append(&name, d ? ", " : "", idx[d]);
+          name += ']';
+        }
+        names[slot.semaphore + i] = name;
+      }
+    } else {
+      slot.space = t.space();
+      int64_t bytes = t.NumElements() * ByteWidth(t.element());
+      int64_t* end = t.space() == MemorySpace::kSmem          ? &a.smem
+                     : t.space() == MemorySpace::kVmemShared ? &a.vmem_shared
+                                                             : &a.vmem;
+      slot.offset = *end;
+      *end = AlignUp(*end + std::max<int64_t>(bytes * copies, 1), kSlotAlign);
+      if (poison) info_.poison.push_back(PoisonRange{t.space(), slot.offset, t.NumElements(), t.element()});
+    }
+    info_.slots[v] = slot;
+    Grow(a);
+  }
+
+  void Grow(const Arenas& a) {
+    info_.vmem_bytes = std::max(info_.vmem_bytes, a.vmem);
+    info_.smem_bytes = std::max(info_.smem_bytes, a.smem);
+    info_.vmem_shared_bytes = std::max(info_.vmem_shared_bytes, a.vmem_shared);
+    info_.semaphores = std::max(info_.semaphores, a.semaphores);
+  }
+
+  // Allocs of a region live until the region ends; sibling regions reuse space.
+  // A pipeline's block buffers live while it runs, as many as Pallas allocates
+  // (pipeline_plan.h); the emitter fills them with the poison pattern itself.
+  void WalkRegion(const Region& r, Arenas a) {
+    for (const auto& op : r.ops) {
+      if (op->kind == OpKind::kAlloc && !op->results.empty()) Place(op->results[0], a, /*poison=*/false);
+      Arenas inner = a;
+      if (op->kind == OpKind::kPipeline && op->pipeline != nullptr) {
+        for (const PipelineOperand& p : op->pipeline->operands) {
+          if (p.map != nullptr) WalkRegion(*p.map, a);
+        }
+        ForEachBlockBuffer(*op, [&](const Value* block, int copies) { Place(block, inner, /*poison=*/false, copies); });
+      }
+      for (const auto& region : op->regions) WalkRegion(*region, inner);
+    }
+  }
+
+ private:
+  KernelInfo& info_;
+};
+
+}  // namespace
+
+int KernelInfo::AddSite(const Op& op, std::string text, Location loc) {
+  sites.push_back(Site{op.kind, loc.valid() ? loc : op.loc, std::move(text)});
+  return static_cast<int>(sites.size()) - 1;
+}
+
+std::string KernelInfo::Describe(int site) const {
+  if (site < 0 || site >= static_cast<int>(sites.size())) return "an unknown op";
+  const Site& s = sites[site];
+  return Cat(Info(s.op).name, " at ", source != nullptr ? source->name() : std::string("?"), ":", s.loc.line,
+             ":", s.loc.col);
+}
+
+KernelInfo PlanKernel(const Module& module, const Kernel& kernel, TargetId target) {
+  KernelInfo info;
+  info.name = kernel.name;
+  info.target = target;
+  info.source = module.source;
+  const TargetInfo& t = Info(target);
+  info.lanes = t.lanes;
+  info.mesh = kernel.mesh.kind;
+  info.cores = static_cast<int>(kernel.mesh.cores.value_or(t.cores));
+  info.subcores = kernel.mesh.kind == MeshKind::kScalar ? 1 : static_cast<int>(kernel.mesh.subcores.value_or(t.subcores));
+
+  Planner planner(info);
+  Arenas arenas;
+  for (const Param& p : kernel.params) {
+    ParamInfo pi;
+    pi.name = p.value->name;
+    pi.direction = p.direction;
+    pi.type = p.value->type;
+    if (pi.type.is_ref() && pi.type.space() == MemorySpace::kHbm) {
+      Slot slot;
+      slot.space = MemorySpace::kHbm;
+      slot.param = p.value->index;  // ctx->hbm is indexed by parameter position
+      info.slots[p.value] = slot;
+    } else {
+      // Staged: each subcore (each core for vmem_shared) holds its own copy.
+      planner.Place(p.value, arenas, /*poison=*/p.direction == ParamDirection::kOut);
+    }
+    pi.slot = info.slots[p.value];
+    info.params.push_back(std::move(pi));
+  }
+  for (const Value* v : kernel.scratch) planner.Place(v, arenas, /*poison=*/true);
+  planner.WalkRegion(kernel.body, arenas);
+  return info;
+}
+
+}  // namespace scjit

@@ -1,0 +1,129 @@
+// Diagnostics: the catalog of every code scjit reports (diagnostics.def), one
+// reported finding (Diagnostic), and the collector the front end writes to
+// (DiagnosticSink).
+//
+// Every diagnostic renders in the form of sc-rules.md §3:
+//
+//   file.scir:LINE:COL: error[CODE]: [ExceptionType: ]message
+//      LINE | <source line>
+//           |       ^~~~~
+//   note: ...
+//   help: ...
+#ifndef SCJIT_LOWERING_BASE_DIAGNOSTIC_H_
+#define SCJIT_LOWERING_BASE_DIAGNOSTIC_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "lowering/base/source.h"
+
+namespace scjit {
+
+enum class DiagId : uint16_t {
+#define SCJIT_DIAG(Enum, code, exception, title, message, help, explanation, bad, good) Enum,
+#include "lowering/base/diagnostics.def"
+};
+
+// One row of the catalog.
+struct DiagInfo {
+  DiagId id;
+  std::string_view code;         // `IR-UNDEFINED`, `SWAP-5`, `IO-SHAPE`
+  std::string_view exception;    // Python exception type Pallas raises, or ""
+  std::string_view title;        // one line: what the code is about
+  std::string_view message;      // the message template, `{name}` placeholders
+  std::string_view help;         // default fix ("" when it depends on the case)
+  std::string_view explanation;  // why the rule exists, for --explain
+  std::string_view bad;          // a kernel that triggers it ("" if none)
+  std::string_view good;         // its fixed version ("" if none)
+};
+
+const DiagInfo& Info(DiagId id);
+std::span<const DiagInfo> AllDiagnostics();
+// The catalog row whose code is `code` (case-sensitive), if any.
+std::optional<DiagId> DiagIdFromCode(std::string_view code);
+
+// The long explanation printed by `jit-run --explain CODE`.
+std::string Explain(DiagId id);
+
+// One `{name}` substitution for a message template.
+struct DiagArg {
+  std::string_view name;
+  std::string value;
+};
+
+// Replaces each `{name}` of `templ` by its argument. Placeholders without an
+// argument are kept verbatim (Pallas prints some templates with literal braces).
+std::string FormatTemplate(std::string_view templ, std::initializer_list<DiagArg> args);
+
+enum class Severity : uint8_t { kError, kWarning };
+
+// One finding, with everything needed to print it: the rendered message and the
+// source line are copied in, so a Diagnostic outlives the file it came from.
+struct Diagnostic {
+  DiagId id;
+  Severity severity = Severity::kError;
+  std::string file;         // "" for diagnostics not tied to a file
+  Location loc;             // !loc.valid() for diagnostics about a whole file
+  std::string source_line;  // the text of loc.line
+  std::string message;
+  std::vector<std::string> notes;
+  std::string help;
+
+  std::string_view code() const { return Info(id).code; }
+  // The full multi-line form, ending with a newline.
+  std::string Render() const;
+};
+
+// Builds a diagnostic for `id` at `loc` in `file` (which may be null), formatting
+// the catalog template with `args` and taking the catalog's default help.
+Diagnostic MakeDiagnostic(DiagId id, const SourceFile* file, Location loc,
+                          std::initializer_list<DiagArg> args = {});
+
+// A single diagnostic as a Status: InvalidArgument whose message is d.Render()
+// (without the final newline) and whose payload kDiagCodePayload holds the code,
+// so callers and tests can tell IO-SHAPE from IO-DTYPE without parsing text.
+absl::Status DiagnosticStatus(const Diagnostic& d);
+inline constexpr std::string_view kDiagCodePayload = "scjit.dev/diagnostic-code";
+// The code carried by a status from DiagnosticStatus or DiagnosticSink::ToStatus
+// (the first error's code), or "" if none.
+std::string DiagnosticCode(const absl::Status& status);
+
+// Collects the diagnostics of one compilation. Not thread-safe.
+class DiagnosticSink {
+ public:
+  // Stops recording (but keeps counting) after `limit` diagnostics, so that an
+  // enormous broken input cannot produce enormous output.
+  explicit DiagnosticSink(size_t limit = 50) : limit_(limit) {}
+
+  // Records `d`; returns a reference to the stored copy (or to a scratch copy
+  // when over the limit) so callers can append notes.
+  Diagnostic& Report(Diagnostic d);
+
+  const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+  size_t error_count() const { return error_count_; }
+  bool has_errors() const { return error_count_ > 0; }
+
+  // All recorded diagnostics in report order, plus a line saying how many were
+  // dropped over the limit.
+  std::string Render() const;
+
+  // InvalidArgument carrying Render() when there are errors, else OK.
+  absl::Status ToStatus() const;
+
+ private:
+  size_t limit_;
+  size_t error_count_ = 0;
+  size_t dropped_ = 0;
+  std::vector<Diagnostic> diagnostics_;
+  Diagnostic overflow_;  // sink for notes added to dropped diagnostics
+};
+
+}  // namespace scjit
+
+#endif  // SCJIT_LOWERING_BASE_DIAGNOSTIC_H_

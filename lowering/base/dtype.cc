@@ -1,0 +1,45 @@
+#include "lowering/base/dtype.h"
+
+#include <array>
+
+namespace scjit {
+namespace {
+
+constexpr std::array kInfos = {
+#define SCJIT_DTYPE(Enum, ir_name, numpy_name, bits, kind, npy_descr) \
+  ElementTypeInfo{ir_name, numpy_name, bits, ElementKind::kind, npy_descr},
+#include "lowering/base/dtype.def"
+};
+
+}  // namespace
+
+const ElementTypeInfo& Info(ElementType t) { return kInfos[static_cast<size_t>(t)]; }
+
+uint64_t PoisonBits(ElementType t) {
+  switch (t) {
+    case ElementType::kF32:
+      return 0x7FC00000u;
+    case ElementType::kF16:
+      return 0x7E00u;
+    case ElementType::kBF16:
+      return 0x7FC0u;
+    case ElementType::kF64:
+      return 0x7FF8000000000000ull;
+    case ElementType::kI1:
+      return 1;
+    default: {
+      uint64_t bits = 0;
+      for (int i = 0; i < ByteWidth(t); ++i) bits = (bits << 8) | 0xBE;
+      return bits;
+    }
+  }
+}
+
+std::optional<ElementType> ElementTypeFromIrName(std::string_view name) {
+  for (size_t i = 0; i < kInfos.size(); ++i) {
+    if (kInfos[i].ir_name == name) return static_cast<ElementType>(i);
+  }
+  return std::nullopt;
+}
+
+}  // namespace scjit

@@ -1,0 +1,53 @@
+// Element types of the Kernel IR and their properties, expanded from dtype.def.
+#ifndef SCJIT_LOWERING_BASE_DTYPE_H_
+#define SCJIT_LOWERING_BASE_DTYPE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace scjit {
+
+enum class ElementType : uint8_t {
+#define SCJIT_DTYPE(Enum, ir_name, numpy_name, bits, kind, npy_descr) Enum,
+#include "lowering/base/dtype.def"
+};
+
+enum class ElementKind : uint8_t { kSigned, kUnsigned, kFloat, kBool };
+
+struct ElementTypeInfo {
+  std::string_view ir_name;     // `i32`
+  std::string_view numpy_name;  // `int32`, as JAX prints it
+  int bits;                     // storage width
+  ElementKind kind;
+  std::string_view npy_descr;   // descr written to .npy files
+};
+
+// Properties of `t`. Never fails: every enumerator has a row.
+const ElementTypeInfo& Info(ElementType t);
+
+// The element type spelled `name` in .scir (`i32`, `bf16`), if any.
+std::optional<ElementType> ElementTypeFromIrName(std::string_view name);
+
+inline std::string_view IrName(ElementType t) { return Info(t).ir_name; }
+inline std::string_view NumpyName(ElementType t) { return Info(t).numpy_name; }
+inline int BitWidth(ElementType t) { return Info(t).bits; }
+inline int ByteWidth(ElementType t) { return Info(t).bits / 8; }
+inline bool IsFloat(ElementType t) { return Info(t).kind == ElementKind::kFloat; }
+inline bool IsBool(ElementType t) { return t == ElementType::kI1; }
+// Signed or unsigned integer; i1 is not an integer here.
+inline bool IsInteger(ElementType t) {
+  return Info(t).kind == ElementKind::kSigned || Info(t).kind == ElementKind::kUnsigned;
+}
+inline bool IsUnsigned(ElementType t) { return Info(t).kind == ElementKind::kUnsigned; }
+// The poison pattern (runtime.md §5, §7.1): the bits of one element of fresh
+// `out` buffers, scratch, allocs and masked-off lanes. Floats hold a quiet NaN;
+// integers repeat the byte 0xBE (int32: -1094795586), easy to spot in dumps.
+uint64_t PoisonBits(ElementType t);
+
+// Types the hardware computes with (everything but the 64-bit ones).
+inline bool IsSupportedWidth(ElementType t) { return Info(t).bits <= 32; }
+
+}  // namespace scjit
+
+#endif  // SCJIT_LOWERING_BASE_DTYPE_H_

@@ -1,0 +1,226 @@
+// Gathers and scatters (kernel-ir.md §4.3; sc-semantics.md §3.5-3.7; runtime.md
+// §7.1, §7.11): load_gather, store_scatter, addupdate_scatter.
+//
+// Vector code throughout: lane addresses are the view's base plus a vector of
+// i32 element offsets, accessed with llvm.masked.gather / llvm.masked.scatter
+// (AVX-512 vpgatherdd / vpscatterdd); addupdate_scatter's adds, whose order
+// matters, walk the active lanes (see ScatterAdd). The bounds check is one
+// vector compare per dimension and one branch to a cold path for the whole
+// vector. Masked-off lanes are never checked and touch no memory; gathered ones
+// read the poison value.
+// Large values (scatters are not shape-checked, sc-errors.md §10) run in chunks,
+// in lane order.
+#include "lowering/emit/emitter.h"
+#include "lowering/ir/printer.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Intrinsics.h"
+#include "runtime/abi.h"
+
+namespace scjit::emit {
+namespace {
+
+unsigned Width(llvm::Value* v) { return llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements(); }
+
+}  // namespace
+
+std::vector<llvm::Value*> Emitter::LaneOffsets(const RefVal& r, std::vector<llvm::Value*> idx, llvm::Value** active,
+                                               llvm::Value* first, const std::vector<int>& sites) {
+  unsigned w = Width(*active);
+  int dims = r.dims();
+  std::vector<llvm::Value*> sizes, in, bad;
+  for (int d = 0; d < dims; ++d) {
+    sizes.push_back(DimSize(r, d));
+    llvm::Value* size32 = b_.CreateTrunc(sizes[d], b_.getInt32Ty());
+    // Unsigned: negative indices are out of range too.
+    in.push_back(b_.CreateICmpULT(idx[d], b_.CreateVectorSplat(w, size32)));
+    bad.push_back(b_.CreateAnd(*active, b_.CreateNot(in[d])));
+  }
+  llvm::Type* bits_ty = b_.getIntNTy(w);
+  llvm::Value* any_bad = b_.getFalse();
+  for (llvm::Value* v : bad) any_bad = b_.CreateOr(any_bad, b_.CreateICmpNE(b_.CreateBitCast(v, bits_ty), llvm::ConstantInt::get(bits_ty, 0)));
+  // The cold path reports the lowest bad lane of the first dimension that has one.
+  ReportUnless(b_.CreateNot(any_bad), [&] {
+    llvm::Value *site = I32(0), *what = I32(0), *dim = I32(0), *index = I64(0), *limit = I64(0);
+    for (int d = dims - 1; d >= 0; --d) {
+      llvm::Value* bits = b_.CreateBitCast(bad[d], bits_ty);
+      llvm::Value* has = b_.CreateICmpNE(bits, llvm::ConstantInt::get(bits_ty, 0));
+      llvm::Value* lane = b_.CreateZExtOrTrunc(b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, bits, b_.getTrue()),
+                                               b_.getInt64Ty());
+      llvm::Value* number = b_.CreateTrunc(b_.CreateAdd(first, lane), b_.getInt32Ty());
+      site = b_.CreateSelect(has, I32(sites[d]), site);
+      what = b_.CreateSelect(has, b_.CreateOr(b_.CreateShl(number, 8), I32(SCJIT_BOUNDS_LANE)), what);
+      dim = b_.CreateSelect(has, I32(d), dim);
+      index = b_.CreateSelect(has, b_.CreateSExt(b_.CreateExtractElement(idx[d], lane), b_.getInt64Ty()), index);
+      limit = b_.CreateSelect(has, sizes[d], limit);
+    }
+    return std::vector<llvm::Value*>{site, what, dim, index, limit};
+  });
+  // Out-of-range lanes (unchecked, or findings as warnings) use the last element;
+  // an empty dimension has none, so its lanes go off.
+  llvm::Type* lanes = llvm::FixedVectorType::get(b_.getInt32Ty(), w);
+  for (int d = 0; d < dims; ++d) {
+    llvm::Value* size32 = b_.CreateTrunc(sizes[d], b_.getInt32Ty());
+    llvm::Value* nonempty = b_.CreateICmpSGT(size32, I32(0));
+    llvm::Value* last = b_.CreateSelect(nonempty, b_.CreateSub(size32, I32(1)), I32(0));
+    idx[d] = b_.CreateSelect(in[d], idx[d], b_.CreateVectorSplat(w, last));
+    *active = b_.CreateAnd(*active, b_.CreateVectorSplat(w, nonempty));
+  }
+  // The offsets of each unit of the elements (one unit but for views with
+  // pieces or chains, emit_view_access.cc). The freeze hides that they are
+  // non-negative: otherwise LLVM widens them with a zext, which x86 cannot fold
+  // into vpgatherdd's sign-extended 32-bit indices, and splits each gather into
+  // two 64-bit-index ones.
+  int bits = UnitBits(r);
+  std::vector<llvm::Value*> offsets;
+  for (int u = 0; u < BitWidth(r.element) / bits; ++u) {
+    offsets.push_back(b_.CreateFreeze(UnitOffsets(r, idx, u, bits, lanes)));
+  }
+  return offsets;
+}
+
+llvm::Value* Emitter::GatherLanes(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active,
+                                  const Type& chunk) {
+  int bits = UnitBits(r);
+  llvm::Type* unit = b_.getIntNTy(static_cast<unsigned>(bits));
+  llvm::Type* units_ty = llvm::FixedVectorType::get(unit, Width(active));
+  // Masked-off lanes keep the poison value, unit by unit.
+  std::vector<llvm::Value*> poison = SplitUnits(PoisonConstant(chunk), chunk.element(), bits);
+  std::vector<llvm::Value*> units;
+  for (size_t u = 0; u < offsets.size(); ++u) {
+    units.push_back(b_.CreateMaskedGather(units_ty, b_.CreateGEP(unit, r.ptr, offsets[u]),
+                                          llvm::Align(static_cast<uint64_t>(bits / 8)), active, poison[u]));
+  }
+  return JoinUnits(units, chunk.element());
+}
+
+void Emitter::ScatterLanes(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active,
+                           llvm::Value* v, ElementType e) {
+  int bits = UnitBits(r);
+  llvm::Type* unit = b_.getIntNTy(static_cast<unsigned>(bits));
+  std::vector<llvm::Value*> units = SplitUnits(v, e, bits);
+  for (size_t u = 0; u < offsets.size(); ++u) {
+    b_.CreateMaskedScatter(units[u], b_.CreateGEP(unit, r.ptr, offsets[u]), llvm::Align(static_cast<uint64_t>(bits / 8)),
+                           active);
+  }
+}
+
+absl::Status Emitter::EmitGatherScatter(const Op& op) {
+  const auto& ops = op.operands;
+  bool gather = op.kind == OpKind::kLoadGather;
+  int site = Site(op, Print(ops[0]), ops[0].loc);
+  absl::StatusOr<RefVal> view = View(op, ops[0], site);
+  if (!view.ok()) return view.status();
+  const RefVal& r = *view;
+  const Type& t = gather ? op.results[0]->type : ops[1].type();
+  int64_t n = t.NumElements();
+  // GS-4/5/6/7/9/11 make these hold; an unchecked kernel still must not reach
+  // lanes that are not there.
+  bool shaped = t.is_vector() && t.rank() == 1 && static_cast<int>(op.index_vectors.size()) == r.dims() &&
+                (!op.mask || op.mask->type() == Type::Vector(ElementType::kI1, {n}));
+  for (const Operand& iv : op.index_vectors) {
+    shaped = shaped && iv.type().is_vector() && iv.type().shape() == t.shape() && IsInteger(iv.type().element());
+  }
+  if (!shaped) {
+    return Unsupported(kernel_, op, Cat(op.name(), " whose index vectors, mask and value are not ", r.dims(),
+                                        " integer, one i1 and one vector of one length"));
+  }
+  // One site per dimension, at its index vector, for RT-BOUNDS.
+  std::vector<int> sites;
+  for (const Operand& iv : op.index_vectors) sites.push_back(Site(op, Print(ops[0]), iv.loc));
+  bool large = Large(t);
+  llvm::Value* result = gather && large ? NewBuffer(t) : nullptr;
+
+  // With large values, small vector operands (a mask of 200 lanes is 200 bytes)
+  // are staged in buffers once, before the chunk loop.
+  absl::flat_hash_map<const Operand*, llvm::Value*> buffers;
+  if (large) {
+    std::vector<const Operand*> all = {op.mask ? &*op.mask : nullptr, gather ? nullptr : &ops[1]};
+    for (const Operand& iv : op.index_vectors) all.push_back(&iv);
+    for (const Operand* o : all) {
+      if (o != nullptr) buffers[o] = AsBuffer(*o);
+    }
+  }
+  auto lanes = [&](llvm::Value* first, int64_t width) -> absl::Status {
+    auto part = [&](const Operand& o) {
+      return large ? LoadChunk(buffers.at(&o), o.type().element(), first, width) : ValueOf(o);
+    };
+    unsigned w = static_cast<unsigned>(width);
+    llvm::Value* active = op.mask ? part(*op.mask) : llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(b_.getInt1Ty(), w));
+    std::vector<llvm::Value*> idx;
+    for (const Operand& iv : op.index_vectors) {
+      llvm::Value* v = part(iv);
+      idx.push_back(IsUnsigned(iv.type().element()) ? b_.CreateZExtOrTrunc(v, llvm::FixedVectorType::get(b_.getInt32Ty(), w))
+                                                    : b_.CreateSExtOrTrunc(v, llvm::FixedVectorType::get(b_.getInt32Ty(), w)));
+    }
+    std::vector<llvm::Value*> offsets = LaneOffsets(r, idx, &active, first, sites);
+    if (gather) {
+      llvm::Value* v = GatherLanes(r, offsets, active, Type::Vector(t.element(), {width}));
+      if (large) {
+        StoreChunk(result, t.element(), first, v);
+      } else {
+        Set(op.results[0], v);
+      }
+      return absl::OkStatus();
+    }
+    llvm::Value* v = part(ops[1]);
+    if (op.kind == OpKind::kStoreScatter) {
+      // LangRef, llvm.masked.scatter: "Scatter with overlapping addresses is
+      // guaranteed to be ordered from least-significant to most-significant
+      // element" -- the highest lane wins, as sc-semantics.md §3.6 requires.
+      ScatterLanes(r, offsets, active, v, t.element());
+      return absl::OkStatus();
+    }
+    ScatterAdd(r, offsets, active, v, t.element());
+    return absl::OkStatus();
+  };
+  absl::Status s = large ? ForChunks(n, lanes) : lanes(I64(0), n);
+  if (!s.ok()) return s;
+  if (result != nullptr) SetBuffer(op.results[0], result);
+  return absl::OkStatus();
+}
+
+// addupdate_scatter: duplicates add from the lowest lane to the highest
+// (sc-semantics.md §3.7), which for floats fixes the rounding:
+// ((old + v_lo) + v_hi). The adds walk the set bits of the mask, lowest first,
+// each a scalar load-add-store. Measured against a vector path (find colliding
+// lanes by w/2 rotate-and-compare steps; without collisions one gather, add and
+// scatter, with them this walk), the walk alone was faster at every collision
+// rate on the AVX-512 host (docs/performance.md), so it is the only path.
+void Emitter::ScatterAdd(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active,
+                         llvm::Value* v, ElementType e) {
+  unsigned w = Width(active);
+  int unit_bits = UnitBits(r);
+  llvm::Type* unit = b_.getIntNTy(static_cast<unsigned>(unit_bits));
+  llvm::Align align(static_cast<uint64_t>(unit_bits / 8));
+  int64_t n = static_cast<int64_t>(offsets.size());
+  llvm::Value* offset_buf = NewBuffer(Type::Vector(ElementType::kI32, {w * n}));  // unit u of lane i at u * w + i
+  llvm::Value* value_buf = NewBuffer(Type::Vector(e, {w}));
+  for (int64_t u = 0; u < n; ++u) StoreChunk(offset_buf, ElementType::kI32, I64(u * w), offsets[u]);
+  StoreChunk(value_buf, e, I64(0), v);
+  llvm::Type* bits_ty = b_.getIntNTy(w);
+  llvm::Value* zero = llvm::ConstantInt::get(bits_ty, 0);
+  llvm::Value* bits = b_.CreateBitCast(active, bits_ty);
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx_, "scatter_add_lane", fn_);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "scatter_add_done", fn_);
+  b_.CreateCondBr(b_.CreateICmpNE(bits, zero), loop, done);
+  b_.SetInsertPoint(loop);
+  llvm::PHINode* left = b_.CreatePHI(bits_ty, 2);
+  left->addIncoming(bits, pre);
+  llvm::Value* lane = b_.CreateZExtOrTrunc(b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, left, b_.getTrue()),
+                                           b_.getInt64Ty());
+  std::vector<llvm::Value*> ptrs, old;
+  for (int64_t u = 0; u < n; ++u) {
+    ptrs.push_back(b_.CreateGEP(unit, r.ptr, LoadElement(offset_buf, ElementType::kI32, b_.CreateAdd(lane, I64(u * w)))));
+    old.push_back(b_.CreateAlignedLoad(unit, ptrs.back(), align));
+  }
+  llvm::Value* sum = CombineValues(Combine::kSum, JoinUnits(old, e), LoadElement(value_buf, e, lane), e);
+  std::vector<llvm::Value*> units = SplitUnits(sum, e, unit_bits);
+  for (int64_t u = 0; u < n; ++u) b_.CreateAlignedStore(units[u], ptrs[u], align);
+  llvm::Value* rest = b_.CreateAnd(left, b_.CreateSub(left, llvm::ConstantInt::get(bits_ty, 1)));
+  left->addIncoming(rest, loop);
+  b_.CreateCondBr(b_.CreateICmpNE(rest, zero), loop, done);
+  b_.SetInsertPoint(done);
+}
+
+}  // namespace scjit::emit

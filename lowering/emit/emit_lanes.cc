@@ -1,0 +1,368 @@
+// Cross-lane value ops (kernel-ir.md §4.1; sc-semantics.md §3.10-3.12, §3.14;
+// runtime.md §7.2, §7.3, §7.6, §7.10): reductions, cumulative ops, scan_count and
+// the mask all-reduces.
+//
+// All of it is vector code: LLVM's vector.reduce intrinsics, scans as log2(L)
+// shift-and-combine steps, scan_count as lane-shift compares. Float sums are the
+// exception: runtime.md §7.6 fixes their order (left to right), so they are a
+// chain of adds. Large values (see Large) run chunk by chunk, carrying the
+// running state from one chunk to the next.
+#include "lowering/emit/emitter.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Intrinsics.h"
+
+namespace scjit::emit {
+namespace {
+
+// How max and min order lanes: the hardware scan compares integers as unsigned
+// and the lowering flips the sign bit around it for int32 only (sc-semantics.md
+// §3.11-3.12), so narrower signed integers order as unsigned there.
+bool SignedOrder(ElementType e) { return e == ElementType::kI32; }
+
+}  // namespace
+
+Emitter::Combine Emitter::CombineOf(OpKind k) {
+  switch (k) {
+    case OpKind::kReduceMax:
+    case OpKind::kCummax:
+      return Combine::kMax;
+    case OpKind::kReduceMin:
+    case OpKind::kCummin:
+      return Combine::kMin;
+    case OpKind::kReduceAnd:
+      return Combine::kAnd;
+    case OpKind::kReduceOr:
+      return Combine::kOr;
+    default:
+      return Combine::kSum;
+  }
+}
+
+llvm::Value* Emitter::CombineValues(Combine c, llvm::Value* a, llvm::Value* b, ElementType e) {
+  if (IsHalf(e)) return FromF32(CombineValues(c, ToF32(a, e), ToF32(b, e), ElementType::kF32), e);
+  bool fp = IsFloat(e);
+  switch (c) {
+    case Combine::kSum:
+      return fp ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
+    case Combine::kMax:
+      if (fp) return b_.CreateMaximum(a, b);
+      return b_.CreateBinaryIntrinsic(SignedOrder(e) ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
+    case Combine::kMin:
+      if (fp) return b_.CreateMinimum(a, b);
+      return b_.CreateBinaryIntrinsic(SignedOrder(e) ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
+    case Combine::kAnd:
+      return b_.CreateAnd(a, b);
+    case Combine::kOr:
+      return b_.CreateOr(a, b);
+  }
+  return nullptr;
+}
+
+llvm::Constant* Emitter::Identity(Combine c, ElementType e) {
+  llvm::Type* ty = ElemTy(e);
+  bool fp = IsFloat(e);
+  unsigned bits = ty->getScalarSizeInBits();
+  switch (c) {
+    case Combine::kSum:
+      // -0.0 + x is x for every x, +0.0 included.
+      return fp ? llvm::ConstantFP::getNegativeZero(ty) : llvm::ConstantInt::get(ty, 0);
+    case Combine::kMax:
+      if (fp) return llvm::ConstantFP::getInfinity(ty, /*Negative=*/true);
+      return llvm::ConstantInt::get(ty, SignedOrder(e) ? llvm::APInt::getSignedMinValue(bits) : llvm::APInt(bits, 0));
+    case Combine::kMin:
+      if (fp) return llvm::ConstantFP::getInfinity(ty, /*Negative=*/false);
+      return llvm::ConstantInt::get(ty, SignedOrder(e) ? llvm::APInt::getSignedMaxValue(bits) : llvm::APInt::getMaxValue(bits));
+    case Combine::kAnd:
+      return llvm::Constant::getAllOnesValue(ty);
+    case Combine::kOr:
+      return llvm::Constant::getNullValue(ty);
+  }
+  return nullptr;
+}
+
+llvm::Value* Emitter::ShiftLanes(llvm::Value* v, int64_t k, int64_t row, llvm::Constant* fill) {
+  auto* vty = llvm::cast<llvm::FixedVectorType>(v->getType());
+  int64_t w = vty->getNumElements();
+  std::vector<int> mask;
+  for (int64_t i = 0; i < w; ++i) {
+    int64_t col = i % row;
+    int64_t from = col - k;
+    mask.push_back(from >= 0 && from < row ? static_cast<int>(i - k) : static_cast<int>(w));
+  }
+  llvm::Value* fills = llvm::ConstantVector::getSplat(vty->getElementCount(), fill);
+  return b_.CreateShuffleVector(v, fills, mask);
+}
+
+void Emitter::SetSplat(const Value* result, llvm::Value* scalar) {
+  const Type& t = result->type;
+  if (!Large(t)) {
+    Set(result, Splat(scalar, t));
+    return;
+  }
+  llvm::Value* buffer = NewBuffer(t);
+  ForChunks(t.NumElements(), [&](llvm::Value* first, int64_t width) {
+    StoreChunk(buffer, t.element(), first, b_.CreateVectorSplat(static_cast<unsigned>(width), scalar));
+    return absl::OkStatus();
+  }).IgnoreError();  // the body cannot fail
+  SetBuffer(result, buffer);
+}
+
+llvm::Value* Emitter::ScalarSlot(llvm::Type* ty, llvm::Value* init) {
+  llvm::Value* slot;
+  {
+    llvm::IRBuilder<>::InsertPointGuard guard(b_);
+    b_.SetInsertPoint(entry_->getTerminator());
+    slot = b_.CreateAlloca(ty);
+  }
+  b_.CreateStore(init, slot);
+  return slot;
+}
+
+absl::Status Emitter::EmitLaneOp(const Op& op) {
+  switch (op.kind) {
+    case OpKind::kReduceSum:
+    case OpKind::kReduceMax:
+    case OpKind::kReduceMin:
+    case OpKind::kReduceAnd:
+    case OpKind::kReduceOr:
+      return EmitReduce(op);
+    case OpKind::kCumsum:
+    case OpKind::kCummax:
+    case OpKind::kCummin:
+      return EmitScan(op);
+    case OpKind::kScanCount:
+      return EmitScanCount(op);
+    case OpKind::kPopcountAll:
+    case OpKind::kFfsAll:
+      return EmitMaskReduce(op);
+    default:
+      return Unsupported(kernel_, op, op.name());
+  }
+}
+
+// reduce_*: a vector (rank 1, RED-1) to a scalar.
+absl::Status Emitter::EmitReduce(const Op& op) {
+  const Operand& x = op.operands[0];
+  const Type& t = x.value->type;
+  ElementType e = t.element();
+  Combine c = CombineOf(op.kind);
+  auto fold = [&](llvm::Value* acc, llvm::Value* v) -> llvm::Value* {
+    // Without fast-math flags the fadd reduction is ordered: ((acc + v0) + v1) + ...
+    if (c == Combine::kSum && IsFloat(e)) return b_.CreateFAddReduce(acc, v);
+    llvm::Value* r = nullptr;
+    switch (c) {
+      case Combine::kSum:
+        r = b_.CreateAddReduce(v);
+        break;
+      case Combine::kMax:
+        r = IsFloat(e) ? b_.CreateFPMaximumReduce(v) : b_.CreateIntMaxReduce(v, SignedOrder(e));
+        break;
+      case Combine::kMin:
+        r = IsFloat(e) ? b_.CreateFPMinimumReduce(v) : b_.CreateIntMinReduce(v, SignedOrder(e));
+        break;
+      case Combine::kAnd:
+        r = b_.CreateAndReduce(v);
+        break;
+      case Combine::kOr:
+        r = b_.CreateOrReduce(v);
+        break;
+    }
+    return acc == nullptr ? r : CombineValues(c, acc, r, e);
+  };
+  if (!Large(t)) {
+    Set(op.results[0], fold(c == Combine::kSum && IsFloat(e) ? Identity(c, e) : nullptr, ValueOf(x)));
+    return absl::OkStatus();
+  }
+  llvm::Value* acc = ScalarSlot(ElemTy(e), Identity(c, e));
+  absl::Status s = ForChunks(t.NumElements(), [&](llvm::Value* first, int64_t width) {
+    b_.CreateStore(fold(b_.CreateLoad(ElemTy(e), acc), ChunkOf(x, first, width)), acc);
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  Set(op.results[0], b_.CreateLoad(ElemTy(e), acc));
+  return absl::OkStatus();
+}
+
+// cumsum/cummax/cummin, with or without a mask (rank 1, CUM-1...5). With a
+// mask, lanes before the first masked-in lane pass x through and masked-off
+// lanes after it hold the running value (runtime.md §7.2).
+absl::Status Emitter::EmitScan(const Op& op) {
+  const Operand& x = op.operands[0];
+  const Type& t = x.value->type;
+  ElementType e = t.element();
+  Combine c = CombineOf(op.kind);
+  bool masked = op.mask.has_value();
+  llvm::Constant* identity = Identity(c, e);
+  // One register (or chunk): x, its mask lanes (null: all set) and the state
+  // before it (null: nothing before it) give the output and the state after it.
+  struct State {
+    llvm::Value* run = nullptr;   // the running value
+    llvm::Value* seen = nullptr;  // i1: a masked-in lane came before
+  };
+  auto scan = [&](llvm::Value* xv, llvm::Value* m, State in, State* out) -> llvm::Value* {
+    int64_t w = llvm::cast<llvm::FixedVectorType>(xv->getType())->getNumElements();
+    if (c == Combine::kSum && IsFloat(e)) {
+      // Left to right (runtime.md §7.6): a chain of adds.
+      llvm::Value* acc = in.run != nullptr ? in.run : identity;
+      llvm::Value* seen = in.seen != nullptr ? in.seen : b_.getFalse();
+      llvm::Value* result = xv;
+      for (int64_t i = 0; i < w; ++i) {
+        llvm::Value* xi = b_.CreateExtractElement(xv, static_cast<uint64_t>(i));
+        llvm::Value* sum = b_.CreateFAdd(acc, xi);
+        llvm::Value* lane = sum;
+        if (m != nullptr) {
+          llvm::Value* mi = b_.CreateExtractElement(m, static_cast<uint64_t>(i));
+          acc = b_.CreateSelect(mi, sum, acc);
+          seen = b_.CreateOr(seen, mi);
+          lane = b_.CreateSelect(seen, acc, xi);
+        } else {
+          acc = sum;
+        }
+        result = b_.CreateInsertElement(result, lane, static_cast<uint64_t>(i));
+      }
+      *out = {acc, seen};
+      return result;
+    }
+    llvm::Value* s = m != nullptr ? b_.CreateSelect(m, xv, Splat(identity, Type::Vector(e, {w}))) : xv;
+    for (int64_t k = 1; k < w; k *= 2) s = CombineValues(c, s, ShiftLanes(s, k, w, identity), e);
+    if (in.run != nullptr) s = CombineValues(c, Splat(in.run, Type::Vector(e, {w})), s, e);
+    llvm::Value* result = s;
+    out->run = b_.CreateExtractElement(s, static_cast<uint64_t>(w - 1));
+    if (m != nullptr) {
+      llvm::Value* seen = m;
+      for (int64_t k = 1; k < w; k *= 2) seen = b_.CreateOr(seen, ShiftLanes(seen, k, w, b_.getFalse()));
+      if (in.seen != nullptr) seen = b_.CreateOr(seen, b_.CreateVectorSplat(static_cast<unsigned>(w), in.seen));
+      result = b_.CreateSelect(seen, s, xv);
+      out->seen = b_.CreateExtractElement(seen, static_cast<uint64_t>(w - 1));
+    }
+    return result;
+  };
+  if (!Large(t)) {
+    State after;
+    Set(op.results[0], scan(ValueOf(x), masked ? ValueOf(*op.mask) : nullptr, {}, &after));
+    return absl::OkStatus();
+  }
+  llvm::Value* run = ScalarSlot(ElemTy(e), identity);
+  llvm::Value* seen = ScalarSlot(b_.getInt1Ty(), b_.getFalse());
+  llvm::Value* buffer = NewBuffer(t);
+  absl::Status s = ForChunks(t.NumElements(), [&](llvm::Value* first, int64_t width) {
+    State in{b_.CreateLoad(ElemTy(e), run), b_.CreateLoad(b_.getInt1Ty(), seen)}, out;
+    llvm::Value* m = masked ? ChunkOf(*op.mask, first, width) : nullptr;
+    StoreChunk(buffer, e, first, scan(ChunkOf(x, first, width), m, in, &out));
+    b_.CreateStore(out.run, run);
+    if (out.seen != nullptr) b_.CreateStore(out.seen, seen);
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  SetBuffer(op.results[0], buffer);
+  return absl::OkStatus();
+}
+
+// scan_count along the minor dimension (sc-semantics.md §3.10, runtime.md §7.3):
+//   count[i] = mask[i] ? #{j <= i in i's row : mask[j] and x[j] == x[i]} : 1
+//   last[i]  = mask[i] and no j > i in i's row has mask[j] and x[j] == x[i]
+// with bitwise equality. Short rows compare each lane with the lanes k before and
+// after it, for every k; long rows and large values loop over the row.
+absl::Status Emitter::EmitScanCount(const Op& op) {
+  const Operand& x = op.operands[0];
+  const Type& t = x.value->type;
+  const Type& count_t = op.results[0]->type;
+  const Type& last_t = op.results[1]->type;
+  int64_t n = t.shape().back();
+  int64_t total = t.NumElements();
+  llvm::Type* int_ty = b_.getIntNTy(static_cast<unsigned>(BitWidth(t.element())));
+  constexpr int64_t kShortRow = 32;
+  if (n <= kShortRow && !Large(t) && !Large(count_t)) {
+    llvm::Value* bits = b_.CreateBitCast(ValueOf(x), llvm::FixedVectorType::get(int_ty, static_cast<unsigned>(total)));
+    llvm::Value* m = op.mask ? ValueOf(*op.mask) : llvm::Constant::getAllOnesValue(ValueTy(last_t));
+    llvm::Value* count = llvm::Constant::getNullValue(ValueTy(count_t));
+    llvm::Value* later = llvm::Constant::getNullValue(ValueTy(last_t));
+    llvm::Constant* zero = llvm::ConstantInt::get(int_ty, 0);
+    for (int64_t k = 1; k < n; ++k) {
+      for (int64_t dir : {k, -k}) {
+        llvm::Value* other = ShiftLanes(bits, dir, n, zero);
+        llvm::Value* other_m = ShiftLanes(m, dir, n, b_.getFalse());
+        llvm::Value* eq = b_.CreateAnd(b_.CreateICmpEQ(bits, other), other_m);
+        if (dir > 0) {
+          count = b_.CreateAdd(count, b_.CreateZExt(eq, ValueTy(count_t)));
+        } else {
+          later = b_.CreateOr(later, eq);
+        }
+      }
+    }
+    llvm::Value* one = Splat(b_.getInt32(1), count_t);
+    Set(op.results[0], b_.CreateSelect(m, b_.CreateAdd(count, one), one));
+    Set(op.results[1], b_.CreateAnd(m, b_.CreateNot(later)));
+    return absl::OkStatus();
+  }
+  llvm::Value* xb = AsBuffer(x);
+  llvm::Value* mb = op.mask ? AsBuffer(*op.mask) : nullptr;
+  llvm::Value* counts = NewBuffer(count_t);
+  llvm::Value* lasts = NewBuffer(last_t);
+  auto x_at = [&](llvm::Value* i) { return b_.CreateBitCast(LoadElement(xb, t.element(), i), int_ty); };
+  auto m_at = [&](llvm::Value* i) { return mb != nullptr ? LoadElement(mb, ElementType::kI1, i) : b_.getTrue(); };
+  Loop(total, [&](llvm::Value* i) {
+    llvm::Value* row_start = b_.CreateMul(b_.CreateUDiv(i, I64(n)), I64(n));
+    llvm::Value* xi = x_at(i);
+    llvm::Value* count = ScalarSlot(b_.getInt32Ty(), b_.getInt32(0));
+    llvm::Value* later = ScalarSlot(b_.getInt1Ty(), b_.getFalse());
+    Loop(n, [&](llvm::Value* j) {
+      llvm::Value* at = b_.CreateAdd(row_start, j);
+      llvm::Value* eq = b_.CreateAnd(b_.CreateICmpEQ(x_at(at), xi), m_at(at));
+      llvm::Value* before = b_.CreateAnd(eq, b_.CreateICmpULT(at, i));
+      b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt32Ty(), count), b_.CreateZExt(before, b_.getInt32Ty())), count);
+      llvm::Value* after = b_.CreateAnd(eq, b_.CreateICmpUGT(at, i));
+      b_.CreateStore(b_.CreateOr(b_.CreateLoad(b_.getInt1Ty(), later), after), later);
+    });
+    llvm::Value* mi = m_at(i);
+    llvm::Value* c = b_.CreateAdd(b_.CreateLoad(b_.getInt32Ty(), count), b_.getInt32(1));
+    StoreElement(counts, ElementType::kI32, i, b_.CreateSelect(mi, c, b_.getInt32(1)));
+    StoreElement(lasts, ElementType::kI1, i, b_.CreateAnd(mi, b_.CreateNot(b_.CreateLoad(b_.getInt1Ty(), later))));
+  });
+  SetFromBuffer(op.results[0], counts);
+  SetFromBuffer(op.results[1], lasts);
+  return absl::OkStatus();
+}
+
+// popcount_all / ffs_all (sc-semantics.md §3.14, runtime.md §7.10): every
+// element of the result holds the whole mask's count, or its first set index
+// (the mask's length when none is set).
+absl::Status Emitter::EmitMaskReduce(const Op& op) {
+  const Operand& x = op.operands[0];
+  const Type& t = x.value->type;
+  int64_t n = t.NumElements();
+  bool popcount = op.kind == OpKind::kPopcountAll;
+  auto reduce = [&](llvm::Value* m, int64_t width) -> llvm::Value* {
+    if (popcount) {
+      return b_.CreateAddReduce(b_.CreateZExt(m, llvm::FixedVectorType::get(b_.getInt32Ty(), static_cast<unsigned>(width))));
+    }
+    // cttz of the lanes as an integer: `width` when no lane is set.
+    llvm::Value* bits = b_.CreateBitCast(m, b_.getIntNTy(static_cast<unsigned>(width)));
+    llvm::Value* first = b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, bits, b_.getFalse());
+    return b_.CreateZExtOrTrunc(first, b_.getInt32Ty());
+  };
+  llvm::Value* result;
+  if (!Large(t)) {
+    result = reduce(ValueOf(x), n);
+  } else {
+    llvm::Value* acc = ScalarSlot(b_.getInt32Ty(), b_.getInt32(popcount ? 0 : static_cast<uint32_t>(n)));
+    absl::Status s = ForChunks(n, [&](llvm::Value* first, int64_t width) {
+      llvm::Value* r = reduce(ChunkOf(x, first, width), width);
+      llvm::Value* old = b_.CreateLoad(b_.getInt32Ty(), acc);
+      if (popcount) {
+        b_.CreateStore(b_.CreateAdd(old, r), acc);
+      } else {
+        llvm::Value* found = b_.CreateICmpNE(r, b_.getInt32(static_cast<uint32_t>(width)));
+        llvm::Value* index = b_.CreateAdd(b_.CreateTrunc(first, b_.getInt32Ty()), r);
+        b_.CreateStore(b_.CreateSelect(found, b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, old, index), old), acc);
+      }
+      return absl::OkStatus();
+    });
+    if (!s.ok()) return s;
+    result = b_.CreateLoad(b_.getInt32Ty(), acc);
+  }
+  SetSplat(op.results[0], result);
+  return absl::OkStatus();
+}
+
+}  // namespace scjit::emit

@@ -1,0 +1,63 @@
+// LLVM IR emission: one verified, rule-checked kernel becomes one LLVM module
+// holding `i32 @scjit_kernel_<name>(ptr %ctx)`, run once per subcore.
+//
+// What the module models (see runtime/abi.h for the contract):
+// - Refs are strided views computed in registers from the arena bases in the
+//   context (VMEM, SMEM, VMEM_SHARED) and the offsets of KernelInfo, or from the
+//   HBM address of a parameter. Dynamic indices are bounds-checked (a failure
+//   calls scjit_rt_bounds_error and the kernel returns its status) or, with
+//   checks off, clamped so no access leaves its ref.
+// - Values are LLVM scalars and flat LLVM vectors of the value's element count
+//   (row-major); the backend splits them into native registers.
+// - Masked memory ops use llvm.masked.expandload / compressstore.
+// - DMAs, semaphores, barriers, fetch_and_add, debug prints and scoped allocs are
+//   calls into the runtime ABI, each checked for a non-zero status.
+#ifndef SCJIT_LOWERING_EMIT_EMIT_LLVM_H_
+#define SCJIT_LOWERING_EMIT_EMIT_LLVM_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "lowering/ir/ir.h"
+#include "lowering/analysis/kernel_info.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+class StructType;
+}  // namespace llvm
+
+namespace scjit {
+
+struct EmitOptions {
+  bool bounds_checks = true;  // report out-of-bounds indices (else clamp them)
+};
+
+struct EmittedKernel {
+  EmittedKernel();
+  EmittedKernel(EmittedKernel&&) noexcept;
+  EmittedKernel& operator=(EmittedKernel&&) noexcept;
+  ~EmittedKernel();  // out of line: the LLVM types are incomplete here
+
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  std::string function;  // the kernel's symbol
+};
+
+// The LLVM struct types mirroring scjit_ctx, scjit_ref and scjit_dma of
+// runtime/abi.h (tests/abi_test.cc checks their layouts against the C ones).
+llvm::StructType* CtxType(llvm::LLVMContext& ctx);
+llvm::StructType* RefType(llvm::LLVMContext& ctx);
+llvm::StructType* DmaType(llvm::LLVMContext& ctx);
+
+// The symbol of kernel `name`'s function.
+std::string KernelSymbol(std::string_view name);
+
+// Emits `kernel`. `info` (from PlanKernel) gains the kernel's sites. Ops the
+// emitter does not handle yet are an Unimplemented error naming the op and line.
+absl::StatusOr<EmittedKernel> EmitKernel(const Kernel& kernel, KernelInfo& info, const EmitOptions& options);
+
+}  // namespace scjit
+
+#endif  // SCJIT_LOWERING_EMIT_EMIT_LLVM_H_

@@ -1,0 +1,326 @@
+// Memory, DMA and synchronization ops (kernel-ir.md §4.3, §4.4).
+#include "lowering/emit/emitter.h"
+#include "lowering/ir/printer.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Intrinsics.h"
+#include "runtime/abi.h"
+
+namespace scjit::emit {
+// ------------------------------------------------------------------------------------
+// Memory ops (kernel-ir.md §4.3).
+
+absl::Status Emitter::EmitMemory(const Op& op) {
+  const auto& ops = op.operands;
+  int site = Site(op, Print(ops[0]), ops[0].loc);
+  absl::StatusOr<RefVal> view = View(op, ops[0], site);
+  if (!view.ok()) return view.status();
+  llvm::Align align(static_cast<uint64_t>(ByteWidth(view->element)));
+  switch (op.kind) {
+    case OpKind::kGet: {
+      if (Large(op.results[0]->type)) {
+        llvm::Value* buffer = NewBuffer(op.results[0]->type);
+        if (absl::Status s = CopyView(op, *view, buffer, op.results[0]->type, true); !s.ok()) return s;
+        SetBuffer(op.results[0], buffer);
+        return absl::OkStatus();
+      }
+      absl::StatusOr<llvm::Value*> v = Load(op, *view, op.results[0]->type);
+      if (!v.ok()) return v.status();
+      Set(op.results[0], *v);
+      return absl::OkStatus();
+    }
+    case OpKind::kSwap:
+    case OpKind::kStore: {
+      const Type& t = ops[1].type();
+      if (Large(t)) {
+        if (op.kind == OpKind::kSwap) {
+          llvm::Value* old = NewBuffer(t);
+          if (absl::Status s = CopyView(op, *view, old, t, true); !s.ok()) return s;
+          SetBuffer(op.results[0], old);
+        }
+        return CopyView(op, *view, BufferOf(ops[1]), t, false);
+      }
+      if (op.kind == OpKind::kSwap) {
+        absl::StatusOr<llvm::Value*> old = Load(op, *view, t);
+        if (!old.ok()) return old.status();
+        Set(op.results[0], *old);
+      }
+      return Store(op, *view, ValueOf(ops[1]), t);
+    }
+    case OpKind::kAddupdate: {
+      const Type& t = ops[1].type();
+      if (Large(t)) {
+        llvm::Value* sum = NewBuffer(t);
+        if (absl::Status s = CopyView(op, *view, sum, t, true); !s.ok()) return s;
+        absl::Status s = ForChunks(t.NumElements(), [&](llvm::Value* first, int64_t width) -> absl::Status {
+          absl::StatusOr<llvm::Value*> r = Binary(op, OpKind::kAdd, LoadChunk(sum, t.element(), first, width),
+                                                  ChunkOf(ops[1], first, width), t.element());
+          if (!r.ok()) return r.status();
+          StoreChunk(sum, t.element(), first, *r);
+          return absl::OkStatus();
+        });
+        if (!s.ok()) return s;
+        return CopyView(op, *view, sum, t, false);
+      }
+      absl::StatusOr<llvm::Value*> old = Load(op, *view, t);
+      if (!old.ok()) return old.status();
+      absl::StatusOr<llvm::Value*> sum = Binary(op, OpKind::kAdd, *old, ValueOf(ops[1]), t.element());
+      if (!sum.ok()) return sum.status();
+      return Store(op, *view, *sum, t);
+    }
+    case OpKind::kLoadExpanded:
+    case OpKind::kStoreCompressed:
+    case OpKind::kAddupdateCompressed: {
+      const Type& t = op.kind == OpKind::kLoadExpanded ? op.results[0]->type : ops[1].type();
+      if (!t.is_vector()) return Unsupported(kernel_, op, "masked scalar access");
+      llvm::Value* mask = ValueOf(*op.mask);
+      // The elements touched are the view's first popcount(mask), in row-major
+      // order: a contiguous view is used in place, any other through a copy.
+      bool direct = Contiguous(*view);
+      RefVal mem = *view;
+      llvm::Value* tmp = nullptr;
+      if (!direct) {
+        {
+          llvm::IRBuilder<>::InsertPointGuard guard(b_);
+          b_.SetInsertPoint(entry_->getTerminator());
+          tmp = b_.CreateAlloca(ValueTy(t));
+        }
+        absl::StatusOr<llvm::Value*> all = Load(op, *view, t);
+        if (!all.ok()) return all.status();
+        b_.CreateAlignedStore(*all, tmp, align);
+        mem.ptr = tmp;
+      }
+      llvm::Type* vty = ValueTy(t);
+      if (op.kind == OpKind::kLoadExpanded) {
+        Set(op.results[0], b_.CreateMaskedExpandLoad(vty, mem.ptr, mask, PoisonConstant(t)));
+        return absl::OkStatus();
+      }
+      llvm::Value* v = ValueOf(ops[1]);
+      if (op.kind == OpKind::kAddupdateCompressed) {
+        llvm::Value* old = b_.CreateMaskedExpandLoad(vty, mem.ptr, mask, llvm::Constant::getNullValue(vty));
+        absl::StatusOr<llvm::Value*> sum = Binary(op, OpKind::kAdd, old, v, t.element());
+        if (!sum.ok()) return sum.status();
+        v = *sum;
+      }
+      b_.CreateMaskedCompressStore(v, mem.ptr, mask);
+      if (!direct) {
+        llvm::Value* back = b_.CreateAlignedLoad(vty, tmp, align);
+        return Store(op, *view, back, t);
+      }
+      return absl::OkStatus();
+    }
+    case OpKind::kFetchAndAdd: {
+      // FAA-3 allows one indexer and no other view before it.
+      if (view->reinterpreted()) return Unsupported(kernel_, op, "fetch_and_add through a view_bitcast or view_reshape");
+      // The word's byte offset in the target subcore's SMEM.
+      llvm::Value* offset = b_.CreatePtrDiff(b_.getInt8Ty(), view->ptr, smem_);
+      llvm::Value* target = ValueOf(op.FindAttr("subcore")->value.operand);
+      llvm::Value* old = nullptr;
+      {
+        llvm::IRBuilder<>::InsertPointGuard guard(b_);
+        b_.SetInsertPoint(entry_->getTerminator());
+        old = b_.CreateAlloca(b_.getInt32Ty());
+      }
+      CallChecked("scjit_rt_fetch_and_add", {ctx_arg_, offset, ValueOf(ops[1]), target, I32(site), old});
+      Set(op.results[0], b_.CreateLoad(b_.getInt32Ty(), old));
+      return absl::OkStatus();
+    }
+    default:
+      return Unsupported(kernel_, op, op.name());
+  }
+}
+
+// ------------------------------------------------------------------------------------
+// DMAs, semaphores, barriers, prints, scoped allocations (kernel-ir.md §4.4-4.5).
+
+absl::Status Emitter::EmitDma(const Op& op) {
+  const auto& ops = op.operands;
+  int site = Site(op, Cat(Print(ops[0]), " -> ", Print(ops[1]), op.dma_add ? " add" : ""));
+  if (ops[0].value == nullptr || !ops[0].value->type.is_ref() || !ops[1].value->type.is_ref()) {
+    return Unsupported(kernel_, op, "DMA operands that are not refs");
+  }
+  absl::StatusOr<RefVal> src = View(op, ops[0], site);
+  if (!src.ok()) return src.status();
+  absl::StatusOr<RefVal> dst = View(op, ops[1], site);
+  if (!dst.ok()) return dst.status();
+  if ((src->indices || dst->indices) && (!src->spans.empty() || !dst->spans.empty() || src->reinterpreted() ||
+                                         dst->reinterpreted())) {
+    return Unsupported(kernel_, op, "an indirect DMA between views of another shape (view_bitcast, view_reshape)");
+  }
+  llvm::Value* sem = I32(-1);
+  if (ops.size() > 2) {
+    absl::StatusOr<RefVal> s = View(op, ops[2], site);
+    if (!s.ok()) return s.status();
+    sem = s->ptr;
+  }
+  bool runs = false;
+  if (absl::Status s = MatchDims(op, &*src, &*dst, site, &runs); !s.ok()) return s;
+  if (runs) return DmaRuns(op, *src, *dst, sem, site);  // views strides do not pair up (emit_view_access.cc)
+  if (src->rank() > SCJIT_MAX_RANK || dst->rank() > SCJIT_MAX_RANK) {
+    return Unsupported(kernel_, op, Cat("DMAs of more than ", SCJIT_MAX_RANK, " dimensions"));
+  }
+  return IssueDma(op, *src, *dst, sem, site);
+}
+
+absl::Status Emitter::IssueDma(const Op& op, const RefVal& src, const RefVal& dst, llvm::Value* sem, int site) {
+  llvm::Value* dma;
+  {
+    llvm::IRBuilder<>::InsertPointGuard guard(b_);
+    b_.SetInsertPoint(entry_->getTerminator());
+    dma = b_.CreateAlloca(DmaTy());
+  }
+  FillRef(b_.CreateStructGEP(DmaTy(), dma, 0), src);
+  FillRef(b_.CreateStructGEP(DmaTy(), dma, 1), dst);
+  b_.CreateStore(I32(ByteWidth(dst.element)), b_.CreateStructGEP(DmaTy(), dma, 2));
+  b_.CreateStore(I32(static_cast<int>(dst.element)), b_.CreateStructGEP(DmaTy(), dma, 3));
+  b_.CreateStore(sem, b_.CreateStructGEP(DmaTy(), dma, 4));
+  b_.CreateStore(I32(op.dma_add ? 1 : 0), b_.CreateStructGEP(DmaTy(), dma, 5));
+  const Type* sem_type = op.operands.size() > 2 ? &op.operands[2].value->type : nullptr;
+  if (absl::Status s = FillIndirect(op, dma, src, dst, sem_type); !s.ok()) return s;
+  std::string_view fn = op.kind == OpKind::kDmaStart  ? "scjit_rt_dma_start"
+                        : op.kind == OpKind::kDmaWait ? "scjit_rt_dma_wait"
+                                                      : "scjit_rt_copy";
+  CallChecked(fn, {ctx_arg_, dma, I32(site)});
+  return absl::OkStatus();
+}
+
+absl::Status Emitter::EmitSync(const Op& op) {
+  const auto& ops = op.operands;
+  switch (op.kind) {
+    case OpKind::kSemSignal:
+    case OpKind::kSemWait:
+    case OpKind::kSemRead: {
+      int site = Site(op, Print(ops[0]), ops[0].loc);
+      absl::StatusOr<RefVal> sem = View(op, ops[0], site);
+      if (!sem.ok()) return sem.status();
+      if (op.kind == OpKind::kSemRead) {
+        llvm::Value* out;
+        {
+          llvm::IRBuilder<>::InsertPointGuard guard(b_);
+          b_.SetInsertPoint(entry_->getTerminator());
+          out = b_.CreateAlloca(b_.getInt32Ty());
+        }
+        CallChecked("scjit_rt_sem_read", {ctx_arg_, sem->ptr, I32(site), out});
+        Set(op.results[0], b_.CreateLoad(b_.getInt32Ty(), out));
+        return absl::OkStatus();
+      }
+      if (op.kind == OpKind::kSemWait) {
+        CallChecked("scjit_rt_sem_wait", {ctx_arg_, sem->ptr, ValueOf(ops[1]), I32(site)});
+        return absl::OkStatus();
+      }
+      const Attribute* core = op.FindAttr("core");
+      const Attribute* subcore = op.FindAttr("subcore");
+      CallChecked("scjit_rt_sem_signal", {ctx_arg_, sem->ptr, ValueOf(ops[1]),
+                                          core != nullptr ? ValueOf(core->value.operand) : I32(-1),
+                                          subcore != nullptr ? ValueOf(subcore->value.operand) : I32(-1), I32(site)});
+      return absl::OkStatus();
+    }
+    case OpKind::kBarrier:
+      CallChecked("scjit_rt_barrier", {ctx_arg_, I32(Site(op))});
+      return absl::OkStatus();
+    case OpKind::kDebugPrint: {
+      int site = Site(op, op.text);
+      llvm::Value* null = llvm::ConstantPointerNull::get(b_.getPtrTy());
+      if (ops.empty()) {
+        CallChecked("scjit_rt_debug_print", {ctx_arg_, I32(site), I32(SCJIT_PRINT_NONE), I32(0), null, I64(0), null});
+        return absl::OkStatus();
+      }
+      const Operand& o = ops[0];
+      if (o.value->type.is_memory()) {
+        absl::StatusOr<RefVal> r = View(op, o, site);
+        if (!r.ok()) return r.status();
+        if (!r->spans.empty() || r->reinterpreted()) {
+          // The runtime prints a ref by its physical dimensions: print a copy
+          // with the kernel's shape instead, in a buffer that holds the whole
+          // root ref when the view's size is dynamic.
+          Type t = o.view.is_ref() ? o.view : o.value->type;
+          int64_t capacity = t.NumElements();
+          if (capacity == kDynamic) {
+            const Value* root = o.value;
+            while (root->def != nullptr && (root->def->kind == OpKind::kView || root->def->kind == OpKind::kViewBitcast ||
+                                            root->def->kind == OpKind::kViewReshape)) {
+              root = root->def->operands[0].value;
+            }
+            capacity = root->type.NumElements() * ByteWidth(root->type.element()) / ByteWidth(t.element());
+          }
+          if (capacity < 0) return Unsupported(kernel_, op, "printing a view of a ref of dynamic size");
+          llvm::Value* copy = NewBuffer(Type::Vector(t.element(), {capacity}));
+          RefVal flat;
+          flat.space = r->space;
+          flat.element = r->element;
+          flat.ptr = copy;
+          llvm::Value* stride = I64(1);
+          for (int d = r->dims() - 1; d >= 0; --d) {
+            flat.sizes.insert(flat.sizes.begin(), DimSize(*r, d));
+            flat.strides.insert(flat.strides.begin(), stride);
+            stride = b_.CreateMul(stride, flat.sizes.front());
+          }
+          CopyUnits(*r, copy, stride, true);
+          *r = std::move(flat);
+        }
+        llvm::Value* ref;
+        {
+          llvm::IRBuilder<>::InsertPointGuard guard(b_);
+          b_.SetInsertPoint(entry_->getTerminator());
+          ref = b_.CreateAlloca(RefTy());
+        }
+        if (r->semaphore) {  // the view's shape, and its first semaphore's index
+          RefVal shape = *r;
+          shape.ptr = null;
+          FillRef(ref, shape);
+          CallChecked("scjit_rt_debug_print", {ctx_arg_, I32(site), I32(SCJIT_PRINT_SEMS), I32(0), null,
+                                               b_.CreateSExt(r->ptr, b_.getInt64Ty()), ref});
+          return absl::OkStatus();
+        }
+        FillRef(ref, *r);
+        CallChecked("scjit_rt_debug_print",
+                    {ctx_arg_, I32(site), I32(SCJIT_PRINT_REF), I32(static_cast<int>(r->element)), null, I64(0), ref});
+        return absl::OkStatus();
+      }
+      const Type& t = o.value->type;
+      if (Large(t)) {  // already in memory, i1 as bytes
+        CallChecked("scjit_rt_debug_print", {ctx_arg_, I32(site), I32(SCJIT_PRINT_VALUE),
+                                             I32(static_cast<int>(t.element())), BufferOf(o), I64(t.NumElements()), null});
+        return absl::OkStatus();
+      }
+      llvm::Value* v = ValueOf(o);
+      llvm::Value* tmp;
+      {
+        llvm::IRBuilder<>::InsertPointGuard guard(b_);
+        b_.SetInsertPoint(entry_->getTerminator());
+        tmp = b_.CreateAlloca(v->getType());
+      }
+      // i1 vectors are printed from bytes.
+      if (t.element() == ElementType::kI1) {
+        llvm::Type* bytes = t.is_vector() ? static_cast<llvm::Type*>(llvm::FixedVectorType::get(
+                                                b_.getInt8Ty(), static_cast<unsigned>(t.NumElements())))
+                                          : b_.getInt8Ty();
+        {
+          llvm::IRBuilder<>::InsertPointGuard guard(b_);
+          b_.SetInsertPoint(entry_->getTerminator());
+          tmp = b_.CreateAlloca(bytes);
+        }
+        v = b_.CreateZExt(v, bytes);
+      }
+      b_.CreateStore(v, tmp);
+      CallChecked("scjit_rt_debug_print", {ctx_arg_, I32(site), I32(SCJIT_PRINT_VALUE),
+                                           I32(static_cast<int>(t.element())), tmp, I64(t.NumElements()), null});
+      return absl::OkStatus();
+    }
+    case OpKind::kAlloc: {
+      const Value* v = op.results[0];
+      std::shared_ptr<RefVal> r = BaseRef(v);
+      llvm::Value* null = llvm::ConstantPointerNull::get(b_.getPtrTy());
+      if (r->semaphore) {
+        CallChecked("scjit_rt_alloc", {ctx_arg_, null, I64(v->type.NumElements()), I32(0), r->ptr});
+      } else {
+        CallChecked("scjit_rt_alloc", {ctx_arg_, r->ptr, I64(v->type.NumElements()),
+                                       I32(static_cast<int>(v->type.element())), I32(-1)});
+      }
+      return absl::OkStatus();
+    }
+    default:
+      return Unsupported(kernel_, op, op.name());
+  }
+}
+
+}  // namespace scjit::emit

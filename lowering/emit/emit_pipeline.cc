@@ -1,0 +1,364 @@
+// `pipeline` (Pallas' emit_pipeline; kernel-ir.md §4.6, sc-semantics.md §5).
+//
+// A pipeline becomes one loop over this worker's grid points in row-major order
+// (Pallas' _partition_grid decides which points a worker runs). At each point the
+// maps give every block's index; the body then runs once with its block refs
+// bound to:
+//   - windows of the source itself (BlockMode::kWindow: hbm blocks, blocks in the
+//     source's own space);
+//   - a per-subcore buffer (kWhole, kMoving) planned by PlanKernel. A moving input
+//     block is copied in when its index differs from the previous point's (or at
+//     the first); a moving output block is written back when the index changes
+//     and after the last point, so consecutive points with one output block share
+//     its buffer (accumulation); whole-array blocks are copied in before the first
+//     point and out after the last, their maps never evaluated.
+// An `indirect(N)` block (its first dimension; the map yields `idx(list)`) moves
+// by indirect DMA at every point (Pallas' has_indirect): an input gathers the
+// list's rows before the body, an output scatters its rows after it; a window
+// with one is the source carrying the list, so DMAs from or to it gather or scatter.
+// Copies are synchronous runtime copies (scjit_rt_copy), so checks, byte counts
+// and findings are those of `copy`. Single buffering is exact here: a DMA costs
+// the emulator the same host time at any point, so prefetching could only add
+// work (docs/runtime.md, "Pipelines").
+#include "lowering/emit/emitter.h"
+#include "lowering/analysis/pipeline_plan.h"
+#include "lowering/ir/printer.h"
+#include "runtime/abi.h"
+
+namespace scjit::emit {
+
+struct PipelineBlock {
+  const Op* op = nullptr;  // the pipeline
+  const PipelineOperand* po = nullptr;
+  const Value* arg = nullptr;  // the body's block ref
+  BlockMode mode = BlockMode::kMoving;
+  bool trivial = false;        // Pallas' trivial windowing: the block is the array
+  RefVal src;                  // the pipeline operand
+  RefVal buffer;               // kWhole, kMoving: the block's buffer
+  bool ragged = false;         // a last block may end past the array (clipped)
+  std::vector<int> sites;      // bounds sites of the map entries, one per dimension
+  int copy_site = -1;
+  std::vector<llvm::Value*> prev;  // kMoving: slots with the current block index (i64)
+  bool indirect = false;           // dimension 0 is indirect(N): moved at every point
+  std::optional<RefVal::Indices> list;  // its idx(...) list at the current point
+};
+
+namespace {
+
+std::string BlockText(const PipelineOperand& po) {
+  std::string out = Cat(Print(po.ref), " in blocks [");
+  for (size_t d = 0; d < po.block.size(); ++d) {
+    const BlockDim& b = po.block[d];
+    Append(&out, d ? ", " : "",
+           b.kind == BlockDim::Kind::kSqueezed ? std::string("squeezed")
+           : b.kind == BlockDim::Kind::kIndirect ? Cat("indirect(", b.size, ")")
+                                                 : Cat(b.size));
+  }
+  return out + "]";
+}
+
+}  // namespace
+
+absl::Status Emitter::EmitGridQuery(const Op& op) {
+  const GridFrame& g = grids_.back();
+  int64_t axis = op.operands[0].int_value;
+  if (axis < 0 || axis >= static_cast<int64_t>(g.index.size())) {
+    return Unsupported(kernel_, op, "an axis beyond the pipeline grid");  // CF-7 rejects it first
+  }
+  Set(op.results[0], op.kind == OpKind::kProgramId ? g.index[axis] : g.size[axis]);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<llvm::Value*>> Emitter::BlockIndices(PipelineBlock& b) {
+  const Region& map = *b.po->map;
+  const GridFrame& g = grids_.back();
+  for (size_t d = 0; d < map.args.size() && d < g.index.size(); ++d) Set(map.args[d], g.index[d]);
+  if (absl::Status s = EmitRegion(map, nullptr); !s.ok()) return s;
+  const Op& yield = *map.ops.back();
+  std::vector<llvm::Value*> idx;
+  for (size_t d = 0; d < b.po->block.size(); ++d) {
+    const BlockDim& bd = b.po->block[d];
+    if (bd.kind == BlockDim::Kind::kIndirect) {  // the list's entries are checked by the DMA
+      absl::StatusOr<RefVal::Indices> list = IndexList(yield, yield.map_entries[d]);
+      if (!list.ok()) return list.status();
+      b.list = *list;
+      idx.push_back(I64(0));
+      continue;
+    }
+    const Operand& e = yield.map_entries[d].start;
+    llvm::Value* i = e.is_literal() ? I64(e.int_value)
+                     : IsUnsigned(e.value->type.element()) ? b_.CreateZExt(ValueOf(e), b_.getInt64Ty())
+                                                            : b_.CreateSExt(ValueOf(e), b_.getInt64Ty());
+    // Valid indices: every element of a squeezed dimension; every block that
+    // starts inside the array (the last may be ragged) of a copied one; the
+    // blocks that fit whole of a window.
+    llvm::Value* size = b.src.sizes[d];
+    llvm::Value* limit = size;
+    if (bd.kind == BlockDim::Kind::kSize) {
+      limit = b.mode == BlockMode::kWindow ? b_.CreateSDiv(size, I64(bd.size))
+                                           : b_.CreateSDiv(b_.CreateAdd(size, I64(bd.size - 1)), I64(bd.size));
+    }
+    idx.push_back(CheckIndex(i, limit, SCJIT_BOUNDS_INDEX, static_cast<int>(d), b.sites[d]));
+  }
+  return idx;
+}
+
+RefVal Emitter::BlockView(const PipelineBlock& b, const std::vector<llvm::Value*>& idx, bool clip) {
+  RefVal v;
+  v.space = b.src.space;
+  v.element = b.src.element;
+  llvm::Value* offset = I64(0);
+  for (size_t d = 0; d < b.po->block.size(); ++d) {
+    const BlockDim& bd = b.po->block[d];
+    llvm::Value* stride = b.src.strides[d];
+    if (bd.kind == BlockDim::Kind::kIndirect) {  // the whole dimension, which the list indexes
+      v.sizes.push_back(b.src.sizes[d]);
+      v.strides.push_back(stride);
+      v.indices = b.list;
+      continue;
+    }
+    if (bd.kind == BlockDim::Kind::kSqueezed) {
+      offset = b_.CreateAdd(offset, b_.CreateMul(idx[d], stride));
+      continue;
+    }
+    llvm::Value* start = b_.CreateMul(idx[d], I64(bd.size));
+    offset = b_.CreateAdd(offset, b_.CreateMul(start, stride));
+    llvm::Value* n = I64(bd.size);
+    int64_t size = StaticInt(b.src.sizes[d]);
+    if (clip && (size < 0 || size % bd.size != 0)) {
+      n = b_.CreateSelect(b_.CreateICmpSLT(b_.CreateSub(b.src.sizes[d], start), n), b_.CreateSub(b.src.sizes[d], start), n);
+    }
+    v.sizes.push_back(n);
+    v.strides.push_back(stride);
+  }
+  v.ptr = b_.CreateGEP(ElemTy(v.element), b.src.ptr, offset);
+  return v;
+}
+
+void Emitter::CopyBlock(const PipelineBlock& b, const std::vector<llvm::Value*>* idx, bool in) {
+  RefVal mem = idx != nullptr ? BlockView(b, *idx, /*clip=*/true) : b.src;
+  RefVal buf = b.buffer;
+  buf.sizes = mem.sizes;  // a ragged block fills the front of its buffer
+  if (b.indirect) buf.sizes[0] = b.buffer.sizes[0];  // one row per list entry
+  llvm::Value* dma;
+  {
+    llvm::IRBuilder<>::InsertPointGuard guard(b_);
+    b_.SetInsertPoint(entry_->getTerminator());
+    dma = b_.CreateAlloca(DmaTy());
+  }
+  FillRef(b_.CreateStructGEP(DmaTy(), dma, 0), in ? mem : buf);
+  FillRef(b_.CreateStructGEP(DmaTy(), dma, 1), in ? buf : mem);
+  b_.CreateStore(I32(ByteWidth(mem.element)), b_.CreateStructGEP(DmaTy(), dma, 2));
+  b_.CreateStore(I32(static_cast<int>(mem.element)), b_.CreateStructGEP(DmaTy(), dma, 3));
+  b_.CreateStore(I32(-1), b_.CreateStructGEP(DmaTy(), dma, 4));
+  b_.CreateStore(I32(0), b_.CreateStructGEP(DmaTy(), dma, 5));
+  // Only the array's side carries a list, so this cannot fail.
+  absl::Status s = FillIndirect(*b.op, dma, in ? mem : buf, in ? buf : mem, nullptr);
+  (void)s;
+  CallChecked("scjit_rt_copy", {ctx_arg_, dma, I32(b.copy_site)});
+}
+
+void Emitter::PoisonBlock(const PipelineBlock& b) {
+  const Type& t = b.arg->type;
+  CallChecked("scjit_rt_alloc",
+              {ctx_arg_, b.buffer.ptr, I64(t.NumElements()), I32(static_cast<int>(t.element())), I32(-1)});
+}
+
+absl::Status Emitter::EmitPipeline(const Op& op) {
+  const PipelineInfo& p = *op.pipeline;
+  const Region& body = *op.regions[0];
+
+  // The blocks.
+  std::vector<PipelineBlock> blocks(p.operands.size());
+  for (size_t k = 0; k < p.operands.size(); ++k) {
+    PipelineBlock& b = blocks[k];
+    b.op = &op;
+    b.po = &p.operands[k];
+    b.arg = body.args[k];
+    b.mode = BlockModeOf(op, k);
+    for (size_t d = 0; d < b.po->block.size(); ++d) {
+      if (b.po->block[d].kind != BlockDim::Kind::kIndirect) continue;
+      // Indirect DMAs take their list on dimension 0 (emit_indirect.cc).
+      if (d != 0) return Unsupported(kernel_, op, "an indirect(N) block dimension after the first");
+      b.indirect = true;
+    }
+    b.trivial = TrivialWindowing(op, k);
+    b.src = *BaseRef(b.po->ref.value);
+    if (!b.src.spans.empty()) {
+      return Unsupported(kernel_, op, "a pipeline operand viewed by view_bitcast or view_reshape");
+    }
+    if (b.src.rank() > SCJIT_MAX_RANK) {
+      return Unsupported(kernel_, op, Cat("pipeline operands of more than ", SCJIT_MAX_RANK, " dimensions"));
+    }
+    if (b.mode == BlockMode::kWindow && b.src.space != b.arg->type.space()) {
+      // Pallas: "You cannot request HBM block spec for a non-HBM source" (PIPE-15).
+      return Unsupported(kernel_, op, Cat("an hbm block ref of ", Print(b.po->ref), ", which is not in hbm"));
+    }
+    for (size_t d = 0; d < b.po->block.size(); ++d) {
+      const BlockDim& bd = b.po->block[d];
+      int64_t size = StaticInt(b.src.sizes[d]);
+      if (bd.kind == BlockDim::Kind::kSize && (size < 0 || size % bd.size != 0)) b.ragged = true;
+      // A window is typed with the block's shape, so it must fit the source.
+      if (b.mode == BlockMode::kWindow && !b.trivial && bd.kind == BlockDim::Kind::kSize && size < bd.size) {
+        if (size < 0) return Unsupported(kernel_, op, Cat("a window block of ", Print(b.po->ref), ", whose size is dynamic"));
+        return absl::InvalidArgumentError(Cat("the block [", bd.size, "] of dimension ", d, " of ", Print(b.po->ref),
+                                              " is larger than the dimension (", size, ") (pipeline at line ",
+                                              op.loc.line, ", kernel @", kernel_.name, ")"));
+      }
+      const Op& yield = *b.po->map->ops.back();
+      b.sites.push_back(Site(op, BlockText(*b.po), yield.map_entries[d].loc));
+    }
+    b.copy_site = Site(op, Cat(Print(b.po->ref), " block"), b.po->loc);
+    if (b.mode != BlockMode::kWindow) {
+      b.buffer = *BaseRef(b.arg);
+      vals_[b.arg].ref = std::make_shared<RefVal>(b.buffer);
+    } else if (b.trivial) {
+      vals_[b.arg].ref = std::make_shared<RefVal>(b.src);
+    }
+  }
+
+  // This worker's part of the grid (sc-semantics.md §5.2): sizes, offsets.
+  int rank = static_cast<int>(p.grid.size());
+  std::vector<llvm::Value*> full, count, offset;
+  for (const Operand& g : p.grid) {
+    // A run-time size below 1 runs no point (a literal one is PIPE-1).
+    llvm::Value* n = g.is_literal() ? I64(g.int_value) : b_.CreateSExt(ValueOf(g), b_.getInt64Ty());
+    n = b_.CreateSelect(b_.CreateICmpSLT(n, I64(0)), I64(0), n);
+    full.push_back(n);
+    count.push_back(n);
+    offset.push_back(I64(0));
+  }
+  int64_t workers = 1;
+  llvm::Value* worker = I64(0);
+  for (MeshAxis a : p.partition) {
+    bool core = a == MeshAxis::kCore;
+    int64_t size = core ? info_.cores : info_.subcores;
+    llvm::Value* coord = b_.CreateZExt(CtxField(core ? kCore : kSubcore, b_.getInt32Ty()), b_.getInt64Ty());
+    worker = b_.CreateAdd(b_.CreateMul(worker, I64(size)), coord);
+    workers *= size;
+  }
+  if (workers > 1) {
+    GridSplit split = SplitGrid(p, workers);
+    if (split.dim < 0) return absl::InternalError("a pipeline split without a partitionable dimension passed the SC rules");
+    llvm::Value* n = full[split.dim];
+    llvm::Value* base = b_.CreateUDiv(n, I64(workers));
+    llvm::Value* rem = b_.CreateURem(n, I64(workers));
+    llvm::Value* extra = b_.CreateICmpULT(worker, rem);  // the first `rem` workers run one more
+    count[split.dim] = b_.CreateSelect(extra, b_.CreateAdd(base, I64(1)), base);
+    offset[split.dim] = b_.CreateSelect(extra, b_.CreateMul(worker, b_.CreateAdd(base, I64(1))),
+                                        b_.CreateAdd(b_.CreateMul(worker, base), rem));
+  }
+  llvm::Value* steps = I64(1);
+  for (llvm::Value* c : count) steps = b_.CreateMul(steps, c);
+  GridFrame frame;
+  for (llvm::Value* n : full) frame.size.push_back(b_.CreateTrunc(n, b_.getInt32Ty()));
+
+  llvm::BasicBlock* run = llvm::BasicBlock::Create(ctx_, "pipeline", fn_);
+  llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "pipeline_step", fn_);
+  llvm::BasicBlock* step_body = llvm::BasicBlock::Create(ctx_, "pipeline_body", fn_);
+  llvm::BasicBlock* post = llvm::BasicBlock::Create(ctx_, "pipeline_post", fn_);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "pipeline_end", fn_);
+  b_.CreateCondBr(b_.CreateICmpSGT(steps, I64(0)), run, done);
+
+  // Before the first point: whole-array inputs come in; output buffers start as
+  // the poison pattern (runtime.md §7.9).
+  b_.SetInsertPoint(run);
+  for (PipelineBlock& b : blocks) {
+    if (b.mode == BlockMode::kWindow) continue;
+    if (b.mode == BlockMode::kWhole && !b.po->is_output) CopyBlock(b, nullptr, /*in=*/true);
+    if (b.po->is_output) PoisonBlock(b);
+    if (b.mode == BlockMode::kMoving) {
+      for (size_t d = 0; d < b.po->block.size(); ++d) b.prev.push_back(ScalarSlot(b_.getInt64Ty(), I64(0)));
+    }
+  }
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  b_.CreateBr(header);
+
+  b_.SetInsertPoint(header);
+  llvm::PHINode* s = b_.CreatePHI(b_.getInt64Ty(), 2, "step");
+  s->addIncoming(I64(0), pre);
+  b_.CreateCondBr(b_.CreateICmpSLT(s, steps), step_body, post);
+
+  b_.SetInsertPoint(step_body);
+  // The global grid index of step s: row-major over the local grid, last
+  // dimension fastest, plus the worker's offset.
+  llvm::Value* rest = s;
+  frame.index.resize(rank);
+  for (int d = rank - 1; d >= 0; --d) {
+    llvm::Value* local = b_.CreateURem(rest, count[d]);
+    rest = b_.CreateUDiv(rest, count[d]);
+    frame.index[d] = b_.CreateTrunc(b_.CreateAdd(local, offset[d]), b_.getInt32Ty());
+  }
+  grids_.push_back(frame);
+  llvm::Value* first = b_.CreateICmpEQ(s, I64(0));
+  std::vector<std::vector<llvm::Value*>> idx(blocks.size());
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    PipelineBlock& b = blocks[k];
+    if (b.trivial) continue;  // Pallas never evaluates such a map
+    absl::StatusOr<std::vector<llvm::Value*>> i = BlockIndices(b);
+    if (!i.ok()) return i.status();
+    idx[k] = *std::move(i);
+    if (b.mode == BlockMode::kWindow) vals_[b.arg].ref = std::make_shared<RefVal>(BlockView(b, idx[k], false));
+  }
+  // Inputs first (Pallas fetches the next blocks before it writes back the
+  // previous outputs), then outputs whose block changed.
+  for (int out = 0; out < 2; ++out) {
+    for (size_t k = 0; k < blocks.size(); ++k) {
+      PipelineBlock& b = blocks[k];
+      if (b.mode != BlockMode::kMoving || b.po->is_output != (out == 1)) continue;
+      if (b.indirect) {  // moved at every point
+        if (b.po->is_output) {
+          PoisonBlock(b);  // a new output window
+        } else {
+          if (b.ragged || b.list->ignore != nullptr) PoisonBlock(b);  // rows no DMA writes
+          CopyBlock(b, &idx[k], /*in=*/true);
+        }
+        continue;
+      }
+      llvm::Value* changed = b_.getFalse();
+      for (size_t d = 0; d < idx[k].size(); ++d) {
+        changed = b_.CreateOr(changed, b_.CreateICmpNE(idx[k][d], b_.CreateLoad(b_.getInt64Ty(), b.prev[d])));
+      }
+      if (!b.po->is_output) {
+        When(b_.CreateOr(first, changed), [&] {
+          if (b.ragged) PoisonBlock(b);  // what a ragged block does not cover
+          CopyBlock(b, &idx[k], /*in=*/true);
+        });
+      } else {
+        When(b_.CreateAnd(b_.CreateNot(first), changed), [&] {
+          std::vector<llvm::Value*> prev;
+          for (llvm::Value* slot : b.prev) prev.push_back(b_.CreateLoad(b_.getInt64Ty(), slot));
+          CopyBlock(b, &prev, /*in=*/false);
+          PoisonBlock(b);  // a new output window
+        });
+      }
+      for (size_t d = 0; d < idx[k].size(); ++d) b_.CreateStore(idx[k][d], b.prev[d]);
+    }
+  }
+  if (absl::Status st = EmitRegion(body, nullptr); !st.ok()) return st;
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    if (blocks[k].indirect && blocks[k].mode == BlockMode::kMoving && blocks[k].po->is_output) CopyBlock(blocks[k], &idx[k], /*in=*/false);
+  }
+  grids_.pop_back();
+  Tick();
+  s->addIncoming(b_.CreateAdd(s, I64(1)), b_.GetInsertBlock());
+  b_.CreateBr(header);
+
+  // After the last point: the outputs go back.
+  b_.SetInsertPoint(post);
+  for (PipelineBlock& b : blocks) {
+    if (b.mode == BlockMode::kWindow || !b.po->is_output || b.indirect) continue;
+    if (b.mode == BlockMode::kWhole) {
+      CopyBlock(b, nullptr, /*in=*/false);
+      continue;
+    }
+    std::vector<llvm::Value*> last;
+    for (llvm::Value* slot : b.prev) last.push_back(b_.CreateLoad(b_.getInt64Ty(), slot));
+    CopyBlock(b, &last, /*in=*/false);
+  }
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  return absl::OkStatus();
+}
+
+}  // namespace scjit::emit

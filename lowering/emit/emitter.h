@@ -1,0 +1,433 @@
+// The LLVM IR emitter's internals, shared by its source files:
+//   emit_llvm.cc         the kernel function, types, runtime calls, refs, control flow
+//   emit_compute.cc      value ops (kernel-ir.md §4.1)
+//   emit_narrow.cc       8- and 16-bit element types, pack/unpack, bitcasts
+//   emit_lanes.cc        reductions, scans, scan_count, mask reductions
+//   emit_permute.cc      sort, sort_key_val, rev, value gather
+//   emit_gather.cc       load_gather, store_scatter, addupdate_scatter
+//   emit_memory.cc       memory, DMA and synchronization ops (§4.3, §4.4)
+//   emit_indirect.cc     index lists of gather/scatter DMAs
+//   emit_views.cc        view_bitcast, view_reshape
+//   emit_view_access.cc  element access to views strides cannot describe
+//   emit_pipeline.cc     pipelines (emit_pipeline)
+// See emit_llvm.h for what the generated code models.
+#ifndef SCJIT_LOWERING_EMIT_EMITTER_H_
+#define SCJIT_LOWERING_EMIT_EMITTER_H_
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "lowering/emit/emit_llvm.h"
+#include "lowering/ir/ir.h"
+#include "lowering/analysis/kernel_info.h"
+#include "lowering/base/strings.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/Module.h"
+
+namespace scjit::emit {
+
+struct RefChain;
+
+// A view of memory (or of semaphores) as the generated code holds it.
+struct RefVal {
+  MemorySpace space = MemorySpace::kVmem;
+  bool semaphore = false;
+  ElementType element = ElementType::kI32;
+  llvm::Value* ptr = nullptr;  // data: address of element 0; semaphores: i32 index of element 0
+  std::vector<llvm::Value*> sizes;    // i64, one per physical dimension, row-major
+  std::vector<llvm::Value*> strides;  // i64, in elements
+  // The dimensions the kernel indexes: dimension d is spans[d] consecutive
+  // physical ones read as one mixed-radix index (a view_bitcast packing rows, a
+  // view_reshape splitting or merging dimensions); all but the first of them
+  // have static sizes. Empty: one physical dimension each. Values are row-major
+  // in both, so loads, stores and DMAs use the physical dimensions.
+  std::vector<int> spans;
+  // A view_bitcast that widens a ref whose pieces are not adjacent (wide
+  // element (r, c) is made of the narrow (r*k + j, c), a row apart) goes on
+  // counting the narrow "units": sizes and strides count units, and each
+  // element is the units at the last `pieces` physical dimensions, read as a
+  // mixed-radix index, unit 0 holding the lowest bits. No dimension the kernel
+  // indexes covers them (emit_views.cc).
+  int pieces = 0;
+  // A view that no strided description fits (a static slice across the groups
+  // of a packed dimension, a reshape whose dimensions do not divide the ref's):
+  // the stages from a view that has one. `sizes` are then the dimensions the
+  // kernel indexes, `strides` are null and `ptr` is the base view's.
+  std::shared_ptr<const RefChain> chain;
+  // An indirect (gather/scatter) index list on dimension 0, `idx(...)`
+  // (emit_indirect.cc): sizes[0] is then the whole dimension it addresses.
+  struct Indices {
+    llvm::Value* list = nullptr;    // address of the first i32 entry
+    llvm::Value* count = nullptr;   // i64 entries
+    llvm::Value* stride = nullptr;  // i64, in entries
+    llvm::Value* ignore = nullptr;  // i32, or null without `ignore =`
+    bool in_vmem = false;           // a VMEM ref (else a copy of a vector value)
+  };
+  std::optional<Indices> indices;
+  int rank() const { return static_cast<int>(sizes.size()); }  // physical
+  int dims() const { return spans.empty() ? rank() - pieces : static_cast<int>(spans.size()); }
+  // Element accesses go unit by unit (emit_view_access.cc), not by strides.
+  bool reinterpreted() const { return pieces > 0 || chain != nullptr; }
+  int span(int d) const { return spans.empty() ? 1 : spans[d]; }
+  int first(int d) const {  // the first physical dimension of dimension d
+    int p = 0;
+    for (int i = 0; i < d; ++i) p += span(i);
+    return p;
+  }
+};
+
+// One step from a view to another that strides cannot describe (RefVal::chain).
+struct RefStage {
+  enum class Kind {
+    kIndex,    // an indexer: slices and indices
+    kReshape,  // view_reshape: the same elements in row-major order
+    kBitcast,  // view_bitcast (sc-semantics.md §2.2)
+  };
+  Kind kind;
+  ElementType element;              // after the stage
+  std::vector<llvm::Value*> sizes;  // i64, the dimensions after the stage
+  // kIndex, one entry per dimension before the stage: its first index (i64),
+  // and the dimension it becomes (-1: indexed away).
+  std::vector<llvm::Value*> starts;
+  std::vector<int> kept;
+};
+
+struct RefChain {
+  RefVal base;  // a view strides describe (not itself a chain)
+  std::vector<RefStage> stages;
+};
+
+// A constant's value, or -1.
+inline int64_t StaticInt(llvm::Value* v) {
+  auto* c = llvm::dyn_cast_or_null<llvm::ConstantInt>(v);
+  return c != nullptr ? c->getSExtValue() : -1;
+}
+
+// The width of the units a view's sizes and strides count (its element's,
+// unless it has pieces), or for a chain the narrowest type along it.
+int UnitBits(const RefVal& r);
+
+// The integer type of 8, 16 or 32 bits.
+inline ElementType IntOfBits(int bits) {
+  return bits == 8 ? ElementType::kI8 : bits == 16 ? ElementType::kI16 : ElementType::kI32;
+}
+
+// Vector values larger than this live in a stack buffer, and ops on them run as
+// loops over chunks of kChunkElements elements (strip-mining): compile time then
+// grows with the number of ops, not with the size of the values. Smaller values
+// are LLVM vectors the backend splits into native registers.
+inline constexpr int64_t kRegisterBytes = 512;
+inline constexpr int64_t kChunkElements = 64;
+
+// True when values of type `t` live in a buffer.
+inline bool Large(const Type& t) {
+  return t.is_vector() && t.NumElements() * std::max(1, ByteWidth(t.element())) > kRegisterBytes;
+}
+
+// What an SSA value is in generated code: an LLVM value (scalars and small
+// vectors), a buffer (large vectors: NumElements() elements, row-major; i1
+// elements as bytes), or a ref.
+struct Val {
+  llvm::Value* value = nullptr;
+  llvm::Value* buffer = nullptr;
+  std::shared_ptr<RefVal> ref;
+};
+
+struct PipelineBlock;  // one in/out operand of a pipeline being emitted (emit_pipeline.cc)
+
+
+
+class Emitter {
+ public:
+  Emitter(const Kernel& kernel, KernelInfo& info, const EmitOptions& options, llvm::LLVMContext& ctx,
+          llvm::Module& module)
+      : kernel_(kernel), info_(info), options_(options), ctx_(ctx), module_(module), b_(ctx) {}
+
+  absl::Status Run();
+
+ private:
+  // --- Types ---------------------------------------------------------------------
+  llvm::Type* ElemTy(ElementType e);
+  llvm::Type* ValueTy(const Type& t);
+  llvm::StructType* CtxTy();
+  llvm::StructType* RefTy();
+  llvm::StructType* DmaTy();
+  llvm::Value* I32(int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); }
+  llvm::Value* I64(int64_t v) { return b_.getInt64(static_cast<uint64_t>(v)); }
+
+  // --- Runtime calls -------------------------------------------------------------
+  llvm::FunctionCallee Rt(std::string_view name);
+  // Calls a runtime function; on a non-zero status the kernel returns it.
+  void CallChecked(std::string_view name, std::vector<llvm::Value*> args);
+  // Branches to the exit with `status` when `fail` holds.
+  void ExitIf(llvm::Value* fail, llvm::Value* status);
+  llvm::Value* CtxField(int field, llvm::Type* ty);
+  int Site(const Op& op, std::string text = "", Location loc = {}) {
+    return info_.AddSite(op, std::move(text), loc);
+  }
+
+  // --- Values --------------------------------------------------------------------
+  // A value operand in registers, or a literal as a constant of its literal_type.
+  // (Large values have no register form: see BufferOf/ChunkOf.)
+  llvm::Value* ValueOf(const Operand& o);
+  // The buffer of a large value operand.
+  llvm::Value* BufferOf(const Operand& o) { return vals_[o.value].buffer; }
+  // A new buffer for a large value of type `t` (an entry-block alloca).
+  llvm::Value* NewBuffer(const Type& t);
+  // Elements [offset, offset + width) of a large vector operand, or a scalar
+  // operand splatted to `width` lanes.
+  llvm::Value* ChunkOf(const Operand& o, llvm::Value* offset, int64_t width);
+  llvm::Value* LoadChunk(llvm::Value* buffer, ElementType e, llvm::Value* offset, int64_t width);
+  void StoreChunk(llvm::Value* buffer, ElementType e, llvm::Value* offset, llvm::Value* chunk);
+  // Element `index` of a buffer.
+  llvm::Value* LoadElement(llvm::Value* buffer, ElementType e, llvm::Value* index);
+  void StoreElement(llvm::Value* buffer, ElementType e, llvm::Value* index, llvm::Value* v);
+  // A scalar stack slot (an entry-block alloca) holding `init` from here on.
+  llvm::Value* ScalarSlot(llvm::Type* ty, llvm::Value* init);
+  // Calls `body(first, width)` for each chunk of `n` elements: a loop over the
+  // full chunks, then the tail. `body` emits code at the insertion point.
+  absl::Status ForChunks(int64_t n, const std::function<absl::Status(llvm::Value*, int64_t)>& body);
+  // Copies `n` elements of type `e` between buffers.
+  void CopyElements(llvm::Value* dst, llvm::Value* src, ElementType e, int64_t n);
+  // The element type of values in a buffer (i1 is stored as i8).
+  llvm::Type* BufferElemTy(ElementType e) { return e == ElementType::kI1 ? b_.getInt8Ty() : ElemTy(e); }
+  llvm::Constant* LiteralConstant(const Operand& o, ElementType e);
+  llvm::Constant* PoisonConstant(const Type& t);
+  llvm::Value* Splat(llvm::Value* scalar, const Type& t);
+
+  // --- Refs ----------------------------------------------------------------------
+  std::shared_ptr<RefVal> BaseRef(const Value* v);
+  // The view an operand denotes, bounds-checked against its ref.
+  absl::StatusOr<RefVal> View(const Op& op, const Operand& o, int site);
+  // `index` must lie in [0, limit) (unsigned); returns it, or its clamp.
+  llvm::Value* CheckIndex(llvm::Value* index, llvm::Value* limit, int what, int dim, int site);
+  // With bounds checks on, calls scjit_rt_bounds_error(ctx, args()...) on a
+  // cold path unless `ok` holds (the kernel returns a non-zero status).
+  void ReportUnless(llvm::Value* ok, const std::function<std::vector<llvm::Value*>()>& args);
+  // `v` must be a multiple of `group` (a slice bound in a dimension a view packs
+  // in groups): returns it, or rounded down.
+  llvm::Value* CheckAligned(llvm::Value* v, int64_t group, int dim, int site);
+  // The size of dimension d of r (the product of its physical sizes).
+  llvm::Value* DimSize(const RefVal& r, int d);
+  // The start and size of slice entry `e` of a dimension of `size`, checked.
+  std::pair<llvm::Value*, llvm::Value*> SliceBounds(const IndexEntry& e, llvm::Value* size, int d, int site);
+  // Applies indexer entry `e` (null: `:`) to dimension d of r when it spans
+  // several physical dimensions, adding to `out`, `spans` and `offset`.
+  absl::Status IndexGroup(const Op& op, const RefVal& r, int d, const IndexEntry* e, int site, RefVal* out,
+                          std::vector<int>* spans, llvm::Value** offset);
+  // True when indexer `o` of r makes a view that strides cannot describe (or r
+  // is already one); ChainView then makes it.
+  bool NeedsChain(const RefVal& r, const Operand& o);
+  absl::StatusOr<RefVal> ChainView(const Op& op, const Operand& o, const RefVal& r, int site);
+  // view_bitcast and view_reshape of a strided view; nullopt when strides
+  // cannot describe the result.
+  std::optional<RefVal> StridedBitcast(const RefVal& r, ElementType to);
+  std::optional<RefVal> StridedReshape(const RefVal& r, const Type& out);
+  // Gives both DMA sides the same physical dimensions (size-1 ones dropped) when
+  // either has packed or reshaped dimensions, in units when either has pieces;
+  // sets *runs when no such dimensions exist (then DmaRuns moves the data).
+  absl::Status MatchDims(const Op& op, RefVal* a, RefVal* b, int site, bool* runs);
+  // A strided view counted in units of `bits`, its pieces (and the units of
+  // its elements) as plain innermost dimensions.
+  void ToUnits(RefVal* r, int bits);
+  // Element access unit by unit, for views with pieces or chains
+  // (emit_view_access.cc). UnitOffsets: the offset, in units of `bits` from
+  // r.ptr, of unit `unit_index` of the element at `idx` (one index per
+  // dimension of r; all of type `ty`: i64, or a vector of i32 lanes).
+  llvm::Value* UnitOffsets(const RefVal& r, std::vector<llvm::Value*> idx, int unit_index, int bits, llvm::Type* ty);
+  // The index in each dimension of r of the element `linear` in row-major order.
+  std::vector<llvm::Value*> Coordinates(const RefVal& r, llvm::Value* linear);
+  // `v` (an i64) as a value of type `ty` (an integer, or a vector splat).
+  llvm::Value* Fit(llvm::Value* v, llvm::Type* ty);
+  llvm::Value* LoadUnits(const RefVal& r, const Type& t);
+  void StoreUnits(const RefVal& r, llvm::Value* v, const Type& t);
+  // Copies `count` elements between a view and a buffer, in row-major order.
+  void CopyUnits(const RefVal& r, llvm::Value* buffer, llvm::Value* count, bool to_buffer);
+  // The element bits of a vector of units (lowest first), and back.
+  llvm::Value* JoinUnits(const std::vector<llvm::Value*>& units, ElementType e);
+  std::vector<llvm::Value*> SplitUnits(llvm::Value* v, ElementType e, int bits);
+  // A DMA as one transfer per run of equally spaced elements on both sides.
+  absl::Status DmaRuns(const Op& op, const RefVal& src, const RefVal& dst, llvm::Value* sem, int site);
+  // Fills a DMA descriptor for `src` and `dst` and calls the runtime (emit_memory.cc).
+  absl::Status IssueDma(const Op& op, const RefVal& src, const RefVal& dst, llvm::Value* sem, int site);
+  llvm::Value* Address(const RefVal& r, llvm::Value* offset);  // element `offset` of r
+  absl::StatusOr<llvm::Value*> Load(const Op& op, const RefVal& view, const Type& type);
+  absl::Status Store(const Op& op, const RefVal& view, llvm::Value* v, const Type& type);
+  // Copies a view from (to_buffer) or to memory into a large value's buffer.
+  absl::Status CopyView(const Op& op, const RefVal& view, llvm::Value* buffer, const Type& type, bool to_buffer);
+  bool Contiguous(const RefVal& r) const;
+  void FillRef(llvm::Value* dst, const RefVal& r);
+
+  // --- Ops -----------------------------------------------------------------------
+  absl::Status EmitRegion(const Region& r, std::vector<llvm::Value*>* yielded);
+  absl::Status EmitOp(const Op& op);
+  absl::Status EmitElementwise(const Op& op);
+  absl::StatusOr<llvm::Value*> Binary(const Op& op, OpKind kind, llvm::Value* a, llvm::Value* b, ElementType e);
+  absl::StatusOr<llvm::Value*> Unary(const Op& op, llvm::Value* a, ElementType e);
+  llvm::Value* Convert(llvm::Value* v, ElementType from, ElementType to);
+  // 16-bit floats (emit_narrow.cc). Their arithmetic runs in f32, rounded back
+  // after each op; conversions are inline SIMD code, never host-dependent
+  // instructions or soft-float calls (docs/runtime.md, "8- and 16-bit element types").
+  static bool IsHalf(ElementType e) { return e == ElementType::kBF16 || e == ElementType::kF16; }
+  // A bf16/f16 value (scalar or vector) as f32, exactly; others unchanged.
+  llvm::Value* ToF32(llvm::Value* v, ElementType e);
+  // An f32 value rounded to nearest even to `e` (bf16, f16), or unchanged (f32).
+  llvm::Value* FromF32(llvm::Value* v, ElementType e);
+  // pack/unpack (sc-semantics.md §3.9, runtime.md §7.4).
+  absl::Status EmitPack(const Op& op);
+  absl::Status EmitUnpack(const Op& op);
+  llvm::Value* PackConvert(llvm::Value* v, ElementType from, ElementType to);
+  absl::Status EmitBitcast(const Op& op);
+  absl::Status EmitMemory(const Op& op);
+  // load_gather, store_scatter, addupdate_scatter (emit_gather.cc).
+  absl::Status EmitGatherScatter(const Op& op);
+  // Element offsets of lanes `idx` (one index vector per dimension of r) after
+  // their bounds check: active lanes out of range are reported (`sites`, one per
+  // dimension; `first` is the first lane's number) and clamped; lanes of an
+  // empty dimension are turned off in *active.
+  // The offsets are one vector per unit of the element (UnitOffsets).
+  std::vector<llvm::Value*> LaneOffsets(const RefVal& r, std::vector<llvm::Value*> idx, llvm::Value** active,
+                                        llvm::Value* first, const std::vector<int>& sites);
+  // The elements of the active lanes at `offsets` (LaneOffsets), the others poison.
+  llvm::Value* GatherLanes(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active,
+                           const Type& chunk);
+  void ScatterLanes(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active, llvm::Value* v,
+                    ElementType e);
+  // r[offsets[i]] += v[i] for the active lanes, from the lowest to the highest.
+  void ScatterAdd(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active, llvm::Value* v,
+                  ElementType e);
+  // view_bitcast, view_reshape (emit_views.cc).
+  absl::Status EmitRefView(const Op& op);
+  absl::Status EmitDma(const Op& op);
+  // Indirect DMAs (emit_indirect.cc): the index list of an idx(...) entry, and
+  // the descriptor fields past `add` (runtime/abi.h scjit_dma) for a DMA
+  // between `src` and `dst` on a semaphore of type `sem` (null: none).
+  absl::StatusOr<RefVal::Indices> IndexList(const Op& op, const IndexEntry& e);
+  absl::Status FillIndirect(const Op& op, llvm::Value* dma, const RefVal& src, const RefVal& dst, const Type* sem);
+  absl::Status EmitSync(const Op& op);
+  // pipeline (emit_pipeline.cc, kernel-ir.md §4.6): a loop over this worker's
+  // grid points with block copies around the body.
+  absl::Status EmitPipeline(const Op& op);
+  // program_id / num_programs inside a pipeline's maps and body: its grid.
+  absl::Status EmitGridQuery(const Op& op);
+  // The block indices operand b's map yields at the current grid point, i64,
+  // bounds-checked (RT-BOUNDS at the map entry) and clamped.
+  absl::StatusOr<std::vector<llvm::Value*>> BlockIndices(PipelineBlock& b);
+  // The part of b's source that block `idx` covers; `clip`: a ragged last
+  // block stops at the array's end, and squeezed dimensions are dropped.
+  RefVal BlockView(const PipelineBlock& b, const std::vector<llvm::Value*>& idx, bool clip);
+  // Copies block `idx` (null: the whole array) between b's source and buffer.
+  void CopyBlock(const PipelineBlock& b, const std::vector<llvm::Value*>* idx, bool in);
+  void PoisonBlock(const PipelineBlock& b);
+  absl::Status EmitFor(const Op& op);
+  absl::Status EmitIf(const Op& op);
+  absl::Status EmitWhile(const Op& op);
+  // Buffers for a loop's large carries (nullptr for small ones), holding `init`.
+  std::vector<llvm::Value*> CarryBuffers(const std::vector<const Value*>& args, const std::vector<llvm::Value*>& init);
+  // Copies the yielded large carries into their buffers (at a latch).
+  // Emits `then()` where `cond` holds.
+  void When(llvm::Value* cond, const std::function<void()>& then);
+  // The rest of a for/while loop once its body block is current: the body, its
+  // yields fed back to the carries (phis, or buffers) at the latch (where
+  // `at_latch` adds its own incoming values), the branch back to `header`, and
+  // the op's results bound at `done`.
+  absl::Status CloseLoop(const Op& op, const Region& body, const std::vector<const Value*>& args,
+                         const std::vector<llvm::Value*>& buffers, const std::vector<llvm::PHINode*>& carries,
+                         llvm::BasicBlock* header, llvm::BasicBlock* done,
+                         const std::function<void(llvm::BasicBlock*)>& at_latch);
+  void CommitCarries(const std::vector<const Value*>& args, const std::vector<llvm::Value*>& buffers,
+                     std::vector<llvm::Value*> yielded);
+  void Tick();
+
+  void Set(const Value* v, llvm::Value* value) { vals_[v].value = value; }
+  void SetBuffer(const Value* v, llvm::Value* buffer) { vals_[v].buffer = buffer; }
+  // An operand as a region yields it: its register value, or its buffer when large.
+  llvm::Value* Carried(const Operand& o) { return o.is_value() && Large(o.value->type) ? BufferOf(o) : ValueOf(o); }
+  // The value ops (emit_compute.cc): const, iota, broadcast, extract, insert,
+  // slice, concat, reshape, and everything elementwise.
+  absl::Status EmitValueOp(const Op& op);
+  absl::Status EmitShapeOp(const Op& op);  // slice, concat
+  // A vector operand in a buffer (its own if large, else a copy of its register).
+  llvm::Value* AsBuffer(const Operand& o);
+  // Gives `result` the value in `buffer` (as its buffer if large, else loaded).
+  void SetFromBuffer(const Value* result, llvm::Value* buffer);
+  // A counted loop over i in [0, n) at the insertion point.
+  void Loop(int64_t n, const std::function<void(llvm::Value*)>& body);
+  void Loop(llvm::Value* n, const std::function<void(llvm::Value*)>& body);  // n: an i64 known when it runs
+  // Cross-lane ops (emit_lanes.cc): reductions, scans, scan_count, mask all-reduces.
+  enum class Combine { kSum, kMax, kMin, kAnd, kOr };
+  static Combine CombineOf(OpKind k);
+  llvm::Value* CombineValues(Combine c, llvm::Value* a, llvm::Value* b, ElementType e);
+  llvm::Constant* Identity(Combine c, ElementType e);
+  // Lane i of the result is lane i - k of `v` (k < 0: i + |k|) when that lane is
+  // in the same row of `row` lanes, else `fill`.
+  llvm::Value* ShiftLanes(llvm::Value* v, int64_t k, int64_t row, llvm::Constant* fill);
+  // Gives `result` the value `scalar` in every element.
+  void SetSplat(const Value* result, llvm::Value* scalar);
+  absl::Status EmitLaneOp(const Op& op);
+  absl::Status EmitReduce(const Op& op);
+  absl::Status EmitScan(const Op& op);
+  absl::Status EmitScanCount(const Op& op);
+  absl::Status EmitMaskReduce(const Op& op);
+  // Permutations (emit_permute.cc): sort, sort_key_val (bitonic networks), rev, gather.
+  absl::Status EmitPermuteOp(const Op& op);
+  absl::Status EmitSort(const Op& op);
+  absl::Status EmitGather(const Op& op);  // rev and gather
+  // Sort keys as unsigned integers in the order the sort puts them.
+  llvm::Value* SortOrder(llvm::Value* keys, ElementType e, bool signed_order, bool descending);
+  // Integer indices modulo m, into [0, m), as i32 lanes.
+  llvm::Value* IndexModulo(llvm::Value* indices, ElementType e, int64_t m);
+  // Runs `compute(operands as chunks, chunk type)` over a large result in chunks,
+  // or once on register values.
+  absl::Status Elementwise(const Op& op, const std::function<absl::StatusOr<llvm::Value*>(
+                                             const std::vector<llvm::Value*>&, const Type&)>& compute);
+
+  const Kernel& kernel_;
+  KernelInfo& info_;
+  const EmitOptions& options_;
+  llvm::LLVMContext& ctx_;
+  llvm::Module& module_;
+  llvm::IRBuilder<> b_;
+
+  llvm::Function* fn_ = nullptr;
+  llvm::Value* ctx_arg_ = nullptr;
+  llvm::BasicBlock* exit_ = nullptr;
+  llvm::PHINode* exit_status_ = nullptr;
+  llvm::BasicBlock* entry_ = nullptr;
+  absl::flat_hash_map<const Value*, Val> vals_;
+  llvm::Value* vmem_ = nullptr;
+  llvm::Value* smem_ = nullptr;
+  llvm::Value* shared_ = nullptr;
+  llvm::Value* hbm_ = nullptr;
+  // The grids of the pipelines being emitted, innermost last: global indices
+  // and full sizes (i32), one per grid dimension.
+  struct GridFrame {
+    std::vector<llvm::Value*> index, size;
+  };
+  std::vector<GridFrame> grids_;
+};
+
+// Context fields, in scjit_ctx order.
+enum CtxField { kVmem, kSmem, kShared, kHbm, kCore, kSubcore, kNumCores, kNumSubcores, kTick, kChecks, kRuntime };
+
+inline absl::Status Unsupported(const Kernel& k, const Op& op, std::string_view what) {
+  return absl::UnimplementedError(Cat("not implemented yet: ", what, " (", op.name(), " at line ", op.loc.line,
+                                      ", kernel @", k.name, ")"));
+}
+
+// Row-major element offsets of a view with static sizes: calls `row(offset,
+// first_element)` for each run of `row_len` elements that is contiguous.
+absl::Status ForEachRow(const RefVal& r, int64_t* row_len, const std::function<void(int64_t, int64_t)>& row);
+
+}  // namespace scjit::emit
+
+#endif  // SCJIT_LOWERING_EMIT_EMITTER_H_

@@ -1,0 +1,123 @@
+#include "lowering/ir/ir.h"
+
+#include <array>
+
+
+namespace scjit {
+namespace {
+
+constexpr std::array kOps = {
+#define SCJIT_OP(Enum, name, Syntax_, min_ops, max_ops, min_res, max_res, Rule, flags, attrs, \
+                 summary)                                                                  \
+  OpInfo{OpKind::Enum, name,     Syntax::Syntax_, min_ops, max_ops, min_res,               \
+         max_res,      TypeRule::Rule, static_cast<uint32_t>(flags), attrs, summary},
+#include "lowering/ir/ops.def"
+};
+
+constexpr std::array kAttrs = {
+#define SCJIT_ATTR(name, Kind, where, summary) \
+  AttrInfo{name, AttrKind::Kind, AttrWhere::where, summary},
+#include "lowering/ir/attrs.def"
+};
+
+constexpr std::string_view kPredicates[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+
+}  // namespace
+
+bool OpInfo::AcceptsAttr(std::string_view attr) const {
+  std::string_view rest = attrs;
+  while (!rest.empty()) {
+    size_t comma = rest.find(',');
+    if (rest.substr(0, comma) == attr) return true;
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+const OpInfo& Info(OpKind kind) { return kOps[static_cast<size_t>(kind)]; }
+
+std::optional<OpKind> OpKindFromName(std::string_view name) {
+  for (const OpInfo& info : kOps) {
+    if (info.name == name) return info.kind;
+  }
+  return std::nullopt;
+}
+
+size_t NumOpKinds() { return kOps.size(); }
+
+std::span<const AttrInfo> AllAttrs() { return kAttrs; }
+
+const AttrInfo* FindAttrInfo(std::string_view name) {
+  for (const AttrInfo& a : kAttrs) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+Type Operand::type() const {
+  if (kind == Kind::kValue) return value != nullptr ? value->type : Type();
+  return literal_type;
+}
+
+std::string_view PredicateName(CmpPredicate p) { return kPredicates[static_cast<int>(p)]; }
+
+std::optional<CmpPredicate> PredicateFromName(std::string_view name) {
+  for (int i = 0; i < 6; ++i) {
+    if (kPredicates[i] == name) return static_cast<CmpPredicate>(i);
+  }
+  return std::nullopt;
+}
+
+std::string_view AxisName(MeshAxis a) { return a == MeshAxis::kCore ? "core" : "subcore"; }
+
+std::string_view DirectionName(ParamDirection d) {
+  switch (d) {
+    case ParamDirection::kIn:
+      return "in";
+    case ParamDirection::kOut:
+      return "out";
+    case ParamDirection::kInOut:
+      return "inout";
+  }
+  return "in";
+}
+
+const Attribute* Op::FindAttr(std::string_view attr) const {
+  for (const Attribute& a : attrs) {
+    if (a.name == attr) return &a;
+  }
+  return nullptr;
+}
+
+const Attribute* Kernel::FindAttribute(std::string_view attr) const {
+  for (const Attribute& a : attributes) {
+    if (a.name == attr) return &a;
+  }
+  return nullptr;
+}
+
+bool Kernel::layout_passes() const {
+  const Attribute* a = FindAttribute("layout_passes");
+  if (a == nullptr || a->value.kind != AttrValue::Kind::kOperand) return true;
+  return a->value.operand.int_value != 0;
+}
+
+Value* Kernel::NewValue(std::string name, Type type, Location loc, Value::Kind kind) {
+  auto v = std::make_unique<Value>();
+  v->name = std::move(name);
+  v->type = std::move(type);
+  v->loc = loc;
+  v->kind = kind;
+  values.push_back(std::move(v));
+  return values.back().get();
+}
+
+const Kernel* Module::FindKernel(std::string_view name) const {
+  for (const auto& k : kernels) {
+    if (k->name == name) return k.get();
+  }
+  return nullptr;
+}
+
+}  // namespace scjit
