@@ -22,37 +22,41 @@ namespace scjit {
 namespace {
 
 // A kernel of bench/kernels/, or a path from the repository root ("examples/...").
-std::shared_ptr<const SourceFile> KernelFile(const std::string& name) {
+Source KernelFile(const std::string& name) {
   std::string dir = name.find('/') == std::string::npos ? "/bench/kernels/" : "/";
   std::string path = std::string(SCJIT_SOURCE_DIR) + dir + name;
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
-  return std::make_shared<const SourceFile>(path, text.str());
+  return Source{path, text.str()};
 }
 
 // Compiles `file` once per process (the compiler caches it).
-std::shared_ptr<const CompiledKernel> Compiled(const std::string& name, int opt_level = 2) {
+Kernel Compiled(const std::string& name, int opt_level = 2) {
   static Compiler* compiler = new Compiler();
-  DiagnosticSink sink;
   CompileOptions options;
   options.opt_level = opt_level;
-  absl::StatusOr<std::shared_ptr<const CompiledKernel>> k = compiler->Compile(KernelFile(name), "", options, sink);
+  absl::StatusOr<Kernel> k = compiler->Compile(KernelFile(name), options);
   if (!k.ok()) throw std::runtime_error(std::string(k.status().message()));
   return *k;
 }
 
-// One stack pool for the process, as an embedding application would keep one.
-StackPool& Stacks() {
-  static StackPool* pool = new StackPool();
-  return *pool;
+// The caller's arrays as the kernel's parameters, in order (no copies).
+std::vector<Buffer> Buffers(const Kernel& kernel, std::initializer_list<const void*> data) {
+  std::vector<Buffer> out;
+  auto it = data.begin();
+  for (const ParamInfo& p : kernel.params()) {
+    absl::StatusOr<Buffer> b = Buffer::Wrap(p.dtype, p.shape, const_cast<void*>(*it++), p.bytes());
+    if (!b.ok()) throw std::runtime_error(std::string(b.status().message()));
+    out.push_back(*std::move(b));
+  }
+  return out;
 }
 
 LaunchOptions Unchecked(int threads) {
   LaunchOptions o;
-  o.stacks = &Stacks();
   o.threads = threads;
-  o.checks = false;
+  o.checks = Checks::None();
   o.dma = DmaMode::kEager;
   return o;
 }
@@ -67,11 +71,10 @@ void AddOneEmulated(benchmark::State& state, const std::string& file) {
   auto kernel = Compiled(file);
   std::vector<int32_t> x(kAddOneElements), o(kAddOneElements);
   for (int64_t i = 0; i < kAddOneElements; ++i) x[i] = static_cast<int32_t>(i);
-  ParamBuffer params[] = {{reinterpret_cast<uint8_t*>(x.data()), kAddOneElements * 4},
-                          {reinterpret_cast<uint8_t*>(o.data()), kAddOneElements * 4}};
+  std::vector<Buffer> params = Buffers(kernel, {x.data(), o.data()});
   LaunchOptions options = Unchecked(static_cast<int>(state.range(0)));
   for (auto _ : state) {
-    absl::StatusOr<LaunchResult> r = Launch(*kernel, params, options);
+    absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
     if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
   }
   if (o[kAddOneElements - 1] != static_cast<int32_t>(kAddOneElements)) state.SkipWithError("wrong result");
@@ -90,13 +93,11 @@ BENCHMARK(BM_PipelinedAddOne_Emulated)->Arg(1)->Arg(2)->Unit(benchmark::kMillise
 void BM_AddOne_Checked(benchmark::State& state) {
   auto kernel = Compiled("add_one_4096x128.scir");
   std::vector<int32_t> x(kAddOneElements), o(kAddOneElements);
-  ParamBuffer params[] = {{reinterpret_cast<uint8_t*>(x.data()), kAddOneElements * 4},
-                          {reinterpret_cast<uint8_t*>(o.data()), kAddOneElements * 4}};
+  std::vector<Buffer> params = Buffers(kernel, {x.data(), o.data()});
   LaunchOptions options;
   options.threads = HostThreads();
-  options.stacks = &Stacks();
   for (auto _ : state) {
-    absl::StatusOr<LaunchResult> r = Launch(*kernel, params, options);
+    absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
     if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
   }
   state.SetItemsProcessed(state.iterations() * kAddOneElements);
@@ -143,11 +144,10 @@ void BM_Exchange_Emulated(benchmark::State& state) {
   auto kernel = Compiled("exchange.scir");
   std::vector<int32_t> x(32 * 16), o(32 * 16);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int32_t>(i * 2654435761u);
-  ParamBuffer params[] = {{reinterpret_cast<uint8_t*>(x.data()), 32 * 16 * 4},
-                          {reinterpret_cast<uint8_t*>(o.data()), 32 * 16 * 4}};
+  std::vector<Buffer> params = Buffers(kernel, {x.data(), o.data()});
   LaunchOptions options = Unchecked(static_cast<int>(state.range(0)));
   for (auto _ : state) {
-    absl::StatusOr<LaunchResult> r = Launch(*kernel, params, options);
+    absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
     if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
   }
   if (o != ExchangeReference(x)) state.SkipWithError("wrong result");
@@ -199,12 +199,10 @@ void BM_GatherReduce_Emulated(benchmark::State& state) {
   auto kernel = Compiled("gather_reduce.scir");
   GatherReduceData d;
   std::vector<float> o(kWorkers * kBags * 16), want(o.size());
-  ParamBuffer params[] = {{reinterpret_cast<uint8_t*>(d.table.data()), kTableRows * 16 * 4},
-                          {reinterpret_cast<uint8_t*>(d.idx.data()), kWorkers * kBags * 16 * 4},
-                          {reinterpret_cast<uint8_t*>(o.data()), kWorkers * kBags * 16 * 4}};
+  std::vector<Buffer> params = Buffers(kernel, {d.table.data(), d.idx.data(), o.data()});
   LaunchOptions options = Unchecked(static_cast<int>(state.range(0)));
   for (auto _ : state) {
-    absl::StatusOr<LaunchResult> r = Launch(*kernel, params, options);
+    absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
     if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
   }
   GatherReduceNative(d, want.data());
@@ -253,12 +251,10 @@ void BM_ScatterAdd_Emulated(benchmark::State& state) {
   auto kernel = Compiled("scatter_add.scir");
   ScatterAddData d(static_cast<int>(state.range(0)));
   std::vector<float> o(kWorkers * kBins), want(o.size());
-  ParamBuffer params[] = {{reinterpret_cast<uint8_t*>(d.idx.data()), kWorkers * kVectors * 16 * 4},
-                          {reinterpret_cast<uint8_t*>(d.x.data()), kWorkers * kVectors * 16 * 4},
-                          {reinterpret_cast<uint8_t*>(o.data()), kWorkers * kBins * 4}};
+  std::vector<Buffer> params = Buffers(kernel, {d.idx.data(), d.x.data(), o.data()});
   LaunchOptions options = Unchecked(1);
   for (auto _ : state) {
-    absl::StatusOr<LaunchResult> r = Launch(*kernel, params, options);
+    absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
     if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
   }
   ScatterAddNative(d, want.data());
@@ -322,12 +318,10 @@ void GatherRowsEmulated(benchmark::State& state, const std::string& file) {
   auto kernel = Compiled(file);
   const RowsData& d = RowInputs();
   std::vector<float> o(size_t{kRowIndices} * kRowWidth), want(o.size());
-  ParamBuffer params[] = {{reinterpret_cast<uint8_t*>(const_cast<float*>(d.table.data())), int64_t{kRowTable} * kRowWidth * 4},
-                          {reinterpret_cast<uint8_t*>(const_cast<int32_t*>(d.idx.data())), int64_t{kRowIndices} * 4},
-                          {reinterpret_cast<uint8_t*>(o.data()), int64_t{kRowIndices} * kRowWidth * 4}};
+  std::vector<Buffer> params = Buffers(kernel, {d.table.data(), d.idx.data(), o.data()});
   LaunchOptions options = Unchecked(static_cast<int>(state.range(0)));
   for (auto _ : state) {
-    absl::StatusOr<LaunchResult> r = Launch(*kernel, params, options);
+    absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
     if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
   }
   GatherRowsNative(d, want.data());
@@ -358,13 +352,11 @@ void BM_ScatterAddRows_Emulated(benchmark::State& state) {
   auto kernel = Compiled("scatter_add_rows.scir");
   const RowsData& d = RowInputs();
   std::vector<float> o(d.table.size()), want(o.size());
-  ParamBuffer params[] = {{reinterpret_cast<uint8_t*>(const_cast<float*>(d.rows.data())), int64_t{kRowIndices} * kRowWidth * 4},
-                          {reinterpret_cast<uint8_t*>(const_cast<int32_t*>(d.idx.data())), int64_t{kRowIndices} * 4},
-                          {reinterpret_cast<uint8_t*>(o.data()), int64_t{kRowTable} * kRowWidth * 4}};
+  std::vector<Buffer> params = Buffers(kernel, {d.rows.data(), d.idx.data(), o.data()});
   LaunchOptions options = Unchecked(static_cast<int>(state.range(0)));
   for (auto _ : state) {
     std::memcpy(o.data(), d.table.data(), o.size() * 4);  // inout: start from the table
-    absl::StatusOr<LaunchResult> r = Launch(*kernel, params, options);
+    absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
     if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
   }
   ScatterAddRowsNative(d, want.data());
@@ -431,17 +423,14 @@ void BM_SortRows_Emulated(benchmark::State& state) {
   auto kernel = Compiled("sort_rows.scir");
   const SortRowsData& in = SortInputs();
   std::vector<int32_t> keys = in.keys, vals = in.vals, ok(kSortElements), ov(kSortElements);
-  ParamBuffer params[] = {{reinterpret_cast<uint8_t*>(keys.data()), kSortElements * 4},
-                          {reinterpret_cast<uint8_t*>(vals.data()), kSortElements * 4},
-                          {reinterpret_cast<uint8_t*>(ok.data()), kSortElements * 4},
-                          {reinterpret_cast<uint8_t*>(ov.data()), kSortElements * 4}};
+  std::vector<Buffer> params = Buffers(kernel, {keys.data(), vals.data(), ok.data(), ov.data()});
   LaunchOptions options = Unchecked(static_cast<int>(state.range(0)));
   if (state.range(1) != 0) {  // checked: on_wait DMAs, bounds and sync checks
-    options.checks = true;
+    options.checks = Checks::All();
     options.dma = DmaMode::kOnWait;
   }
   for (auto _ : state) {
-    absl::StatusOr<LaunchResult> r = Launch(*kernel, params, options);
+    absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
     if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
   }
   std::vector<int32_t> want_k(kSortElements), want_v(kSortElements);
@@ -479,21 +468,18 @@ void BM_Compile_Cold(benchmark::State& state) {
   options.opt_level = static_cast<int>(state.range(0));
   for (auto _ : state) {
     Compiler compiler;
-    DiagnosticSink sink;
-    if (!compiler.Compile(file, "", options, sink).ok()) state.SkipWithError("compile failed");
+    if (!compiler.Compile(file, options).ok()) state.SkipWithError("compile failed");
   }
 }
 BENCHMARK(BM_Compile_Cold)->Arg(0)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// Warm: the in-memory cache answers (the front end still runs: parse, verify, rules).
+// Warm: the in-memory cache answers (the key hashes the source; no stage runs).
 void BM_Compile_Warm(benchmark::State& state) {
   auto file = KernelFile("add_one_4096x128.scir");
   Compiler compiler;
-  DiagnosticSink first;
-  if (!compiler.Compile(file, "", {}, first).ok()) state.SkipWithError("compile failed");
+  if (!compiler.Compile(file).ok()) state.SkipWithError("compile failed");
   for (auto _ : state) {
-    DiagnosticSink sink;
-    if (!compiler.Compile(file, "", {}, sink).ok()) state.SkipWithError("compile failed");
+    if (!compiler.Compile(file).ok()) state.SkipWithError("compile failed");
   }
 }
 BENCHMARK(BM_Compile_Warm)->Unit(benchmark::kMicrosecond)->UseRealTime();

@@ -1,18 +1,37 @@
-// The compilation pipeline, top to bottom:
+// The compilation pipeline behind the public Compiler (scjit/compiler.h), top
+// to bottom — one list of stages that Compile and Emit both run:
 //
-//   parse -> verify -> SC rules -> plan memory -> emit LLVM IR -> optimize -> JIT
+//   front end  parse -> verify -> SC rules -> pick the kernel   (Stage::kIr)
+//   lower      plan memory -> emit LLVM IR                      (Stage::kLlvm)
+//   optimize   the pass pipeline of the opt level               (Stage::kLlvmOpt)
+//   codegen    host assembly (Emit) or object code in the JIT   (Stage::kAsm)
 //
-// Each stage is one call; the timings of CompileTimes are taken around them.
+// Compile first looks the kernel up in the memory cache, then in the disk
+// cache (which skips every stage: the key covers the source), and stores what
+// it compiled in both.
 #include <chrono>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
 
+#include "jit/compiled_kernel.h"
+#include "jit/disk_cache.h"
 #include "jit/jit_session.h"
+#include "lowering/analysis/kernel_info.h"
+#include "lowering/base/diagnostic.h"
+#include "lowering/base/strings.h"
 #include "lowering/emit/emit_llvm.h"
+#include "lowering/ir/frontend.h"
 #include "lowering/ir/parser.h"
 #include "lowering/ir/printer.h"
-#include "lowering/rules/sc_rules.h"
-#include "lowering/base/strings.h"
 #include "lowering/ir/verifier.h"
-#include "scjit/scjit.h"
+#include "lowering/rules/sc_rules.h"
+#include "llvm/Config/llvm-config.h"
+#include "scjit/compiler.h"
+#include "jit/build_id.h"
+#include "scjit/version.h"
 
 namespace scjit {
 namespace {
@@ -27,138 +46,295 @@ absl::Status Usage(std::string detail) {
   return DiagnosticStatus(MakeDiagnostic(DiagId::kIoUsage, nullptr, Location{}, {{"detail", std::move(detail)}}));
 }
 
-// The front end: parse, verify, SC rules. The module is returned only when the
-// sink holds no error.
-absl::StatusOr<std::shared_ptr<Module>> FrontEnd(const std::shared_ptr<const SourceFile>& file,
-                                                 const CompileOptions& options, DiagnosticSink& sink,
-                                                 CompileTimes* times) {
-  Clock::time_point t = Clock::now();
-  std::shared_ptr<Module> module = Parse(file, sink);
-  times->parse = Ms(t);
-  t = Clock::now();
-  if (module->complete) Verify(*module, sink);
-  if (!sink.has_errors()) {
-    TargetId target = options.target.value_or(module->target.value_or(kDefaultTarget));
-    CheckScRules(*module, target, sink);
-  }
-  times->verify = Ms(t);
-  if (sink.has_errors()) return sink.ToStatus();
-  return module;
+std::string_view KernelName(std::string_view name) {
+  if (!name.empty() && name.front() == '@') name.remove_prefix(1);
+  return name;
 }
 
-absl::StatusOr<const Kernel*> SelectKernel(const Module& module, std::string_view name) {
-  std::string file = module.source->name();
-  if (!name.empty()) {
-    if (const Kernel* k = module.FindKernel(name)) return k;
-    return Usage(Cat("'", file, "' has no kernel @", name));
+// One compilation as it goes down the stages.
+struct Compilation {
+  Compilation(std::shared_ptr<const SourceFile> f, const CompileOptions& o) : file(std::move(f)), options(o) {}
+
+  std::shared_ptr<const SourceFile> file;
+  const CompileOptions& options;
+  bool need_kernel = true;  // false: Emit(kIr) of a whole module
+  JitSession* session = nullptr;
+
+  DiagnosticSink sink;
+  std::shared_ptr<Module> module;
+  const KernelDef* kernel = nullptr;
+  TargetId target = kDefaultTarget;
+  KernelInfo info;
+  EmittedKernel emitted;
+  CompileTimes times;
+};
+
+absl::Status FrontEnd(Compilation& c) {
+  Clock::time_point t = Clock::now();
+  c.module = Parse(c.file, c.sink);
+  c.times.parse = Ms(t);
+  t = Clock::now();
+  if (c.module->complete) Verify(*c.module, c.sink);
+  if (!c.options.target.empty()) {
+    c.target = *TargetFromName(c.options.target);  // checked by Compile / Emit
+  } else {
+    c.target = c.module->target.value_or(kDefaultTarget);
   }
-  if (module.kernels.size() == 1) return module.kernels[0].get();
+  if (!c.sink.has_errors()) CheckScRules(*c.module, c.target, c.sink);
+  c.times.verify = Ms(t);
+  if (c.sink.has_errors()) return c.sink.ToStatus();
+  if (!c.need_kernel && c.options.kernel.empty()) return absl::OkStatus();
+
+  std::string file = c.module->source->name();
+  std::string_view name = KernelName(c.options.kernel);
+  if (!name.empty()) {
+    c.kernel = c.module->FindKernel(name);
+    if (c.kernel == nullptr) return Usage(Cat("'", file, "' has no kernel @", name));
+    return absl::OkStatus();
+  }
+  if (c.module->kernels.size() == 1) {
+    c.kernel = c.module->kernels[0].get();
+    return absl::OkStatus();
+  }
   std::string names;
-  for (const auto& k : module.kernels) Append(&names, names.empty() ? "" : ", ", "@", k->name);
-  return Usage(Cat("'", file, "' defines ", module.kernels.size(), " kernels (", names,
+  for (const auto& k : c.module->kernels) Append(&names, names.empty() ? "" : ", ", "@", k->name);
+  return Usage(Cat("'", file, "' defines ", c.module->kernels.size(), " kernels (", names,
                    "); choose one with --kernel"));
+}
+
+absl::Status Lower(Compilation& c) {
+  c.info = PlanKernel(*c.module, *c.kernel, c.target);
+  EmitOptions emit;
+  emit.bounds_checks = c.options.checks.bounds;
+  absl::StatusOr<EmittedKernel> emitted = EmitKernel(*c.kernel, c.info, emit);
+  if (!emitted.ok()) return emitted.status();
+  c.emitted = *std::move(emitted);
+  return absl::OkStatus();
+}
+
+absl::Status Optimize(Compilation& c) { return c.session->Optimize(c.emitted); }
+
+// The stages every compilation runs, in order, each timed into CompileTimes
+// (the front end times parse and verify itself).
+struct StageRow {
+  Stage stage;
+  absl::Status (*run)(Compilation&);
+  double CompileTimes::*time;
+};
+constexpr StageRow kStages[] = {
+    {Stage::kIr, FrontEnd, nullptr},
+    {Stage::kLlvm, Lower, &CompileTimes::lower},
+    {Stage::kLlvmOpt, Optimize, &CompileTimes::optimize},
+};
+
+absl::Status RunStages(Compilation& c, Stage last) {
+  for (const StageRow& row : kStages) {
+    if (row.stage > last) break;
+    Clock::time_point t = Clock::now();
+    if (absl::Status s = row.run(c); !s.ok()) return s;
+    if (row.time != nullptr) c.times.*row.time = Ms(t);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckOptions(const CompileOptions& options) {
+  if (options.opt_level < 0 || options.opt_level > 3) {
+    return Usage(Cat("optimization level ", options.opt_level, " (expected 0 to 3)"));
+  }
+  if (!options.target.empty() && !TargetFromName(options.target)) {
+    return Usage(Cat("unknown target '", options.target, "'; expected one of ", TargetNameList()));
+  }
+  if (options.checks.init || options.checks.race) {
+    return absl::UnimplementedError(Cat("not implemented yet: --check ", options.checks.init ? "init" : "race"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
 
-Compiler::Compiler() = default;
-Compiler::~Compiler() = default;
-
-int64_t Compiler::cache_hits() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return cache_hits_;
+std::vector<ParamInfo> PublicParams(const LaunchLayout& layout) {
+  std::vector<ParamInfo> out;
+  for (const ParamLayout& p : layout.params) {
+    ParamInfo info;
+    info.name = p.name;
+    info.direction = p.direction;
+    info.semaphore = p.semaphore;
+    info.dtype = p.dtype;
+    info.shape = p.shape;
+    info.space = p.space;
+    info.type = p.type_text;
+    out.push_back(std::move(info));
+  }
+  return out;
 }
 
-absl::StatusOr<JitSession*> Compiler::Session(int opt_level) {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::unique_ptr<JitSession>& s = sessions_[opt_level];
+absl::StatusOr<Source> Source::FromFile(const std::string& path) {
+  absl::StatusOr<std::shared_ptr<const SourceFile>> file = ReadSourceFile(path);
+  if (!file.ok()) return file.status();
+  return Source{(*file)->name(), std::string((*file)->text())};
+}
+
+struct Compiler::Impl {
+  absl::StatusOr<std::shared_ptr<JitSession>> Session(int opt_level);
+  // Everything that decides the code of a compilation, as text.
+  std::string Key(const Source& source, const CompileOptions& options, const JitSession& session) const;
+  absl::StatusOr<std::shared_ptr<const CompiledCode>> Build(std::shared_ptr<const SourceFile> file,
+                                                           const CompileOptions& options,
+                                                           std::shared_ptr<JitSession> session, CompileTimes* times,
+                                                           std::string* object);
+  std::shared_ptr<const CompiledCode> MakeCode(std::shared_ptr<JitSession> session, KernelFn entry,
+                                               LaunchLayout layout) const;
+
+  mutable std::mutex mu;
+  std::map<int, std::shared_ptr<JitSession>> sessions;  // by opt level
+  std::map<std::string, std::shared_ptr<const CompiledCode>> memory;  // by key and file name
+  CacheStats stats;
+};
+
+absl::StatusOr<std::shared_ptr<JitSession>> Compiler::Impl::Session(int opt_level) {
+  std::lock_guard<std::mutex> lock(mu);
+  std::shared_ptr<JitSession>& s = sessions[opt_level];
   if (s == nullptr) {
     absl::StatusOr<std::unique_ptr<JitSession>> created = JitSession::Create(opt_level);
     if (!created.ok()) return created.status();
     s = *std::move(created);
   }
-  return s.get();
+  return s;
 }
 
-absl::StatusOr<std::shared_ptr<const CompiledKernel>> Compiler::Compile(std::shared_ptr<const SourceFile> file,
-                                                                        std::string_view kernel_name,
-                                                                        const CompileOptions& options,
-                                                                        DiagnosticSink& sink) {
+std::string Compiler::Impl::Key(const Source& source, const CompileOptions& options, const JitSession& session) const {
+  return Cat("scjit ", kVersionString, " build ", kBuildId, "\nllvm ", LLVM_VERSION_STRING, "\nhost ", session.host(),
+             "\nkernel ", KernelName(options.kernel), "\ntarget ", options.target, "\nO", options.opt_level,
+             "\nbounds ", options.checks.bounds ? "checked" : "clamped", "\nsource ", Sha256Hex(source.text), " ",
+             source.text.size(), "\n");
+}
+
+std::shared_ptr<const CompiledCode> Compiler::Impl::MakeCode(std::shared_ptr<JitSession> session, KernelFn entry,
+                                                             LaunchLayout layout) const {
+  auto code = std::make_shared<CompiledCode>();
+  code->session = std::move(session);
+  code->entry = entry;
+  code->params = PublicParams(layout);
+  code->stacks = std::make_unique<StackPool>(StackBytesFor(layout));
+  code->layout = std::move(layout);
+  return code;
+}
+
+absl::StatusOr<std::shared_ptr<const CompiledCode>> Compiler::Impl::Build(std::shared_ptr<const SourceFile> file,
+                                                                          const CompileOptions& options,
+                                                                          std::shared_ptr<JitSession> session,
+                                                                          CompileTimes* times, std::string* object) {
+  Compilation c(std::move(file), options);
+  c.session = session.get();
+  absl::Status status = RunStages(c, Stage::kLlvmOpt);
+  *times = c.times;
+  if (!status.ok()) return status;
+  Clock::time_point t = Clock::now();
+  absl::StatusOr<KernelFn> entry = session->Add(std::move(c.emitted), object);
+  if (!entry.ok()) return entry.status();
+  times->codegen = Ms(t);
+  return MakeCode(std::move(session), *entry, std::move(c.info.layout));
+}
+
+Compiler::Compiler() : impl_(std::make_unique<Impl>()) {}
+Compiler::~Compiler() = default;
+
+Compiler::CacheStats Compiler::cache_stats() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->stats;
+}
+
+absl::StatusOr<Kernel> Compiler::CompileFile(const std::string& path, const CompileOptions& options) {
+  absl::StatusOr<Source> source = Source::FromFile(path);
+  if (!source.ok()) return source.status();
+  return Compile(*source, options);
+}
+
+absl::StatusOr<Kernel> Compiler::Compile(const Source& source, const CompileOptions& options) {
   Clock::time_point start = Clock::now();
-  if (options.opt_level < 0 || options.opt_level > 3) return Usage(Cat("optimization level ", options.opt_level));
-  auto compiled = std::make_shared<CompiledKernel>();
-  CompileTimes& times = compiled->times_;
-  absl::StatusOr<std::shared_ptr<Module>> module = FrontEnd(file, options, sink, &times);
-  if (!module.ok()) return module.status();
-  absl::StatusOr<const Kernel*> kernel = SelectKernel(**module, kernel_name);
-  if (!kernel.ok()) return kernel.status();
-  TargetId target = options.target.value_or((*module)->target.value_or(kDefaultTarget));
-  absl::StatusOr<JitSession*> session = Session(options.opt_level);
+  if (absl::Status s = CheckOptions(options); !s.ok()) return s;
+  absl::StatusOr<std::shared_ptr<JitSession>> session = impl_->Session(options.opt_level);
   if (!session.ok()) return session.status();
 
-  std::string key = Cat(std::hash<std::string_view>{}(file->text()), "/", file->text().size(), "/", (*kernel)->name,
-                        "/", Info(target).name, "/O", options.opt_level, "/", options.bounds_checks ? "checked" : "clamped",
-                        "/", (*session)->host());
+  auto kernel = std::make_shared<internal::CompiledKernel>();
+  kernel->checks = options.checks;
+  std::string key = impl_->Key(source, options, **session);
+  std::string memory_key = Cat(key, "file ", source.name, "\n");
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = cache_.find(key); it != cache_.end()) {
-      ++cache_hits_;
-      auto hit = std::make_shared<CompiledKernel>(*it->second);
-      hit->times_ = times;
-      hit->times_.cache_hit = true;
-      hit->times_.total = Ms(start);
-      return hit;
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    if (auto it = impl_->memory.find(memory_key); it != impl_->memory.end()) {
+      ++impl_->stats.memory_hits;
+      kernel->code = it->second;
+      kernel->times.cache_hit = true;
+      kernel->times.total = Ms(start);
+      return Kernel(std::move(kernel));
     }
   }
 
-  compiled->module_ = *module;
-  compiled->info_ = PlanKernel(**module, **kernel, target);
-  Clock::time_point t = Clock::now();
-  EmitOptions emit_options;
-  emit_options.bounds_checks = options.bounds_checks;
-  absl::StatusOr<EmittedKernel> emitted = EmitKernel(**kernel, compiled->info_, emit_options);
-  if (!emitted.ok()) return emitted.status();
-  times.lower = Ms(t);
-  t = Clock::now();
-  if (absl::Status s = (*session)->Optimize(*emitted); !s.ok()) return s;
-  times.optimize = Ms(t);
-  t = Clock::now();
-  absl::StatusOr<KernelFn> entry = (*session)->Add(*std::move(emitted));
-  if (!entry.ok()) return entry.status();
-  compiled->entry_ = *entry;
-  times.codegen = Ms(t);
-  times.total = Ms(start);
-  std::lock_guard<std::mutex> lock(mu_);
-  cache_[key] = compiled;
-  return compiled;
+  std::shared_ptr<const CompiledCode> code;
+  std::optional<DiskCache> disk;
+  if (!options.cache_dir.empty()) disk.emplace(options.cache_dir);
+  if (disk) {
+    if (std::optional<DiskCache::Entry> entry = disk->Load(key, &kernel->warnings)) {
+      absl::StatusOr<KernelFn> fn = (*session)->AddObject(entry->object, entry->layout.entry);
+      if (fn.ok()) {
+        entry->layout.file = source.name;  // the same text, perhaps under another name
+        code = impl_->MakeCode(*session, *fn, std::move(entry->layout));
+        kernel->times.cache_hit = kernel->times.from_disk = true;
+      } else {
+        Diagnostic d = MakeDiagnostic(DiagId::kIoCache, nullptr, Location{},
+                                      {{"path", disk->PathFor(key)},
+                                       {"reason", Cat("is ignored: its object code does not link (",
+                                                      std::string(fn.status().message()),
+                                                      "); the kernel is compiled again")}});
+        d.severity = Severity::kWarning;
+        kernel->warnings.push_back(std::move(d));
+      }
+    }
+  }
+  if (code == nullptr) {
+    std::string object;
+    absl::StatusOr<std::shared_ptr<const CompiledCode>> built =
+        impl_->Build(std::make_shared<const SourceFile>(source.name, source.text), options, *session,
+                     &kernel->times, disk ? &object : nullptr);
+    if (!built.ok()) return built.status();
+    code = *std::move(built);
+    if (disk && !object.empty()) disk->Store(key, code->layout, object, &kernel->warnings);
+  }
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    ++(kernel->times.from_disk ? impl_->stats.disk_hits : impl_->stats.compiled);
+    // Two threads compiling the same kernel at once both compile it; the first
+    // to finish is kept.
+    auto [it, inserted] = impl_->memory.emplace(memory_key, code);
+    kernel->code = it->second;
+  }
+  kernel->times.total = Ms(start);
+  return Kernel(std::move(kernel));
 }
 
-absl::StatusOr<std::string> Compiler::Emit(std::shared_ptr<const SourceFile> file, std::string_view kernel_name,
-                                           const CompileOptions& options, Stage stage, DiagnosticSink& sink) {
-  CompileTimes times;
-  absl::StatusOr<std::shared_ptr<Module>> module = FrontEnd(file, options, sink, &times);
-  if (!module.ok()) return module.status();
-  if (stage == Stage::kIr && kernel_name.empty()) return Print(**module);
-  absl::StatusOr<const Kernel*> kernel = SelectKernel(**module, kernel_name);
-  if (!kernel.ok()) return kernel.status();
-  if (stage == Stage::kIr) return Print(**module);
-  TargetId target = options.target.value_or((*module)->target.value_or(kDefaultTarget));
-  KernelInfo info = PlanKernel(**module, **kernel, target);
-  EmitOptions emit_options;
-  emit_options.bounds_checks = options.bounds_checks;
-  absl::StatusOr<EmittedKernel> emitted = EmitKernel(**kernel, info, emit_options);
-  if (!emitted.ok()) return emitted.status();
-  if (stage == Stage::kLlvm) return ModuleText(*emitted);
-  absl::StatusOr<JitSession*> session = Session(options.opt_level);
-  if (!session.ok()) return session.status();
-  if (absl::Status s = (*session)->Optimize(*emitted); !s.ok()) return s;
-  if (stage == Stage::kLlvmOpt) return ModuleText(*emitted);
-  return (*session)->Assembly(*emitted);
-}
-
-absl::StatusOr<LaunchResult> Launch(const CompiledKernel& kernel, std::span<const ParamBuffer> params,
-                                    const LaunchOptions& options) {
-  return RunKernel(kernel.info(), kernel.entry(), params, options);
+absl::StatusOr<std::string> Compiler::Emit(const Source& source, Stage stage, const CompileOptions& options) {
+  if (absl::Status s = CheckOptions(options); !s.ok()) return s;
+  Compilation c(std::make_shared<const SourceFile>(source.name, source.text), options);
+  c.need_kernel = stage > Stage::kIr;
+  std::shared_ptr<JitSession> session;
+  if (stage >= Stage::kLlvmOpt) {
+    absl::StatusOr<std::shared_ptr<JitSession>> s = impl_->Session(options.opt_level);
+    if (!s.ok()) return s.status();
+    session = *s;
+    c.session = session.get();
+  }
+  if (absl::Status s = RunStages(c, std::min(stage, Stage::kLlvmOpt)); !s.ok()) return s;
+  switch (stage) {
+    case Stage::kIr:
+      return Print(*c.module);
+    case Stage::kLlvm:
+    case Stage::kLlvmOpt:
+      return ModuleText(c.emitted);
+    case Stage::kAsm:
+      return session->Assembly(c.emitted);
+  }
+  return absl::InternalError("unknown stage");
 }
 
 }  // namespace scjit

@@ -1,6 +1,10 @@
 #include "jit/jit_session.h"
 
 #include "lowering/base/strings.h"
+#include <map>
+
+#include "llvm/ExecutionEngine/ObjectCache.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -55,6 +59,37 @@ std::once_flag native_target_once;
 
 }  // namespace
 
+namespace jit_internal {
+
+// The compile layer's ObjectCache: it keeps each module's object code (by module
+// identifier) until Add takes it, so that the disk cache can store it. It never
+// answers getObject: cached code is linked directly (AddObject), without IR.
+class ObjectCapture : public llvm::ObjectCache {
+ public:
+  void notifyObjectCompiled(const llvm::Module* m, llvm::MemoryBufferRef object) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    objects_[m->getModuleIdentifier()] = std::string(object.getBuffer());
+  }
+  std::unique_ptr<llvm::MemoryBuffer> getObject(const llvm::Module*) override { return nullptr; }
+
+  std::string Take(const std::string& module) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = objects_.find(module);
+    if (it == objects_.end()) return "";
+    std::string out = std::move(it->second);
+    objects_.erase(it);
+    return out;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::string> objects_;
+};
+
+}  // namespace jit_internal
+
+JitSession::JitSession() : objects_(std::make_unique<jit_internal::ObjectCapture>()) {}
+
 std::string ModuleText(const EmittedKernel& kernel) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -83,8 +118,18 @@ absl::StatusOr<std::unique_ptr<JitSession>> JitSession::Create(int opt_level) {
   s->machine_ = std::move(*tm);
 
   // (3) The JIT, compiling for the same host.
+  // Each compilation gets a target machine of its own (ConcurrentIRCompiler), so
+  // that threads compiling at once never share one; the object cache captures
+  // the object code for the disk cache.
+  jit_internal::ObjectCapture* capture = s->objects_.get();
   llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> jit =
-      llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+      llvm::orc::LLJITBuilder()
+          .setJITTargetMachineBuilder(std::move(*jtmb))
+          .setCompileFunctionCreator([capture](llvm::orc::JITTargetMachineBuilder builder)
+                                         -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+            return std::make_unique<llvm::orc::ConcurrentIRCompiler>(std::move(builder), capture);
+          })
+          .create();
   if (!jit) return ToStatus(jit.takeError(), "creating the ORC JIT");
   s->jit_ = std::move(*jit);
 
@@ -163,7 +208,7 @@ absl::StatusOr<std::string> JitSession::Assembly(const EmittedKernel& kernel) {
   return std::string(text.str());
 }
 
-absl::StatusOr<KernelFn> JitSession::Add(EmittedKernel kernel) {
+absl::StatusOr<llvm::orc::JITDylib*> JitSession::NewKernelDylib() {
   std::string name = Cat("scjit.kernel.", next_dylib_.fetch_add(1));
   llvm::Expected<llvm::orc::JITDylib&> dylib = jit_->createJITDylib(name);
   if (!dylib) return ToStatus(dylib.takeError(), "creating a kernel dylib");
@@ -172,12 +217,37 @@ absl::StatusOr<KernelFn> JitSession::Add(EmittedKernel kernel) {
   llvm::orc::JITDylibSearchOrder order = {{runtime_, llvm::orc::JITDylibLookupFlags::MatchExportedSymbolsOnly}};
   for (const auto& link : jit_->defaultLinkOrder()) order.push_back(link);
   dylib->setLinkOrder(std::move(order));
+  return &*dylib;
+}
+
+absl::StatusOr<KernelFn> JitSession::Add(EmittedKernel kernel, std::string* object) {
+  absl::StatusOr<llvm::orc::JITDylib*> dylib = NewKernelDylib();
+  if (!dylib.ok()) return dylib.status();
+  // A module identifier no other compilation has: the object cache's key.
+  std::string module_id = Cat((*dylib)->getName(), ".", kernel.function);
+  kernel.module->setModuleIdentifier(module_id);
   llvm::orc::ThreadSafeModule tsm(std::move(kernel.module), std::move(kernel.context));
-  if (absl::Status s = ToStatus(jit_->addIRModule(*dylib, std::move(tsm)), "adding the kernel module"); !s.ok()) {
+  if (absl::Status s = ToStatus(jit_->addIRModule(**dylib, std::move(tsm)), "adding the kernel module"); !s.ok()) {
     return s;
   }
-  llvm::Expected<llvm::orc::ExecutorAddr> addr = jit_->lookup(*dylib, kernel.function);
+  llvm::Expected<llvm::orc::ExecutorAddr> addr = jit_->lookup(**dylib, kernel.function);
+  std::string compiled = objects_->Take(module_id);
   if (!addr) return ToStatus(addr.takeError(), Cat("compiling ", kernel.function));
+  if (object != nullptr) *object = std::move(compiled);
+  return addr->toPtr<KernelFn>();
+}
+
+absl::StatusOr<KernelFn> JitSession::AddObject(std::string_view object, const std::string& symbol) {
+  absl::StatusOr<llvm::orc::JITDylib*> dylib = NewKernelDylib();
+  if (!dylib.ok()) return dylib.status();
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.data(), object.size()), "scjit.cached");
+  if (absl::Status s = ToStatus(jit_->addObjectFile(**dylib, std::move(buffer)), "adding cached object code");
+      !s.ok()) {
+    return s;
+  }
+  llvm::Expected<llvm::orc::ExecutorAddr> addr = jit_->lookup(**dylib, symbol);
+  if (!addr) return ToStatus(addr.takeError(), Cat("linking cached ", symbol));
   return addr->toPtr<KernelFn>();
 }
 

@@ -2,8 +2,9 @@
 // present), the -O0...-O3 optimization pipeline, and host assembly for --emit.
 //
 // Runtime ABI functions are resolved by name from a JITDylib of absolute
-// symbols (runtime/abi.def), so compiled objects hold no addresses. Each kernel
-// gets a JITDylib of its own, so kernels of the same name never collide.
+// symbols (runtime/abi.def), so compiled objects hold no addresses and can be
+// stored (the disk cache) and loaded into another process. Each kernel gets a
+// JITDylib of its own, so kernels of the same name never collide.
 #ifndef SCJIT_JIT_JIT_SESSION_H_
 #define SCJIT_JIT_JIT_SESSION_H_
 
@@ -11,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "lowering/emit/emit_llvm.h"
@@ -23,6 +25,10 @@ class LLJIT;
 class JITDylib;
 }  // namespace orc
 }  // namespace llvm
+
+namespace scjit::jit_internal {
+class ObjectCapture;
+}  // namespace scjit::jit_internal
 
 namespace scjit {
 
@@ -37,16 +43,23 @@ class JitSession {
   absl::Status Optimize(EmittedKernel& kernel);
   // The host assembly of an optimized module (the module is not changed).
   absl::StatusOr<std::string> Assembly(const EmittedKernel& kernel);
-  // Compiles an optimized kernel to host code; returns its entry point.
-  absl::StatusOr<KernelFn> Add(EmittedKernel kernel);
+  // Compiles an optimized kernel to host code; returns its entry point, and
+  // in *object (when not null) the object code it was compiled to.
+  absl::StatusOr<KernelFn> Add(EmittedKernel kernel, std::string* object = nullptr);
+  // Links object code Add returned (in this or another process) and returns
+  // the entry point `symbol`.
+  absl::StatusOr<KernelFn> AddObject(std::string_view object, const std::string& symbol);
 
   int opt_level() const { return opt_level_; }
   // "skylake-avx512 +avx512f,+avx2,..." (part of the object cache key).
   const std::string& host() const { return host_; }
 
  private:
-  JitSession() = default;
+  JitSession();
+  absl::StatusOr<llvm::orc::JITDylib*> NewKernelDylib();
 
+  // The compile layer's ObjectCache (declared first: jit_ points to it).
+  std::unique_ptr<jit_internal::ObjectCapture> objects_;
   int opt_level_ = 2;
   std::string host_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;

@@ -352,7 +352,7 @@ bool IsGeneratorSpec(std::string_view source) {
 
 absl::Status CheckGeneratorSpec(std::string_view spec) { return ParseSpec(spec).status(); }
 
-absl::StatusOr<NpyArray> Generate(std::string_view spec_text, ElementType dtype,
+absl::StatusOr<NpyArray> GenerateArray(std::string_view spec_text, ElementType dtype,
                                   const Shape& shape) {
   absl::StatusOr<Spec> parsed = ParseSpec(spec_text);
   if (!parsed.ok()) return parsed.status();

@@ -48,7 +48,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "lowering/base/dtype.h"
-#include "lowering/ir/types.h"
+#include "lowering/base/shape.h"
 #include "runtime/npy.h"
 
 namespace scjit {
@@ -66,7 +66,7 @@ absl::Status CheckGeneratorSpec(std::string_view spec);
 
 // An array of `dtype` and `shape` filled as `spec` says. The shape must not
 // have dynamic dimensions.
-absl::StatusOr<NpyArray> Generate(std::string_view spec, ElementType dtype, const Shape& shape);
+absl::StatusOr<NpyArray> GenerateArray(std::string_view spec, ElementType dtype, const Shape& shape);
 
 }  // namespace scjit
 

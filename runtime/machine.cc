@@ -62,21 +62,26 @@ bool LaunchResult::failed() const {
   return false;
 }
 
+std::string LaunchResult::RenderFindings() const {
+  std::string out;
+  for (const Diagnostic& d : findings) out += d.Render();
+  return out;
+}
+
 // ------------------------------------------------------------------------------------
 // Subcore: the ABI entry points.
 
 Subcore::Subcore(Machine* machine, int index, int core, int subcore)
     : machine_(machine), index_(index), core_(core), subcore_(subcore) {
-  sems_.resize(static_cast<size_t>(machine->info().semaphores));
-  ops_.assign(NumOpKinds(), 0);
+  sems_.resize(static_cast<size_t>(machine->layout().semaphores));
+  ops_.assign(std::size(kRuntimeOps), 0);
 }
 
 Diagnostic Subcore::Finding(DiagId id, int site, std::initializer_list<DiagArg> args) const {
-  const KernelInfo& info = machine_->info();
-  Location loc = site >= 0 && site < static_cast<int>(info.sites.size()) ? info.sites[site].loc : Location{};
-  Diagnostic d = MakeDiagnostic(id, info.source.get(), loc, args);
-  if (machine_->options().warn) d.severity = Severity::kWarning;
-  d.notes.push_back(Cat("in kernel @", info.name, ", ", machine_->SubcoreName(index_)));
+  const LaunchLayout& layout = machine_->layout();
+  Diagnostic d = layout.SiteDiagnostic(id, site, args);
+  if (machine_->options().checks.warn) d.severity = Severity::kWarning;
+  d.notes.push_back(Cat("in kernel @", layout.kernel, ", ", machine_->SubcoreName(index_)));
   return d;
 }
 
@@ -97,9 +102,9 @@ int32_t Subcore::Park(Wait wait, int site) {
 int32_t Subcore::Tick() {
   ctx.tick = SCJIT_TICK_PERIOD;
   if (machine_->PastDeadline()) {
-    const LaunchOptions& o = machine_->options();
+    const RunOptions& o = machine_->options();
     Diagnostic d = MakeDiagnostic(DiagId::kRtTimeout, nullptr, Location{},
-                                  {{"kernel", Cat("@", machine_->info().name)},
+                                  {{"kernel", Cat("@", machine_->layout().kernel)},
                                    {"seconds", absl::StrFormat("%g", o.time_limit_seconds)}});
     d.notes.push_back(Cat(machine_->SubcoreName(index_), " was still in a loop"));
     findings_.push_back(std::move(d));
@@ -117,8 +122,8 @@ bool Subcore::ValidSemaphore(int sem, int site, int32_t* status) {
 }
 
 int32_t Subcore::CheckDma(const scjit_dma& dma, int site) {
-  const Site& s = machine_->info().sites[site];
-  std::string what = Cat(Info(s.op).name, " ", s.text);
+  const Site& s = machine_->layout().sites[site];
+  std::string what = Cat(s.op, " ", s.text);
   // Generated code bounds-checks every view; this guard keeps even a wrong
   // descriptor from touching host memory outside the kernel's buffers. (The
   // indexed side of a gather/scatter is its whole first dimension.)
@@ -160,14 +165,14 @@ int32_t Subcore::ReadIndices(const scjit_dma& dma, int site, std::vector<int32_t
   } else {
     for (int64_t i = 0; i < dma.index_count; ++i) (*out)[i] = dma.indices[i * dma.index_stride];
   }
-  if (!machine_->options().checks) return 0;  // bad entries move nothing (Transfer)
+  if (!machine_->options().checks.bounds) return 0;  // bad entries move nothing (Transfer)
   int64_t rows = IndexedSide(dma).sizes[0];
   for (int64_t i = 0; i < dma.index_count; ++i) {
     int32_t v = (*out)[i];
     if ((dma.has_ignore && v == dma.ignore) || (v >= 0 && v < rows)) continue;
-    const Site& s = machine_->info().sites[site];
+    const Site& s = machine_->layout().sites[site];
     return Fail(Finding(DiagId::kRtBounds, site,
-                        {{"detail", Cat(Info(s.op).name, " ", s.text, ": entry ", i, " of the index list is ", v,
+                        {{"detail", Cat(s.op, " ", s.text, ": entry ", i, " of the index list is ", v,
                                         ", outside dimension 0 of the ",
                                         dma.indexed == SCJIT_DMA_GATHER ? "source" : "destination", " (size ", rows,
                                         ")")}}));
@@ -215,7 +220,7 @@ void Subcore::Complete(int sem, int64_t bytes, bool settling) {
 
 int32_t Subcore::DmaStart(const scjit_dma& dma, int site) {
   if (machine_->stopping()) return kStatusCancelled;
-  Count(OpKind::kDmaStart);
+  Count(RuntimeOp::kDmaStart);
   int32_t status = 0;
   if (!ValidSemaphore(dma.sem, site, &status)) return status;
   if ((status = CheckDma(dma, site)) != 0) return status;
@@ -235,7 +240,7 @@ int32_t Subcore::DmaStart(const scjit_dma& dma, int site) {
 
 int32_t Subcore::DmaWait(const scjit_dma& dma, int site) {
   if (machine_->stopping()) return kStatusCancelled;
-  Count(OpKind::kDmaWait);
+  Count(RuntimeOp::kDmaWait);
   int32_t status = 0;
   if (!ValidSemaphore(dma.sem, site, &status)) return status;
   int64_t bytes = Credit(dma);
@@ -252,7 +257,7 @@ int32_t Subcore::DmaWait(const scjit_dma& dma, int site) {
 
 int32_t Subcore::Copy(const scjit_dma& dma, int site) {
   if (machine_->stopping()) return kStatusCancelled;
-  Count(OpKind::kCopy);
+  Count(RuntimeOp::kCopy);
   int32_t status = 0;
   if ((status = CheckDma(dma, site)) != 0) return status;
   if ((status = ReadIndices(dma, site, &indices_)) != 0) return status;
@@ -263,10 +268,10 @@ int32_t Subcore::Copy(const scjit_dma& dma, int site) {
 
 int32_t Subcore::SemSignal(int sem, int32_t n, int core, int subcore, int site) {
   if (machine_->stopping()) return kStatusCancelled;
-  Count(OpKind::kSemSignal);
+  Count(RuntimeOp::kSemSignal);
   int32_t status = 0;
   if (!ValidSemaphore(sem, site, &status)) return status;
-  const KernelInfo& info = machine_->info();
+  const LaunchLayout& info = machine_->layout();
   int target_core = core < 0 ? core_ : core;
   int target_subcore = subcore < 0 ? subcore_ : subcore;
   if (target_core >= info.cores || target_subcore >= info.subcores) {
@@ -291,7 +296,7 @@ int32_t Subcore::SemSignal(int sem, int32_t n, int core, int subcore, int site) 
 
 int32_t Subcore::SemWait(int sem, int32_t n, int site) {
   if (machine_->stopping()) return kStatusCancelled;
-  Count(OpKind::kSemWait);
+  Count(RuntimeOp::kSemWait);
   int32_t status = 0;
   if (!ValidSemaphore(sem, site, &status)) return status;
   if (n < 0) {
@@ -310,7 +315,7 @@ int32_t Subcore::SemWait(int sem, int32_t n, int site) {
 
 int32_t Subcore::SemRead(int sem, int site, int32_t* value) {
   if (machine_->stopping()) return kStatusCancelled;
-  Count(OpKind::kSemRead);
+  Count(RuntimeOp::kSemRead);
   int32_t status = 0;
   if (!ValidSemaphore(sem, site, &status)) return status;
   Complete(sem, INT64_MAX);
@@ -323,14 +328,14 @@ int32_t Subcore::SemRead(int sem, int site, int32_t* value) {
 
 int32_t Subcore::Barrier(int site) {
   if (machine_->stopping()) return kStatusCancelled;
-  Count(OpKind::kBarrier);
+  Count(RuntimeOp::kBarrier);
   return Park(Wait::kBarrier, site);
 }
 
 int32_t Subcore::FetchAndAdd(int64_t offset, int32_t value, int target, int site, int32_t* old) {
   if (machine_->stopping()) return kStatusCancelled;
-  Count(OpKind::kFetchAndAdd);
-  const KernelInfo& info = machine_->info();
+  Count(RuntimeOp::kFetchAndAdd);
+  const LaunchLayout& info = machine_->layout();
   if (target < 0 || target >= info.subcores) {
     return Fail(Finding(DiagId::kRtBounds, site,
                         {{"detail", Cat("fetch_and_add targets subcore ", target, ", but each core has ", info.subcores,
@@ -347,8 +352,8 @@ int32_t Subcore::FetchAndAdd(int64_t offset, int32_t value, int target, int site
 
 int32_t Subcore::DebugPrint(int site, int kind, int dtype, const void* data, int64_t count, const scjit_ref* ref) {
   if (machine_->stopping()) return kStatusCancelled;
-  Count(OpKind::kDebugPrint);
-  const Site& s = machine_->info().sites[site];
+  Count(RuntimeOp::kDebugPrint);
+  const Site& s = machine_->layout().sites[site];
   std::string line = Cat("[core ", core_, ", subcore ", subcore_, "] ", s.text);
   auto e = static_cast<ElementType>(dtype);
   if (kind == SCJIT_PRINT_VALUE) {
@@ -402,7 +407,7 @@ int32_t Subcore::Alloc(void* data, int64_t count, int dtype, int first_sem) {
 }
 
 int32_t Subcore::BoundsError(int site, int what, int dim, int64_t index, int64_t limit) {
-  const Site& s = machine_->info().sites[site];
+  const Site& s = machine_->layout().sites[site];
   std::string detail;
   switch (what & 0xFF) {
     case SCJIT_BOUNDS_LANE:
@@ -436,7 +441,7 @@ int32_t Subcore::Warning(int site, int what) {
   for (const auto& [s, d] : warnings_) {
     if (s == site) return 0;
   }
-  Diagnostic d = Finding(DiagId::kRtSortSign, site, {{"dtype", machine_->info().sites[site].text}});
+  Diagnostic d = Finding(DiagId::kRtSortSign, site, {{"dtype", machine_->layout().sites[site].text}});
   d.severity = Severity::kWarning;
   warnings_.emplace_back(site, std::move(d));
   return 0;
@@ -445,8 +450,8 @@ int32_t Subcore::Warning(int site, int what) {
 // ------------------------------------------------------------------------------------
 // Machine.
 
-Machine::Machine(const KernelInfo& info, KernelFn kernel, const LaunchOptions& options)
-    : info_(info), kernel_(kernel), options_(options), rng_(options.seed.value_or(0)) {}
+Machine::Machine(const LaunchLayout& layout, KernelFn kernel, const RunOptions& options)
+    : layout_(layout), kernel_(kernel), options_(options), rng_(options.seed.value_or(0)) {}
 
 bool Machine::PastDeadline() {
   if (options_.time_limit_seconds <= 0 || std::chrono::steady_clock::now() < deadline_) return false;
@@ -467,33 +472,32 @@ bool Machine::Contains(const scjit_ref& r, int elem_bytes, int subcore) const {
   for (size_t p = 0; p < hbm_.size(); ++p) {
     if (inside(hbm_[p], hbm_bytes_[p])) return true;
   }
-  return inside(vmem_ + subcore * vmem_stride_, info_.vmem_bytes) ||
-         inside(smem_ + subcore * smem_stride_, info_.smem_bytes) ||
-         inside(shared_ + (subcore / info_.subcores) * shared_stride_, info_.vmem_shared_bytes);
+  return inside(vmem_ + subcore * vmem_stride_, layout_.vmem_bytes) ||
+         inside(smem_ + subcore * smem_stride_, layout_.smem_bytes) ||
+         inside(shared_ + (subcore / layout_.subcores) * shared_stride_, layout_.vmem_shared_bytes);
 }
 
 std::string Machine::SubcoreName(int i) const {
-  if (info_.mesh == MeshKind::kScalar) return Cat("scalar subcore (core ", i, ")");
-  return Cat("subcore (core ", i / info_.subcores, ", subcore ", i % info_.subcores, ")");
+  if (layout_.mesh == MeshKind::kScalar) return Cat("scalar subcore (core ", i, ")");
+  return Cat("subcore (core ", i / layout_.subcores, ", subcore ", i % layout_.subcores, ")");
 }
 
 void Machine::Stage(std::span<const ParamBuffer> params, bool in) {
-  int n = info_.subcores_total();
-  for (size_t p = 0; p < info_.params.size(); ++p) {
-    const ParamInfo& param = info_.params[p];
-    if (!param.staged() || !param.type.is_ref()) continue;
+  int n = layout_.subcores_total();
+  for (size_t p = 0; p < layout_.params.size(); ++p) {
+    const ParamLayout& param = layout_.params[p];
+    if (!param.staged()) continue;
     bool copy_in = param.direction != ParamDirection::kOut;
     bool copy_out = param.direction != ParamDirection::kIn;
     if ((in && !copy_in) || (!in && !copy_out)) continue;
-    const Slot& slot = param.slot;
-    bool shared = slot.space == MemorySpace::kVmemShared;
-    int copies = shared ? info_.cores : n;
+    bool shared = param.space == MemorySpace::kVmemShared;
+    int copies = shared ? layout_.cores : n;
     // Copies back go in (core, subcore) order, so the last one wins.
     for (int i = 0; i < copies; ++i) {
-      uint8_t* arena = shared                                 ? shared_ + i * shared_stride_
-                       : slot.space == MemorySpace::kSmem ? smem_ + i * smem_stride_
-                                                              : vmem_ + i * vmem_stride_;
-      uint8_t* where = arena + slot.offset;
+      uint8_t* arena = shared                              ? shared_ + i * shared_stride_
+                       : param.space == MemorySpace::kSmem ? smem_ + i * smem_stride_
+                                                           : vmem_ + i * vmem_stride_;
+      uint8_t* where = arena + param.offset;
       if (in) {
         std::memcpy(where, params[p].data, static_cast<size_t>(param.bytes()));
       } else {
@@ -507,22 +511,22 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   auto start = std::chrono::steady_clock::now();
   deadline_ = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                           std::chrono::duration<double>(options_.time_limit_seconds));
-  if (params.size() != info_.params.size()) {
-    return absl::InvalidArgumentError(Cat("kernel @", info_.name, " takes ", info_.params.size(), " parameters, got ",
+  if (params.size() != layout_.params.size()) {
+    return absl::InvalidArgumentError(Cat("kernel @", layout_.kernel, " takes ", layout_.params.size(), " parameters, got ",
                                           params.size()));
   }
   for (size_t p = 0; p < params.size(); ++p) {
-    if (info_.params[p].type.is_ref() && params[p].bytes != info_.params[p].bytes()) {
-      return absl::InvalidArgumentError(Cat("parameter %", info_.params[p].name, " needs ", info_.params[p].bytes(),
+    if (params[p].bytes != layout_.params[p].bytes()) {
+      return absl::InvalidArgumentError(Cat("parameter %", layout_.params[p].name, " needs ", layout_.params[p].bytes(),
                                             " bytes, got ", params[p].bytes));
     }
   }
-  int n = info_.subcores_total();
-  vmem_stride_ = AlignUp(info_.vmem_bytes);
-  smem_stride_ = AlignUp(info_.smem_bytes);
-  shared_stride_ = AlignUp(info_.vmem_shared_bytes);
+  int n = layout_.subcores_total();
+  vmem_stride_ = AlignUp(layout_.vmem_bytes);
+  smem_stride_ = AlignUp(layout_.smem_bytes);
+  shared_stride_ = AlignUp(layout_.vmem_shared_bytes);
   int64_t vmem = vmem_stride_, smem = smem_stride_, shared = shared_stride_;
-  int64_t total = vmem * n + smem * n + shared * info_.cores + kAlign;
+  int64_t total = vmem * n + smem * n + shared * layout_.cores + kAlign;
   memory_.reset(new (std::nothrow) uint8_t[static_cast<size_t>(total)]);
   if (memory_ == nullptr) return absl::ResourceExhaustedError(Cat("cannot allocate ", total, " bytes of kernel memory"));
   std::memset(memory_.get(), 0, static_cast<size_t>(total));
@@ -530,8 +534,8 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   vmem_ = base;
   smem_ = vmem_ + vmem * n;
   shared_ = smem_ + smem * n;
-  for (const PoisonRange& r : info_.poison) {
-    int copies = r.space == MemorySpace::kVmemShared ? info_.cores : n;
+  for (const PoisonRange& r : layout_.poison) {
+    int copies = r.space == MemorySpace::kVmemShared ? layout_.cores : n;
     for (int i = 0; i < copies; ++i) {
       uint8_t* arena = r.space == MemorySpace::kVmemShared ? shared_ + i * shared
                        : r.space == MemorySpace::kSmem     ? smem_ + i * smem
@@ -539,37 +543,37 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
       FillPoison(arena + r.offset, r.count, r.element);
     }
   }
-  hbm_.assign(info_.params.size(), nullptr);
-  hbm_bytes_.assign(info_.params.size(), 0);
+  hbm_.assign(layout_.params.size(), nullptr);
+  hbm_bytes_.assign(layout_.params.size(), 0);
   for (size_t p = 0; p < params.size(); ++p) {
-    const ParamInfo& param = info_.params[p];
-    if (param.staged()) continue;
+    const ParamLayout& param = layout_.params[p];
+    if (param.staged() || param.semaphore) continue;
     hbm_[p] = params[p].data;
     hbm_bytes_[p] = params[p].bytes;
-    if (param.direction == ParamDirection::kOut) FillPoison(params[p].data, param.type.NumElements(), param.type.element());
+    if (param.direction == ParamDirection::kOut) FillPoison(params[p].data, param.num_elements(), param.dtype);
   }
   Stage(params, /*in=*/true);
 
   subcores_.clear();
   for (int i = 0; i < n; ++i) {
-    auto s = std::make_unique<Subcore>(this, i, i / info_.subcores, i % info_.subcores);
+    auto s = std::make_unique<Subcore>(this, i, i / layout_.subcores, i % layout_.subcores);
     scjit_ctx& c = s->ctx;
     c.vmem = vmem_ + i * vmem;
     c.smem = smem_ + i * smem;
-    c.vmem_shared = shared_ + (i / info_.subcores) * shared;
+    c.vmem_shared = shared_ + (i / layout_.subcores) * shared;
     c.hbm = hbm_.data();
-    c.core = i / info_.subcores;
-    c.subcore = i % info_.subcores;
-    c.num_cores = info_.cores;
-    c.num_subcores = info_.subcores;
+    c.core = i / layout_.subcores;
+    c.subcore = i % layout_.subcores;
+    c.num_cores = layout_.cores;
+    c.num_subcores = layout_.subcores;
     c.tick = SCJIT_TICK_PERIOD;
-    c.checks = options_.checks ? SCJIT_CHECK_BOUNDS | SCJIT_CHECK_SORT_SIGN : 0;
+    c.checks = (options_.checks.bounds ? SCJIT_CHECK_BOUNDS : 0) | (options_.checks.any() ? SCJIT_CHECK_SORT_SIGN : 0);
     c.runtime = s.get();
     subcores_.push_back(std::move(s));
   }
   // Stacks hold the kernel's frame (large values live there) and the runtime
   // calls it makes; a shared pool whose stacks are too small is not used.
-  size_t stack_bytes = std::max<size_t>(kMinStackBytes, static_cast<size_t>(info_.frame_bytes) + kStackHeadroom);
+  size_t stack_bytes = StackBytesFor(layout_);
   bool use_pool = options_.stacks != nullptr && options_.stacks->stack_bytes() >= stack_bytes;
   StackPool own_stacks(stack_bytes);
   scheduler_ = std::make_unique<SubcoreScheduler>(n, options_.threads, use_pool ? *options_.stacks : own_stacks);
@@ -593,22 +597,26 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   stats.threads = threads;
   stats.epochs = epochs;
   for (const auto& s : subcores_) {
-    stats.dma_bytes += s->dma_bytes_;
-    stats.dma_bytes_by_subcore.push_back(s->dma_bytes_);
+    SubcoreStats per{s->core_, s->subcore_, s->dma_bytes_, 0};
     for (size_t k = 0; k < s->ops_.size(); ++k) {
-      if (s->ops_[k] > 0) stats.ops[std::string(Info(static_cast<OpKind>(k)).name)] += s->ops_[k];
+      if (s->ops_[k] == 0) continue;
+      stats.ops[std::string(kRuntimeOps[k].name)] += s->ops_[k];
+      stats.ops_by_class[std::string(kRuntimeOps[k].group)] += s->ops_[k];
+      per.ops += s->ops_[k];
     }
+    stats.dma_bytes += s->dma_bytes_;
+    stats.per_subcore.push_back(per);
   }
   stats.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 
 void Machine::FinishSubcore(Subcore& s, int32_t status) {
-  if (status != 0 || !options_.checks) return;
+  if (status != 0 || !options_.checks.sync) return;
   // RT-SYNC: every DMA waited, every semaphore back to zero.
   for (size_t k = 0; k < s.sems_.size(); ++k) {
     const Semaphore& sem = s.sems_[k];
-    std::string name = k < info_.semaphore_names.size() ? info_.semaphore_names[k] : Cat("semaphore ", k);
+    std::string name = k < layout_.semaphore_names.size() ? layout_.semaphore_names[k] : Cat("semaphore ", k);
     if (!sem.pending.empty() || sem.deferred > 0) {
       s.Fail(s.Finding(DiagId::kRtSync, sem.pending.empty() ? sem.last_site : sem.pending.front().site,
                        {{"detail", Cat("this DMA on ", name, " was started but never waited")}}));
@@ -628,7 +636,7 @@ absl::Status Machine::Settle() {
       s->end_checked_ = true;
     }
     if (!s->prints_.empty()) {
-      if (options_.log != nullptr) *options_.log << s->prints_;
+      if (options_.log) options_.log(s->prints_);
       s->prints_.clear();
     }
     for (Diagnostic& d : s->findings_) {
@@ -709,13 +717,13 @@ absl::Status Machine::Settle() {
     }
   }
   // A barrier opens when every subcore of its core waits at one.
-  for (int c = 0; c < info_.cores; ++c) {
+  for (int c = 0; c < layout_.cores; ++c) {
     bool all = true;
-    for (int k = 0; k < info_.subcores && all; ++k) {
-      all = subcores_[c * info_.subcores + k]->wait_ == Subcore::Wait::kBarrier;
+    for (int k = 0; k < layout_.subcores && all; ++k) {
+      all = subcores_[c * layout_.subcores + k]->wait_ == Subcore::Wait::kBarrier;
     }
     if (!all) continue;
-    for (int k = 0; k < info_.subcores; ++k) wake(*subcores_[c * info_.subcores + k], false);
+    for (int k = 0; k < layout_.subcores; ++k) wake(*subcores_[c * layout_.subcores + k], false);
     progress = true;
   }
   bool unfinished = false;
@@ -737,27 +745,26 @@ void Machine::ReportDeadlock() {
   for (auto& sp : subcores_) {
     const Subcore& s = *sp;
     if (s.finished_) {
-      finished.push_back(info_.mesh == MeshKind::kScalar ? Cat("(core ", s.core_, ")")
+      finished.push_back(layout_.mesh == MeshKind::kScalar ? Cat("(core ", s.core_, ")")
                                                          : Cat("(", s.core_, ", ", s.subcore_, ")"));
       continue;
     }
     if (first_site < 0) first_site = s.wait_site_;
-    std::string what = Cat(SubcoreName(s.index_), " waits in ", info_.Describe(s.wait_site_));
+    std::string what = Cat(SubcoreName(s.index_), " waits in ", layout_.Describe(s.wait_site_));
     if (s.wait_ == Subcore::Wait::kSemWait || s.wait_ == Subcore::Wait::kDmaWait) {
-      std::string name = s.wait_sem_ < static_cast<int>(info_.semaphore_names.size())
-                             ? info_.semaphore_names[s.wait_sem_]
+      std::string name = s.wait_sem_ < static_cast<int>(layout_.semaphore_names.size())
+                             ? layout_.semaphore_names[s.wait_sem_]
                              : Cat("semaphore ", s.wait_sem_);
       Append(&what, ": ", name, " holds ", s.sems_[s.wait_sem_].value, ", needs ", s.wait_amount_);
     } else if (s.wait_ == Subcore::Wait::kBarrier) {
       int core_finished = 0;
-      for (int k = 0; k < info_.subcores; ++k) core_finished += subcores_[s.core_ * info_.subcores + k]->finished_;
+      for (int k = 0; k < layout_.subcores; ++k) core_finished += subcores_[s.core_ * layout_.subcores + k]->finished_;
       if (core_finished > 0) Append(&what, " (", core_finished, " subcore", core_finished == 1 ? " of its core has" : "s of its core have", " finished without reaching it)");
     }
     notes.push_back(std::move(what));
   }
-  const Site* site = first_site >= 0 ? &info_.sites[first_site] : nullptr;
-  Diagnostic d = MakeDiagnostic(DiagId::kRtDeadlock, info_.source.get(), site != nullptr ? site->loc : Location{},
-                                {{"kernel", Cat("@", info_.name)},
+  Diagnostic d = layout_.SiteDiagnostic(DiagId::kRtDeadlock, first_site,
+                                {{"kernel", Cat("@", layout_.kernel)},
                                  {"blocked", notes.size() == 1 ? std::string("1 subcore is blocked")
                                                                : Cat(notes.size(), " subcores are blocked")}});
   d.notes = std::move(notes);
@@ -769,9 +776,13 @@ void Machine::ReportDeadlock() {
   findings_.push_back(std::move(d));
 }
 
-absl::StatusOr<LaunchResult> RunKernel(const KernelInfo& info, KernelFn kernel, std::span<const ParamBuffer> params,
-                                       const LaunchOptions& options) {
-  Machine machine(info, kernel, options);
+size_t StackBytesFor(const LaunchLayout& layout) {
+  return std::max<size_t>(kMinStackBytes, static_cast<size_t>(layout.frame_bytes) + kStackHeadroom);
+}
+
+absl::StatusOr<LaunchResult> RunKernel(const LaunchLayout& layout, KernelFn kernel,
+                                       std::span<const ParamBuffer> params, const RunOptions& options) {
+  Machine machine(layout, kernel, options);
   return machine.Run(params);
 }
 

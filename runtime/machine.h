@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "lowering/base/diagnostic.h"
-#include "lowering/analysis/kernel_info.h"
+#include "lowering/base/launch_layout.h"
 #include "runtime/abi.h"
 #include "runtime/launch.h"
 #include "runtime/scheduler.h"
@@ -24,6 +24,20 @@
 namespace scjit {
 
 class Machine;
+
+// The runtime calls a launch counts (LaunchStats::ops), in kRuntimeOps order.
+enum class RuntimeOp : uint8_t {
+  kDmaStart, kDmaWait, kCopy, kSemSignal, kSemWait, kSemRead, kBarrier, kFetchAndAdd, kDebugPrint,
+};
+struct RuntimeOpInfo {
+  std::string_view name;   // the op's .scir name
+  std::string_view group;  // its class in LaunchStats::ops_by_class
+};
+inline constexpr RuntimeOpInfo kRuntimeOps[] = {
+    {"dma_start", "dma"},      {"dma_wait", "dma"},        {"copy", "dma"},
+    {"sem_signal", "semaphore"}, {"sem_wait", "semaphore"}, {"sem_read", "semaphore"},
+    {"barrier", "barrier"},    {"fetch_and_add", "atomic"}, {"debug_print", "print"},
+};
 
 // Status codes a runtime call returns to generated code.
 inline constexpr int32_t kStatusFailed = 1;     // this subcore made a finding
@@ -103,7 +117,7 @@ class Subcore {
   // Moves pending DMAs of `s` (start order) until it holds, or will hold after
   // the next settle, `bytes` (or all).
   void Complete(int sem, int64_t bytes, bool settling = false);
-  void Count(OpKind op) { ++ops_[static_cast<size_t>(op)]; }
+  void Count(RuntimeOp op) { ++ops_[static_cast<size_t>(op)]; }
 
   Machine* machine_;
   int index_, core_, subcore_;
@@ -129,12 +143,12 @@ class Subcore {
 
 class Machine {
  public:
-  Machine(const KernelInfo& info, KernelFn kernel, const LaunchOptions& options);
+  Machine(const LaunchLayout& layout, KernelFn kernel, const RunOptions& options);
 
   absl::StatusOr<LaunchResult> Run(std::span<const ParamBuffer> params);
 
-  const KernelInfo& info() const { return info_; }
-  const LaunchOptions& options() const { return options_; }
+  const LaunchLayout& layout() const { return layout_; }
+  const RunOptions& options() const { return options_; }
   bool stopping() const { return stopping_.load(std::memory_order_relaxed); }
   // True (once) when the launch has run past its time limit.
   bool PastDeadline();
@@ -156,9 +170,9 @@ class Machine {
   void ReportDeadlock();
   void Stage(std::span<const ParamBuffer> params, bool in);
 
-  const KernelInfo& info_;
+  const LaunchLayout& layout_;
   KernelFn kernel_;
-  LaunchOptions options_;
+  RunOptions options_;
   std::unique_ptr<uint8_t[]> memory_;
   uint8_t* vmem_ = nullptr;
   uint8_t* smem_ = nullptr;

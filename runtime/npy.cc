@@ -576,7 +576,7 @@ absl::StatusOr<NpyArray> ParseNpy(std::string_view bytes, std::string_view path)
   return array;
 }
 
-absl::StatusOr<NpyArray> ReadNpy(const std::string& path) {
+absl::StatusOr<NpyArray> ReadNpyArray(const std::string& path) {
   errno = 0;
   File file(std::fopen(path.c_str(), "rb"));
   if (file == nullptr) {
@@ -637,11 +637,11 @@ absl::StatusOr<NpyArray> ReadNpy(const std::string& path) {
   return array;
 }
 
-std::string SerializeNpy(const NpyArray& array) {
-  std::string dict = Cat("{'descr': '", Info(array.dtype).npy_descr,
-                         "', 'fortran_order': False, 'shape': ", ShapeRepr(array.shape), ", }");
-  if (!array.shape.empty()) {
-    size_t digits = Cat(array.shape[0]).size();
+std::string NpyHeader(ElementType dtype, const Shape& shape) {
+  std::string dict = Cat("{'descr': '", Info(dtype).npy_descr,
+                         "', 'fortran_order': False, 'shape': ", ShapeRepr(shape), ", }");
+  if (!shape.empty()) {
+    size_t digits = Cat(shape[0]).size();
     if (digits < kGrowthAxisMaxDigits) dict.append(kGrowthAxisMaxDigits - digits, ' ');
   }
   // numpy pads with 1..64 spaces (a full 64 when already aligned) before '\n'.
@@ -662,12 +662,24 @@ std::string SerializeNpy(const NpyArray& array) {
   out += dict;
   out.append(pad, ' ');
   out += '\n';
+
+  return out;
+}
+
+std::string SerializeNpy(const NpyArray& array) {
+  std::string out = NpyHeader(array.dtype, array.shape);
   out.append(reinterpret_cast<const char*>(array.data.data()), array.data.size());
   return out;
 }
 
 absl::Status WriteNpy(const std::string& path, const NpyArray& array) {
-  std::string bytes = SerializeNpy(array);
+  return WriteNpy(path, array.dtype, array.shape, array.data.data(), array.data.size());
+}
+
+absl::Status WriteNpy(const std::string& path, ElementType dtype, const Shape& shape, const uint8_t* data,
+                      size_t bytes) {
+  // The header, then the data straight from where it is: no copy of the array.
+  std::string header = NpyHeader(dtype, shape);
   auto write_error = [&](int err) {
     return NpyError(DiagId::kIoWrite, path, "reason", ErrnoText(err));
   };
@@ -675,9 +687,9 @@ absl::Status WriteNpy(const std::string& path, const NpyArray& array) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) return write_error(errno);
   errno = 0;
-  size_t written = std::fwrite(bytes.data(), 1, bytes.size(), f);
+  bool failed = std::fwrite(header.data(), 1, header.size(), f) != header.size() ||
+                (bytes > 0 && std::fwrite(data, 1, bytes, f) != bytes) || std::ferror(f);
   int err = errno;
-  bool failed = written != bytes.size() || std::ferror(f);
   errno = 0;
   if (std::fclose(f) != 0 && !failed) {
     failed = true;
@@ -687,37 +699,40 @@ absl::Status WriteNpy(const std::string& path, const NpyArray& array) {
   return absl::OkStatus();
 }
 
-absl::Status CheckNpyMatches(const NpyArray& array, std::string_view path, std::string_view param,
-                             const Type& param_type) {
-  const Shape& want = param_type.shape();
-  bool shape_ok = want.size() == array.shape.size();
+absl::Status CheckFits(ElementType dtype, const Shape& shape, std::string_view source, std::string_view param,
+                       ElementType want_dtype, const Shape& want, std::string_view type_text) {
+  bool shape_ok = want.size() == shape.size();
   for (size_t i = 0; shape_ok && i < want.size(); ++i) {
-    shape_ok = want[i] == kDynamic || want[i] == array.shape[i];
+    shape_ok = want[i] == kDynamic || want[i] == shape[i];
   }
   std::string param_text = std::string(param);
-  std::string type_text = param_type.ToString();
-  if (array.dtype != param_type.element()) {
+  if (dtype != want_dtype) {
     Diagnostic d = MakeDiagnostic(DiagId::kIoDtype, nullptr, Location{},
                                   {{"param", param_text},
-                                   {"type", type_text},
-                                   {"path", std::string(path)},
-                                   {"want", std::string(NumpyName(param_type.element()))},
-                                   {"got", std::string(NumpyName(array.dtype))}});
+                                   {"type", std::string(type_text)},
+                                   {"source", std::string(source)},
+                                   {"want", std::string(NumpyName(want_dtype))},
+                                   {"got", std::string(NumpyName(dtype))}});
     if (!shape_ok) {
-      d.notes.push_back(Cat("the shape differs too: the kernel expects ", ShapeRepr(want), ", '",
-                            path, "' has ", ShapeRepr(array.shape)));
+      d.notes.push_back(
+          Cat("the shape differs too: the kernel expects ", ShapeRepr(want), ", ", source, " has ", ShapeRepr(shape)));
     }
     return DiagnosticStatus(d);
   }
   if (!shape_ok) {
     return DiagnosticStatus(MakeDiagnostic(DiagId::kIoShape, nullptr, Location{},
                                            {{"param", param_text},
-                                            {"type", type_text},
-                                            {"path", std::string(path)},
+                                            {"type", std::string(type_text)},
+                                            {"source", std::string(source)},
                                             {"want", ShapeRepr(want)},
-                                            {"got", ShapeRepr(array.shape)}}));
+                                            {"got", ShapeRepr(shape)}}));
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckNpyMatches(const NpyArray& array, std::string_view path, std::string_view param,
+                             ElementType dtype, const Shape& shape, std::string_view type_text) {
+  return CheckFits(array.dtype, array.shape, Cat("'", path, "'"), param, dtype, shape, type_text);
 }
 
 }  // namespace scjit

@@ -19,7 +19,7 @@
 // rejected.
 //
 // Errors are diagnostics (DiagnosticStatus) checked in this order:
-//   IO-OPEN        (ReadNpy) the file cannot be opened or read
+//   IO-OPEN        (ReadNpyArray) the file cannot be opened or read
 //   IO-NPY-FORMAT  bad magic, unsupported version, header length over
 //                  kMaxNpyHeaderLength, file ending inside the preamble or
 //                  header, malformed or incomplete header dict, more than
@@ -32,7 +32,7 @@
 //   IO-NPY-DATA    the bytes after the header are not exactly
 //                  product(shape) * itemsize (truncated or trailing data)
 // No input makes the reader crash or hang. ParseNpy allocates only the array
-// it returns; ReadNpy reads the header (at most kMaxNpyHeaderLength bytes), then
+// it returns; ReadNpyArray reads the header (at most kMaxNpyHeaderLength bytes), then
 // the data in chunks of at most 16 MiB, so a header claiming more data than the
 // file holds costs at most one chunk.
 //
@@ -53,7 +53,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "lowering/base/dtype.h"
-#include "lowering/ir/types.h"
+#include "lowering/base/shape.h"
 
 namespace scjit {
 
@@ -78,24 +78,34 @@ struct NpyArray {
 absl::StatusOr<NpyArray> ParseNpy(std::string_view bytes, std::string_view path);
 
 // Reads and parses the .npy file at `path`.
-absl::StatusOr<NpyArray> ReadNpy(const std::string& path);
+absl::StatusOr<NpyArray> ReadNpyArray(const std::string& path);
 
 // The .npy bytes of `array`, as numpy's np.save writes them (see above).
 // `array.data` is written as it is; it should hold NumBytes() bytes.
 std::string SerializeNpy(const NpyArray& array);
 
-// Writes SerializeNpy(array) to `path` (IO-WRITE on failure).
-absl::Status WriteNpy(const std::string& path, const NpyArray& array);
+// The header SerializeNpy writes before the data.
+std::string NpyHeader(ElementType dtype, const Shape& shape);
 
-// Checks that `array`, read from `path`, fits kernel parameter `param` (as
-// written in .scir, e.g. "%x") of type `param_type` (a ref, vector or scalar;
-// a scalar has shape ()). The dtype is checked first: a mismatch is IO-DTYPE,
-// naming both dtypes by numpy name, with a note about the shape when that
-// differs too. Then the shape: IO-SHAPE naming both shapes. A dynamic
-// dimension (`?`) of the parameter matches any size; the ranks must be equal.
-// Both messages also show the parameter's .scir type.
-absl::Status CheckNpyMatches(const NpyArray& array, std::string_view path,
-                             std::string_view param, const Type& param_type);
+// Writes SerializeNpy(array) to `path` (IO-WRITE on failure), the data straight
+// from where it is.
+absl::Status WriteNpy(const std::string& path, const NpyArray& array);
+absl::Status WriteNpy(const std::string& path, ElementType dtype, const Shape& shape, const uint8_t* data,
+                      size_t bytes);
+
+// Checks that an array of `dtype` and `shape` from `source` (for messages:
+// "'x.npy'", "the buffer bound to it") fits kernel parameter `param` (as written
+// in .scir, e.g. "%x") of element type `want_dtype`, shape `want` and .scir type
+// `type_text`. The dtype is checked first: a mismatch is IO-DTYPE, naming both
+// dtypes by numpy name, with a note about the shape when that differs too. Then
+// the shape: IO-SHAPE naming both shapes. A dynamic dimension (`?`) of the
+// parameter matches any size; the ranks must be equal. Both messages also show
+// the parameter's .scir type.
+absl::Status CheckFits(ElementType dtype, const Shape& shape, std::string_view source, std::string_view param,
+                       ElementType want_dtype, const Shape& want, std::string_view type_text);
+// CheckFits for `array`, read from `path`.
+absl::Status CheckNpyMatches(const NpyArray& array, std::string_view path, std::string_view param,
+                             ElementType dtype, const Shape& shape, std::string_view type_text);
 
 }  // namespace scjit
 

@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 #include "lowering/base/diagnostic.h"
 #include "lowering/ir/printer.h"
-#include "runtime/npy.h"
+#include "scjit/io.h"
 #include "tests/test_util.h"
 
 namespace scjit {
@@ -171,10 +171,8 @@ TEST_F(CliTest, KernelSelection) {
 
 TEST_F(CliTest, InputsAreCheckedAgainstTheirParameters) {
   Write("k.scir", kAddOne);
-  NpyArray wrong_shape{ElementType::kI32, {64, 8}, std::vector<uint8_t>(64 * 8 * 4)};
-  ASSERT_TRUE(WriteNpy(dir_ + "/shape.npy", wrong_shape).ok());
-  NpyArray wrong_dtype{ElementType::kF32, {64, 16}, std::vector<uint8_t>(64 * 16 * 4)};
-  ASSERT_TRUE(WriteNpy(dir_ + "/dtype.npy", wrong_dtype).ok());
+  ASSERT_TRUE(WriteNpy(dir_ + "/shape.npy", *Buffer::Allocate(DType::kI32, {64, 8})).ok());
+  ASSERT_TRUE(WriteNpy(dir_ + "/dtype.npy", *Buffer::Allocate(DType::kF32, {64, 16})).ok());
   Write("garbage.npy", "not an array");
 
   CommandResult r = Run("k.scir --in x=shape.npy");
@@ -228,11 +226,11 @@ TEST_F(CliTest, OutputsAndExpectations) {
   CommandResult r = Run("k.scir --in x=fill:41 --out o=o.npy");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "");  // --out replaces the summary
-  absl::StatusOr<NpyArray> o = ReadNpy(dir_ + "/o.npy");
+  absl::StatusOr<Buffer> o = ReadNpy(dir_ + "/o.npy");
   ASSERT_TRUE(o.ok());
-  EXPECT_EQ(o->shape, (Shape{64, 16}));
+  EXPECT_EQ(o->shape(), (std::vector<int64_t>{64, 16}));
   std::vector<int32_t> values(64 * 16);
-  std::memcpy(values.data(), o->data.data(), o->data.size());
+  std::memcpy(values.data(), o->data(), o->bytes());
   EXPECT_EQ(values, std::vector<int32_t>(64 * 16, 42));
 
   r = Run("k.scir --in x=fill:41 --expect o=o.npy");
@@ -309,7 +307,6 @@ TEST_F(CliTest, UnimplementedOptionsAreRefused) {
   };
   const Case cases[] = {
       {"k.scir --engine interp", "jit-run: not implemented yet: --engine\n"},
-      {"k.scir --cache-dir /tmp", "jit-run: not implemented yet: --cache-dir\n"},
       {"k.scir --check race", "jit-run: not implemented yet: --check race\n"},
       {"k.scir --check bounds,init", "jit-run: not implemented yet: --check init\n"},
   };

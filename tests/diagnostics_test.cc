@@ -3,6 +3,8 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "lowering/base/diagnostic.h"
+#include "tests/ir_loader.h"
 #include "tests/test_util.h"
 
 namespace scjit {

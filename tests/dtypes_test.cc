@@ -23,7 +23,6 @@
 #include <string>
 #include <vector>
 
-#include "runtime/npy.h"
 #include "tests/float_reference.h"
 #include "tests/kernel_runner.h"
 #include "tests/test_util.h"
@@ -108,11 +107,11 @@ bool Same(Dt t, uint32_t got, uint32_t want) {
 // --- Targets, shapes, data ----------------------------------------------------------
 
 struct Target {
-  TargetId id;
+  const char* id;
   int lanes;
   const char* name;
 };
-const Target kTargets[] = {{TargetId::kV7x, 16, "v7x"}, {TargetId::kV5p, 8, "v5p"}};
+const Target kTargets[] = {{"v7x", 16, "v7x"}, {"v5p", 8, "v5p"}};
 
 // The vreg shapes of a type (sc-semantics.md §1.6): (kL,) or (k, L), k = 32/bits.
 struct Shape {
@@ -962,16 +961,14 @@ TEST(NarrowNpyTest, JitRunReadsAndWritesNarrowArrays) {
   std::string dir = mkdtemp(tmpl.data());
   std::ofstream(dir + "/k.scir") << kNpyKernel;
   std::vector<uint32_t> x = Data(Dt::kBF16, 128, 13), h = Data(Dt::kF16, 128, 14), i = Data(Dt::kI8, 256, 15);
-  auto write = [&](const std::string& name, Dt t, ElementType e, const std::vector<uint32_t>& v, int64_t cols) {
-    NpyArray a;
-    a.dtype = e;
-    a.shape = {4, cols};
-    a.data = ToBytes(v, t);
-    ASSERT_TRUE(WriteNpy(dir + "/" + name, a).ok());
+  auto write = [&](const std::string& name, Dt t, DType e, const std::vector<uint32_t>& v, int64_t cols) {
+    absl::StatusOr<Buffer> a = Buffer::Adopt(e, {4, cols}, ToBytes(v, t));
+    ASSERT_TRUE(a.ok()) << a.status();
+    ASSERT_TRUE(WriteNpy(dir + "/" + name, *a).ok());
   };
-  write("x.npy", Dt::kBF16, ElementType::kBF16, x, 32);
-  write("h.npy", Dt::kF16, ElementType::kF16, h, 32);
-  write("i.npy", Dt::kI8, ElementType::kI8, i, 64);
+  write("x.npy", Dt::kBF16, DType::kBF16, x, 32);
+  write("h.npy", Dt::kF16, DType::kF16, h, 32);
+  write("i.npy", Dt::kI8, DType::kI8, i, 64);
   std::string run = "cd '" + dir + "' && '" SCJIT_JIT_RUN "' k.scir --in x=x.npy --in h=h.npy --in i=i.npy ";
   CommandResult r = RunCommand(run + "--out ox=ox.npy --out oh=oh.npy --out oi=oi.npy");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -988,9 +985,9 @@ TEST(NarrowNpyTest, JitRunReadsAndWritesNarrowArrays) {
     SCOPED_TRACE(o.name);
     std::string file = ReadFile(dir + "/" + o.name + ".npy");
     EXPECT_NE(file.find("'descr': " + o.descr), std::string::npos) << file.substr(0, 128);
-    absl::StatusOr<NpyArray> a = ReadNpy(dir + "/" + o.name + ".npy");
+    absl::StatusOr<Buffer> a = ReadNpy(dir + "/" + o.name + ".npy");
     ASSERT_TRUE(a.ok()) << a.status();
-    std::vector<uint32_t> got = FromBytes(a->data, o.t);
+    std::vector<uint32_t> got = FromBytes(std::vector<uint8_t>(a->data(), a->data() + a->bytes()), o.t);
     ASSERT_EQ(got.size(), o.want.size());
     for (size_t k = 0; k < got.size(); ++k) {
       ASSERT_TRUE(Same(o.t, got[k], o.want[k])) << k << ": got 0x" << std::hex << got[k] << ", want 0x" << o.want[k];

@@ -7,6 +7,8 @@
 #include "gtest/gtest.h"
 #include "lowering/ir/parser.h"
 #include "lowering/ir/printer.h"
+#include "lowering/base/diagnostic.h"
+#include "tests/ir_loader.h"
 #include "tests/test_util.h"
 
 namespace scjit {

@@ -36,11 +36,11 @@ bool Same(Dt t, uint32_t a, uint32_t b) {
 }
 
 struct Target {
-  TargetId id;
+  const char* id;
   int lanes;
   const char* name;
 };
-const Target kTargets[] = {{TargetId::kV7x, 16, "v7x"}, {TargetId::kV5p, 8, "v5p"}};
+const Target kTargets[] = {{"v7x", 16, "v7x"}, {"v5p", 8, "v5p"}};
 
 CompileOptions On(const Target& t) {
   CompileOptions o;
@@ -336,7 +336,7 @@ TEST(GatherScatterBoundsTest, ScatterFindingsNameTheLane) {
   std::vector<int32_t> ix = {0, 1, 2, 3, 4, 5, 6, 7};
   std::vector<float> t(16, 1.0f);
   CompileOptions v5p;
-  v5p.target = TargetId::kV5p;
+  v5p.target = "v5p";
   testing::Run run = RunText(text, {{"t", Bytes(t)}, {"ix", Bytes(ix)}}, v5p);
   ASSERT_TRUE(run.ok()) << run.status << run.Findings();
   for (int k = 0; k < 16; ++k) EXPECT_EQ(run.As<float>("t")[k], k < 8 ? 1.0f : 1.0f + (k - 8)) << k;
@@ -392,9 +392,9 @@ TEST(GatherScatterBoundsTest, UncheckedNeverLeavesTheRef) {
     }
   };
   CompileOptions unchecked;
-  unchecked.bounds_checks = false;
+  unchecked.checks.bounds = false;
   LaunchOptions off;
-  off.checks = false;
+  off.checks = Checks::None();
   for (const Target& t : {kTargets[0]}) {
     unchecked.target = t.id;
     testing::Run run = RunText(text, {{"a", Bytes(a)}, {"b", Bytes(b)}, {"ix", Bytes(ix)}}, unchecked, off);
@@ -403,7 +403,8 @@ TEST(GatherScatterBoundsTest, UncheckedNeverLeavesTheRef) {
   }
   // Warnings: one per op with a bad lane, and the run goes on clamped.
   LaunchOptions warn;
-  warn.warn = true;
+  warn.checks = Checks::All();
+  warn.checks->warn = true;
   testing::Run run = RunText(text, {{"a", Bytes(a)}, {"b", Bytes(b)}, {"ix", Bytes(ix)}}, {}, warn);
   ASSERT_TRUE(run.status.ok()) << run.status;
   EXPECT_EQ(run.findings.size(), 6u) << run.Findings();

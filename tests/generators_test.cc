@@ -17,11 +17,11 @@ namespace {
 
 const ElementType kAllTypes[] = {
 #define SCJIT_DTYPE(Enum, ...) ElementType::Enum,
-#include "lowering/base/dtype.def"
+#include "scjit/dtype.def"
 };
 
 NpyArray Gen(std::string_view spec, ElementType t, const Shape& shape) {
-  absl::StatusOr<NpyArray> r = Generate(spec, t, shape);
+  absl::StatusOr<NpyArray> r = GenerateArray(spec, t, shape);
   EXPECT_TRUE(r.ok()) << spec << ": " << r.status();
   if (!r.ok()) return NpyArray{};
   EXPECT_EQ(r->dtype, t);
@@ -54,7 +54,7 @@ uint64_t F32(float f) { return std::bit_cast<uint32_t>(f); }
 uint64_t F64(double d) { return std::bit_cast<uint64_t>(d); }
 
 std::string Error(std::string_view spec, ElementType t, const Shape& shape = {4}) {
-  absl::StatusOr<NpyArray> r = Generate(spec, t, shape);
+  absl::StatusOr<NpyArray> r = GenerateArray(spec, t, shape);
   if (r.ok()) return "OK";
   EXPECT_EQ(DiagnosticCode(r.status()), "IO-USAGE");
   return std::string(r.status().message());

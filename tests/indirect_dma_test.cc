@@ -111,10 +111,10 @@ std::vector<uint32_t> Part(const std::vector<uint32_t>& v, size_t first, size_t 
 }
 
 struct Target {
-  TargetId id;
+  const char* id;
   int lanes;
 };
-const Target kTargets[] = {{TargetId::kV7x, 16}, {TargetId::kV5p, 8}};
+const Target kTargets[] = {{"v7x", 16}, {"v5p", 8}};
 
 using Config = std::tuple<int, int, DmaMode>;  // target, threads, DMA mode
 
@@ -502,10 +502,10 @@ BoundsRun RunBounds(std::vector<int32_t> ids, bool checks, bool warn, const Laun
   b.t = Elements(Dt::kI32, kRows * kCols, 14);
   b.guard = Elements(Dt::kI32, 64, 15);
   LaunchOptions launch = base;
-  launch.checks = checks;
-  launch.warn = warn;
+  launch.checks = checks ? Checks::All() : Checks::None();
+  launch.checks->warn = warn;
   CompileOptions c = compile;
-  c.bounds_checks = checks;
+  c.checks.bounds = checks;
   b.run = RunText(kBounds, {{"x", Bytes(b.x)}, {"ids", Bytes(b.ids)}, {"o", Bytes(b.o)}, {"t", Bytes(b.t)}, {"guard", Bytes(b.guard)}},
                   c, launch);
   return b;

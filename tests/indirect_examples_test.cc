@@ -20,7 +20,7 @@
 namespace scjit::testing {
 namespace {
 
-using Config = std::tuple<TargetId, int, DmaMode>;  // target, threads, DMA mode
+using Config = std::tuple<std::string, int, DmaMode>;  // target, threads, DMA mode
 
 class IndirectExamplesTest : public ::testing::TestWithParam<Config> {
  protected:
@@ -185,10 +185,10 @@ TEST_P(IndirectExamplesTest, EmbeddingBag) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, IndirectExamplesTest,
-                         ::testing::Combine(::testing::Values(TargetId::kV7x, TargetId::kV5p), ::testing::Values(1, 4),
+                         ::testing::Combine(::testing::Values("v7x", "v5p"), ::testing::Values(1, 4),
                                             ::testing::Values(DmaMode::kEager, DmaMode::kOnWait)),
                          [](const ::testing::TestParamInfo<Config>& info) {
-                           return std::string(std::get<0>(info.param) == TargetId::kV7x ? "v7x" : "v5p") + "_" +
+                           return std::string(std::get<0>(info.param) == "v7x" ? "v7x" : "v5p") + "_" +
                                   std::to_string(std::get<1>(info.param)) + "threads_" +
                                   (std::get<2>(info.param) == DmaMode::kEager ? "eager" : "on_wait");
                          });

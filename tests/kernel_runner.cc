@@ -1,7 +1,5 @@
 #include "tests/kernel_runner.h"
 
-#include <sstream>
-
 #include "tests/test_util.h"
 
 namespace scjit::testing {
@@ -13,20 +11,19 @@ Compiler& SharedCompiler() {
   return *compiler;
 }
 
-Run RunSource(std::shared_ptr<const SourceFile> file, const std::map<std::string, std::vector<uint8_t>>& inputs,
-              const CompileOptions& compile, LaunchOptions launch, const std::string& kernel) {
+Run RunSource(const Source& source, const std::map<std::string, std::vector<uint8_t>>& inputs,
+              CompileOptions compile, LaunchOptions launch, const std::string& kernel) {
   Run run;
-  DiagnosticSink sink;
-  absl::StatusOr<std::shared_ptr<const CompiledKernel>> compiled =
-      SharedCompiler().Compile(std::move(file), kernel, compile, sink);
-  run.diagnostics = sink.Render();
+  if (!kernel.empty()) compile.kernel = kernel;
+  absl::StatusOr<Kernel> compiled = SharedCompiler().Compile(source, compile);
   if (!compiled.ok()) {
     run.status = compiled.status();
+    // Rendered as the compiler reports them (sorted by location).
+    if (!DiagnosticsOf(run.status).empty()) run.diagnostics = std::string(run.status.message()) + "\n";
     return run;
   }
-  const KernelInfo& info = (*compiled)->info();
-  std::vector<ParamBuffer> buffers;
-  for (const ParamInfo& p : info.params) {
+  std::vector<Buffer> buffers;
+  for (const ParamInfo& p : compiled->params()) {
     std::vector<uint8_t>& bytes = run.params[p.name];
     auto it = inputs.find(p.name);
     if (it != inputs.end()) {
@@ -34,16 +31,20 @@ Run RunSource(std::shared_ptr<const SourceFile> file, const std::map<std::string
     } else {
       bytes.assign(static_cast<size_t>(p.bytes()), 0);
     }
-    if (static_cast<int64_t>(bytes.size()) != p.bytes()) {
+    if (p.semaphore) {
+      buffers.emplace_back();
+      continue;
+    }
+    absl::StatusOr<Buffer> b = Buffer::Wrap(p.dtype, p.shape, bytes.data(), bytes.size());
+    if (!b.ok()) {
       run.status = absl::InvalidArgumentError("input %" + p.name + " has the wrong size");
       return run;
     }
-    buffers.push_back(ParamBuffer{bytes.data(), static_cast<int64_t>(bytes.size())});
+    buffers.push_back(*std::move(b));
   }
-  std::ostringstream log;
-  launch.log = &log;
-  absl::StatusOr<LaunchResult> result = Launch(**compiled, buffers, launch);
-  run.log = log.str();
+  if (launch.threads == 0) launch.threads = 1;
+  launch.log = [&run](std::string_view text) { run.log += text; };
+  absl::StatusOr<LaunchResult> result = compiled->Launch(buffers, launch);
   if (!result.ok()) {
     run.status = result.status();
     return run;
@@ -63,26 +64,25 @@ std::string Run::Findings() const {
 
 Run RunText(const std::string& text, const std::map<std::string, std::vector<uint8_t>>& inputs,
             const CompileOptions& compile, LaunchOptions launch, const std::string& kernel) {
-  return RunSource(std::make_shared<const SourceFile>("test.scir", text), inputs, compile, launch, kernel);
+  return RunSource(Source{"test.scir", text}, inputs, compile, std::move(launch), kernel);
 }
 
 Run RunFile(const std::string& path, const std::map<std::string, std::vector<uint8_t>>& inputs,
             const CompileOptions& compile, LaunchOptions launch, const std::string& kernel) {
-  return RunSource(std::make_shared<const SourceFile>(path, ReadFile(SourceDir() + "/" + path)), inputs, compile,
-                   launch, kernel);
+  return RunSource(Source{path, ReadFile(SourceDir() + "/" + path)}, inputs, compile, std::move(launch), kernel);
 }
 
-Checked Check(const std::string& text, std::optional<TargetId> target, const std::string& name) {
+Checked Check(const std::string& text, const std::string& target, const std::string& name) {
   Compiler compiler;
-  DiagnosticSink sink;
   CompileOptions options;
   options.target = target;
-  absl::StatusOr<std::string> ir =
-      compiler.Emit(std::make_shared<const SourceFile>(name, text), "", options, Stage::kIr, sink);
+  absl::StatusOr<std::string> ir = compiler.Emit(Source{name, text}, Stage::kIr, options);
   Checked c;
   c.ok = ir.ok();
-  c.diagnostics = sink.Render();
-  for (const Diagnostic& d : sink.diagnostics()) c.codes.push_back(std::string(d.code()));
+  std::vector<Diagnostic> diagnostics = DiagnosticsOf(ir.status());
+  // Rendered as the compiler reports them (sorted by location).
+  c.diagnostics = ir.ok() ? "" : std::string(ir.status().message()) + "\n";
+  for (const Diagnostic& d : diagnostics) c.codes.push_back(d.code);
   return c;
 }
 

@@ -1,4 +1,4 @@
-// Compiling and running kernels from tests, through the public API.
+// Compiling and running kernels from tests, through the public API alone.
 #ifndef SCJIT_TESTS_KERNEL_RUNNER_H_
 #define SCJIT_TESTS_KERNEL_RUNNER_H_
 
@@ -45,7 +45,8 @@ std::vector<uint8_t> Bytes(const std::vector<T>& v) {
 
 // Compiles `text` (kernel `kernel`, "" for the only one) and launches it once.
 // Parameters without an entry in `inputs` start as zeros (in/inout) or as the
-// runtime's poison fill (out).
+// runtime's poison fill (out). Launches run on one thread unless `launch` asks
+// for more (threads = 0 means 1 here, not the host's cores).
 Run RunText(const std::string& text, const std::map<std::string, std::vector<uint8_t>>& inputs = {},
             const CompileOptions& compile = {}, LaunchOptions launch = {}, const std::string& kernel = "");
 // The same for a file under the repository root (e.g. "examples/x.scir").
@@ -59,8 +60,7 @@ struct Checked {
   std::string diagnostics;         // every diagnostic, rendered
   std::vector<std::string> codes;  // their codes, in report order
 };
-Checked Check(const std::string& text, std::optional<TargetId> target = std::nullopt,
-              const std::string& name = "k.scir");
+Checked Check(const std::string& text, const std::string& target = "", const std::string& name = "k.scir");
 
 }  // namespace scjit::testing
 

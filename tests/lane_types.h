@@ -18,11 +18,11 @@ inline float F(uint32_t b) { return std::bit_cast<float>(b); }
 inline uint32_t B(float f) { return std::bit_cast<uint32_t>(f); }
 
 struct Target {
-  TargetId id;
+  const char* id;
   int lanes;
   const char* name;
 };
-inline constexpr Target kTargets[] = {{TargetId::kV7x, 16, "v7x"}, {TargetId::kV5p, 8, "v5p"}};
+inline constexpr Target kTargets[] = {{"v7x", 16, "v7x"}, {"v5p", 8, "v5p"}};
 inline void PrintTo(const Target& t, std::ostream* os) { *os << t.name; }  // GoogleTest's name for it
 
 }  // namespace scjit::testing

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "runtime/fiber.h"
 #include "tests/kernel_runner.h"
 
 namespace scjit {
@@ -221,10 +220,8 @@ TEST(LargeValuesTest, EmittedIrStaysSmall) {
 }
 )";
   Compiler compiler;
-  DiagnosticSink sink;
-  absl::StatusOr<std::string> llvm =
-      compiler.Emit(std::make_shared<const SourceFile>("big.scir", text), "", {}, Stage::kLlvmOpt, sink);
-  ASSERT_TRUE(llvm.ok()) << llvm.status() << sink.Render();
+  absl::StatusOr<std::string> llvm = compiler.Emit(Source{"big.scir", text}, Stage::kLlvmOpt);
+  ASSERT_TRUE(llvm.ok()) << llvm.status();
   std::regex vec(R"(<(\d+) x )");
   int widest = 0;
   for (auto it = std::sregex_iterator(llvm->begin(), llvm->end(), vec); it != std::sregex_iterator(); ++it) {
@@ -245,8 +242,7 @@ TEST(LargeValuesTest, EmittedIrStaysSmall) {
 }
 
 // Large values live on the subcore's stack: a kernel whose values need more than
-// the default 1 MiB stack gets bigger stacks, on every thread count, even when
-// the caller passes a pool of small stacks.
+// the default 1 MiB stack gets bigger stacks, on every thread count.
 TEST(LargeValuesTest, FramesLargerThanTheDefaultStack) {
   const std::string text = R"(kernel @k(inout %x: vmem<512x128xf32>)
     mesh vector(cores = 1, subcores = 2)
@@ -262,11 +258,9 @@ TEST(LargeValuesTest, FramesLargerThanTheDefaultStack) {
 }
 )";
   std::vector<float> x = Floats(512 * 128, 8);
-  StackPool small(64 << 10);
   for (int threads : {1, 2}) {
     LaunchOptions launch;
     launch.threads = threads;
-    launch.stacks = &small;
     CompileOptions compile;
     compile.opt_level = 0;  // no stack slot sharing: the frame is the sum of the values
     testing::Run run = RunText(text, {{"x", Bytes(x)}}, compile, launch);

@@ -16,7 +16,7 @@ namespace {
 
 const ElementType kAllTypes[] = {
 #define SCJIT_DTYPE(Enum, ...) ElementType::Enum,
-#include "lowering/base/dtype.def"
+#include "scjit/dtype.def"
 };
 
 std::string Magic(int major) { return std::string("\x93NUMPY", 6) + static_cast<char>(major) + '\0'; }
@@ -205,7 +205,7 @@ TEST(NpyRoundTripTest, EveryDtypeThroughFiles) {
     NpyArray a = MakeArray(t, {4, 3});
     std::string path = TempPath(std::string("rt_") + std::string(IrName(t)) + ".npy");
     ASSERT_TRUE(WriteNpy(path, a).ok());
-    absl::StatusOr<NpyArray> b = ReadNpy(path);
+    absl::StatusOr<NpyArray> b = ReadNpyArray(path);
     ASSERT_TRUE(b.ok()) << b.status();
     EXPECT_EQ(b->dtype, t);
     EXPECT_EQ(b->shape, a.shape);
@@ -218,7 +218,7 @@ TEST(NpyRoundTripTest, LargeFileThroughFiles) {
   NpyArray a = MakeArray(ElementType::kF32, {1 << 20});  // 4 MiB
   std::string path = TempPath("large.npy");
   ASSERT_TRUE(WriteNpy(path, a).ok());
-  absl::StatusOr<NpyArray> b = ReadNpy(path);
+  absl::StatusOr<NpyArray> b = ReadNpyArray(path);
   ASSERT_TRUE(b.ok()) << b.status();
   EXPECT_EQ(b->data, a.data);
   std::remove(path.c_str());
@@ -553,10 +553,10 @@ TEST(NpyErrorTest, FuzzNeverCrashes) {
 // Files.
 
 TEST(NpyFileTest, OpenAndWriteErrors) {
-  absl::StatusOr<NpyArray> r = ReadNpy("/nonexistent-dir/x.npy");
+  absl::StatusOr<NpyArray> r = ReadNpyArray("/nonexistent-dir/x.npy");
   EXPECT_EQ(Message(r.status()),
             "error[IO-OPEN]: cannot read '/nonexistent-dir/x.npy': No such file or directory");
-  EXPECT_EQ(Message(ReadNpy(::testing::TempDir()).status()),
+  EXPECT_EQ(Message(ReadNpyArray(::testing::TempDir()).status()),
             "error[IO-OPEN]: cannot read '" + ::testing::TempDir() + "': Is a directory");
   EXPECT_EQ(Message(WriteNpy("/nonexistent-dir/x.npy", MakeArray(ElementType::kI32, {2}))),
             "error[IO-WRITE]: cannot write '/nonexistent-dir/x.npy': No such file or directory");
@@ -576,7 +576,7 @@ TEST(NpyFileTest, ReadErrorsMatchParseErrors) {
     std::string bytes = valid.substr(0, n);
     if (n > valid.size()) bytes = valid + std::string(n - valid.size(), '\7');
     write(bytes);
-    absl::StatusOr<NpyArray> from_file = ReadNpy(path);
+    absl::StatusOr<NpyArray> from_file = ReadNpyArray(path);
     absl::StatusOr<NpyArray> from_memory = ParseNpy(bytes, path);
     EXPECT_EQ(from_file.status(), from_memory.status()) << n;
     if (from_file.ok()) {
@@ -585,12 +585,12 @@ TEST(NpyFileTest, ReadErrorsMatchParseErrors) {
   }
   // A header that claims about 8 TB of data: reported, not allocated.
   write(RawNpy("{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000000,), }", "0123456789"));
-  EXPECT_EQ(Message(ReadNpy(path).status()),
+  EXPECT_EQ(Message(ReadNpyArray(path).status()),
             "error[IO-NPY-DATA]: '" + path + "' holds 10 bytes of array data, but its header "
             "describes 8000000000000 bytes (shape (1000000000000,) of float64)");
   // A tiny header whose data was read together with the preamble.
   write(RawNpy("{'descr':'|u1','fortran_order':False,'shape':(2,)}", "ab"));
-  absl::StatusOr<NpyArray> tiny = ReadNpy(path);
+  absl::StatusOr<NpyArray> tiny = ReadNpyArray(path);
   ASSERT_TRUE(tiny.ok()) << tiny.status();
   EXPECT_EQ(tiny->data, std::vector<uint8_t>({'a', 'b'}));
   std::remove(path.c_str());
@@ -598,6 +598,11 @@ TEST(NpyFileTest, ReadErrorsMatchParseErrors) {
 
 // ----------------------------------------------------------------------------
 // CheckNpyMatches.
+
+// The check against a parameter of .scir type `t`.
+absl::Status CheckNpyMatches(const NpyArray& a, std::string_view path, std::string_view param, const Type& t) {
+  return scjit::CheckNpyMatches(a, path, param, t.element(), t.shape(), t.ToString());
+}
 
 TEST(NpyCheckTest, Matches) {
   NpyArray a = MakeArray(ElementType::kI32, {64, 16});

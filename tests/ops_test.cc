@@ -64,11 +64,11 @@ constexpr uint32_t kPoisonInt = 0xBEBEBEBEu;
 uint32_t Poison(Dt t) { return t == Dt::kF32 ? kPoisonF32 : kPoisonInt; }
 
 struct Target {
-  TargetId id;
+  const char* id;
   int lanes;
   const char* name;
 };
-const Target kTargets[] = {{TargetId::kV7x, 16, "v7x"}, {TargetId::kV5p, 8, "v5p"}};
+const Target kTargets[] = {{"v7x", 16, "v7x"}, {"v5p", 8, "v5p"}};
 
 std::string Vec(int lanes, Dt t) { return "vector<" + std::to_string(lanes) + "x" + Ir(t) + ">"; }
 

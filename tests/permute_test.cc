@@ -252,7 +252,7 @@ TEST_P(SortTest, AscendingStableUnsignedIntegers) {
   if (p.keys == Dt::kI32) {
     ASSERT_EQ(run.findings.size(), 3u) << run.Findings();
     for (const Diagnostic& d : run.findings) {
-      EXPECT_EQ(d.code(), "RT-SORT-SIGN");
+      EXPECT_EQ(d.code, "RT-SORT-SIGN");
       EXPECT_EQ(d.severity, Severity::kWarning);
     }
   } else {
@@ -309,7 +309,7 @@ help: use sort_key_val, which orders i32 keys as signed, or make the keys non-ne
   EXPECT_EQ(run.As<int32_t>("done")[0], 1);
   // Unchecked: the same order, no finding.
   LaunchOptions unchecked;
-  unchecked.checks = false;
+  unchecked.checks = Checks::None();
   run = RunText(text, {{"x", Bytes(x)}}, {}, unchecked);
   EXPECT_TRUE(run.ok()) << run.Findings();
   EXPECT_EQ(run.As<int32_t>("o"), want);

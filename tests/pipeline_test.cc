@@ -40,11 +40,11 @@ namespace scjit::testing {
 namespace {
 
 struct Target {
-  TargetId id;
+  const char* id;
   int lanes;
   const char* name;
 };
-const Target kTargets[] = {{TargetId::kV7x, 16, "v7x"}, {TargetId::kV5p, 8, "v5p"}};
+const Target kTargets[] = {{"v7x", 16, "v7x"}, {"v5p", 8, "v5p"}};
 
 struct Mode {
   DmaMode dma;
@@ -804,9 +804,9 @@ TEST(Pipeline, BlockIndexOutOfRangeIsRtBoundsAtTheMap) {
     EXPECT_NE(f.find("test.scir:8:15"), std::string::npos) << f;  // the yielded entry
     // Unchecked, the index is clamped to the last block: no finding, no stray access.
     CompileOptions unchecked = On(t);
-    unchecked.bounds_checks = false;
+    unchecked.checks.bounds = false;
     LaunchOptions launch;
-    launch.checks = false;
+    launch.checks = Checks::None();
     KernelRun quiet = RunText(k, {}, unchecked, launch);
     EXPECT_TRUE(quiet.ok()) << quiet.Findings();
   }
@@ -1016,14 +1016,14 @@ kernel @big(in %x: hbm<512x256xi32>, out %o: hbm<16xi32>)
   copy %s -> %o
 }
 )";
-  Checked c = Check(moving, TargetId::kV7x);
+  Checked c = Check(moving, "v7x");
   EXPECT_FALSE(c.ok);
   EXPECT_EQ(c.codes, std::vector<std::string>{"MESH-VMEM"}) << c.diagnostics;
   EXPECT_NE(c.diagnostics.find("pipeline block buffers"), std::string::npos) << c.diagnostics;
   std::string whole = moving;
   whole.replace(whole.find("hbm<512x256xi32>"), 16, "hbm<256x256xi32>");
   whole.replace(whole.find("map (%i) -> (%i, 0)"), 19, "map () -> (0, 0)");
-  Checked w = Check(whole, TargetId::kV7x);
+  Checked w = Check(whole, "v7x");
   EXPECT_TRUE(w.ok) << w.diagnostics;
 }
 

@@ -129,7 +129,7 @@ note: in kernel @k, subcore (core 0, subcore 0)
 // Writing int16 ones through the int16 view of a (1, L) int32 ref gives 65537 in
 // every word (Pallas' test_store_to_bitcast), on both lane counts.
 TEST(RefViewsTest, StoreToBitcast) {
-  for (auto [target, lanes] : {std::pair{TargetId::kV7x, 16}, std::pair{TargetId::kV5p, 8}}) {
+  for (auto [target, lanes] : {std::pair{"v7x", 16}, std::pair{"v5p", 8}}) {
     std::string L = std::to_string(lanes);
     CompileOptions options;
     options.target = target;
@@ -205,7 +205,7 @@ TEST(RefViewsTest, LargeValuesAndPrintThroughPackedView) {
 // narrowing mapping). Whole and dynamic-row reads, a gather, a store, a
 // scatter-add, and DMAs both ways, on both lane counts, from i16 and i8.
 TEST(RefViewsTest, WideningAPlainRefReadsPiecesRowsApart) {
-  for (auto [target, lanes] : {std::pair{TargetId::kV7x, 16}, std::pair{TargetId::kV5p, 8}}) {
+  for (auto [target, lanes] : {std::pair{"v7x", 16}, std::pair{"v5p", 8}}) {
     SCOPED_TRACE(lanes);
     const int L = lanes;
     std::string text = R"(kernel @k(inout %x: vmem<4xLxi16>, in %b: vmem<8xLxi8>, in %s: smem<1xi32>, in %v: vmem<Lxi32>,

@@ -832,9 +832,9 @@ TEST(VectorRuleTargetTest, LanesFollowTheTarget) {
   std::string body =
       "  %i = iota : vector<8xi32>\n  %t = sort %i : vector<8xi32>\n  %g = load_gather %buf[:] [%i] : vector<8xi32>\n"
       "  %k, %v = sort_key_val %i, %i : vector<8xi32>, vector<8xi32>\n";
-  Checked v5p = Check(Kernel(body), TargetId::kV5p);
+  Checked v5p = Check(Kernel(body), "v5p");
   EXPECT_TRUE(v5p.ok) << v5p.diagnostics;
-  Checked v7x = Check(Kernel(body), TargetId::kV7x);
+  Checked v7x = Check(Kernel(body), "v7x");
   EXPECT_EQ(v7x.codes, (std::vector<std::string>{"IOTA-1", "SORT-3", "SHAPE-1", "SORT-5"})) << v7x.diagnostics;
   EXPECT_NE(v7x.diagnostics.find("supported shape is (16,).\n"), std::string::npos);
   EXPECT_NE(v5p.diagnostics.find("IOTA-1"), 0u);

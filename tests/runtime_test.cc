@@ -26,7 +26,7 @@ std::vector<int32_t> RandomInts(size_t n, uint32_t seed) {
   return v;
 }
 
-CompileOptions On(TargetId t) {
+CompileOptions On(std::string t) {
   CompileOptions o;
   o.target = t;
   return o;
@@ -42,7 +42,7 @@ LaunchOptions With(int threads, DmaMode dma = DmaMode::kOnWait) {
 // --- The examples -------------------------------------------------------------------
 
 struct Config {
-  TargetId target;
+  std::string target;
   int threads;
   DmaMode dma;
 };
@@ -67,10 +67,10 @@ TEST_P(AddOneManualTest, AddsOne) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, AddOneManualTest,
-                         ::testing::Values(Config{TargetId::kV7x, 1, DmaMode::kOnWait},
-                                           Config{TargetId::kV7x, 2, DmaMode::kEager},
-                                           Config{TargetId::kV5p, 1, DmaMode::kEager},
-                                           Config{TargetId::kV5p, 2, DmaMode::kOnWait}));
+                         ::testing::Values(Config{"v7x", 1, DmaMode::kOnWait},
+                                           Config{"v7x", 2, DmaMode::kEager},
+                                           Config{"v5p", 1, DmaMode::kEager},
+                                           Config{"v5p", 2, DmaMode::kOnWait}));
 
 // Pallas' scalar-subcore cumsum: each row's prefix sum, on the scalar subcores.
 TEST(ExamplesTest, ScalarCumsum) {
@@ -189,7 +189,7 @@ TEST(SchedulerTest, RunsAreDeterministic) {
 // --- Findings -----------------------------------------------------------------------
 
 std::string CatalogKernel(const char* code, bool bad) {
-  const DiagInfo& info = Info(*DiagIdFromCode(code));
+  const CatalogEntry& info = *FindCatalogEntry(code);
   return std::string(bad ? info.bad : info.good);
 }
 
@@ -229,16 +229,17 @@ note: in kernel @k, subcore (core 0, subcore 1)
 )");
   // Unchecked: the slice is clamped into the buffer; no finding, no crash.
   CompileOptions unchecked;
-  unchecked.bounds_checks = false;
+  unchecked.checks.bounds = false;
   LaunchOptions launch;
-  launch.checks = false;
+  launch.checks = Checks::None();
   std::vector<int32_t> x = RandomInts(16, 1);
   run = RunText(CatalogKernel("RT-BOUNDS", true), {{"x", Bytes(x)}}, unchecked, launch);
   EXPECT_TRUE(run.ok()) << run.Findings();
   EXPECT_EQ(run.As<int32_t>("o"), x);
   // Warnings: reported, and the run goes on with the index clamped.
   launch = LaunchOptions();
-  launch.warn = true;
+  launch.checks = Checks::All();
+  launch.checks->warn = true;
   run = RunText(CatalogKernel("RT-BOUNDS", true), {{"x", Bytes(x)}}, {}, launch);
   ASSERT_EQ(run.findings.size(), 1u);
   EXPECT_EQ(run.findings[0].severity, Severity::kWarning);
@@ -273,13 +274,13 @@ help: look for a loop whose condition never changes; raise the limit with --time
 // The catalog's run-time examples: the bad kernel makes its finding, the fixed
 // one runs clean.
 TEST(FindingsTest, CatalogExamples) {
-  for (const DiagInfo& info : AllDiagnostics()) {
+  for (const CatalogEntry& info : Catalog()) {
     if (info.code.substr(0, 3) != "RT-" || info.bad.empty()) continue;
     LaunchOptions launch;
     launch.time_limit_seconds = 0.2;
     testing::Run bad = RunText(std::string(info.bad), {}, {}, launch);
     ASSERT_FALSE(bad.findings.empty()) << info.code;
-    EXPECT_EQ(bad.findings[0].code(), info.code);
+    EXPECT_EQ(bad.findings[0].code, info.code);
     testing::Run good = RunText(std::string(info.good));
     EXPECT_TRUE(good.ok()) << info.code << ": " << good.Findings();
   }

@@ -27,14 +27,14 @@ TEST_P(ErrorExampleTest, FailsWithItsTextAndTheFixCompiles) {
   std::string expect = text.substr(0, text.find('\n'));
   ASSERT_EQ(expect.substr(0, 11), "// EXPECT: ") << path;
   expect = expect.substr(11);
-  Checked bad = Check(text, std::nullopt, "bad.scir");
+  Checked bad = Check(text, "", "bad.scir");
   ASSERT_FALSE(bad.ok) << path;
   std::string first = bad.diagnostics.substr(0, bad.diagnostics.find('\n'));
   EXPECT_EQ(first.substr(first.find(' ') + 1), expect) << path;
   EXPECT_EQ(bad.codes.size(), 1u) << bad.diagnostics;
 
   std::string fixed = path.substr(0, path.size() - 5) + ".fixed.scir";
-  Checked good = Check(testing::ReadFile(fixed), std::nullopt, "fixed.scir");
+  Checked good = Check(testing::ReadFile(fixed), "", "fixed.scir");
   EXPECT_TRUE(good.ok) << fixed << "\n" << good.diagnostics;
 }
 
@@ -121,7 +121,7 @@ TEST(SeedRulesTest, RegisterShapesFollowTheTarget) {
   %w = get %h[:] : vector<16xi16>
 }
 )";
-  Checked v7x = Check(text, TargetId::kV7x);
+  Checked v7x = Check(text, "v7x");
   EXPECT_EQ(v7x.codes, (std::vector<std::string>{"SHAPE-1", "SHAPE-1"}));
   EXPECT_NE(v7x.diagnostics.find(
                 "error[SHAPE-1]: NotImplementedError: Get only supports int32 arrays of shapes [(16,)], got (8,)"),
@@ -129,7 +129,7 @@ TEST(SeedRulesTest, RegisterShapesFollowTheTarget) {
   EXPECT_NE(v7x.diagnostics.find("error[SHAPE-1]: NotImplementedError: Get only supports int16 arrays of shapes "
                                  "[(32,), (2, 16)], got (16,)"),
             std::string::npos);
-  Checked v5p = Check(text, TargetId::kV5p);
+  Checked v5p = Check(text, "v5p");
   EXPECT_TRUE(v5p.ok) << v5p.diagnostics;
 }
 

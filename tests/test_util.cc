@@ -35,22 +35,15 @@ std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
-Loaded Load(const std::string& text, const std::string& name) {
-  DiagnosticSink sink;
-  auto file = std::make_shared<const SourceFile>(name, text);
-  absl::StatusOr<std::unique_ptr<Module>> module = LoadModule(file, sink);
-  Loaded result;
-  if (module.ok()) result.module = *std::move(module);
-  result.diagnostics = sink.Render();
-  for (const Diagnostic& d : sink.diagnostics()) result.codes.push_back(std::string(d.code()));
-  return result;
-}
-
-CommandResult RunCommand(const std::string& command) {
+std::string TempDir() {
   std::string dir = std::filesystem::temp_directory_path() / "scjit-test-XXXXXX";
   std::vector<char> tmpl(dir.begin(), dir.end());
   tmpl.push_back('\0');
-  std::string tmp = mkdtemp(tmpl.data());
+  return mkdtemp(tmpl.data());
+}
+
+CommandResult RunCommand(const std::string& command) {
+  std::string tmp = TempDir();
   std::string out_path = tmp + "/out", err_path = tmp + "/err";
   std::string full = command + " >" + out_path + " 2>" + err_path;
   int status = std::system(full.c_str());

@@ -1,14 +1,9 @@
-// Helpers shared by scjit's tests.
+// Helpers shared by scjit's tests: files of the repository, commands.
 #ifndef SCJIT_TESTS_TEST_UTIL_H_
 #define SCJIT_TESTS_TEST_UTIL_H_
 
-#include <memory>
 #include <string>
 #include <vector>
-
-#include "lowering/base/diagnostic.h"
-#include "lowering/ir/frontend.h"
-#include "lowering/ir/ir.h"
 
 namespace scjit::testing {
 
@@ -21,20 +16,15 @@ std::vector<std::string> FilesIn(const std::string& dir, const std::string& suff
 
 std::string ReadFile(const std::string& path);
 
-// Parses and verifies `text` as a file named `name`.
-struct Loaded {
-  std::unique_ptr<Module> module;  // null on errors
-  std::string diagnostics;         // every diagnostic, rendered
-  std::vector<std::string> codes;  // their codes, in report order
-};
-Loaded Load(const std::string& text, const std::string& name = "test.scir");
-
 // Runs a command with /bin/sh, capturing its exit code, stdout and stderr.
 struct CommandResult {
   int exit_code = -1;
   std::string out, err;
 };
 CommandResult RunCommand(const std::string& command);
+
+// A fresh empty directory under the system's temporary directory.
+std::string TempDir();
 
 }  // namespace scjit::testing
 

@@ -3,14 +3,19 @@
 #include <charconv>
 #include <cmath>
 
-#include "lowering/base/diagnostic.h"
-#include "lowering/base/strings.h"
+#include "lowering/base/strings.h"  // Cat, Append (base: every layer may use it)
 
 namespace scjit {
 namespace {
 
 absl::Status Usage(std::string detail) {
-  return DiagnosticStatus(MakeDiagnostic(DiagId::kIoUsage, nullptr, Location{}, {{"detail", std::move(detail)}}));
+  return DiagnosticStatus(CatalogDiagnostic("IO-USAGE", {{"detail", std::move(detail)}}));
+}
+
+std::string TargetNames() {
+  std::string out;
+  for (const TargetInfo& t : Targets()) Append(&out, out.empty() ? "" : ", ", std::string(t.name));
+  return out;
 }
 
 template <typename T>
@@ -55,9 +60,8 @@ absl::Status SetKernel(CliOptions& o, std::string_view, std::string_view v) {
 }
 
 absl::Status SetTarget(CliOptions& o, std::string_view, std::string_view v) {
-  std::optional<TargetId> t = TargetFromName(v);
-  if (!t) return Usage(Cat("unknown target '", v, "'; expected one of ", TargetNameList()));
-  o.target = *t;
+  if (FindTarget(v) == nullptr) return Usage(Cat("unknown target '", v, "'; expected one of ", TargetNames()));
+  o.target = std::string(v);
   return absl::OkStatus();
 }
 
@@ -229,7 +233,8 @@ constexpr OptionSpec kOptions[] = {
     {"--report", true, false, true, "FILE.json", "write timings and launch statistics as JSON", SetReport},
     {"--time-limit", true, false, true, "SECONDS", "stop a launch running longer (RT-TIMEOUT; default 600, 0: none)",
      SetTimeLimit},
-    {"--cache-dir", true, false, false, "DIR", "cache compiled kernels on disk", SetCacheDir},
+    {"--cache-dir", true, false, true, "DIR", "cache compiled kernels on disk (default: $SCJIT_CACHE_DIR, else none)",
+     SetCacheDir},
     {"--explain", true, false, true, "CODE", "explain a diagnostic code (IR-*, IO-*, RT-*, SC rules)", SetExplain},
     {"--help", false, false, true, "", "this text", SetHelp},
 };

@@ -9,8 +9,6 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "lowering/base/target.h"
-#include "runtime/launch.h"
 #include "scjit/scjit.h"
 
 namespace scjit {
@@ -26,7 +24,7 @@ enum class Engine : uint8_t { kJit, kInterp };
 struct CliOptions {
   std::string kernel_file;
   std::optional<std::string> kernel_name;  // without '@'
-  std::optional<TargetId> target;
+  std::string target;  // "": the file's, else v7x
   std::vector<Binding> inputs, outputs, expects;
   Engine engine = Engine::kJit;
   int opt_level = 2;

@@ -30,7 +30,7 @@ class Planner {
       slot.semaphore = a.semaphores;
       a.semaphores += static_cast<int>(t.NumElements());
       // Names for messages: "%s", or "%sems[i, j]" for each element of an array.
-      auto& names = info_.semaphore_names;
+      auto& names = info_.layout.semaphore_names;
       if (names.size() < static_cast<size_t>(a.semaphores)) names.resize(a.semaphores);
       for (int64_t i = 0; i < t.NumElements(); ++i) {
         std::string name = Cat("%", v->name);
@@ -55,17 +55,18 @@ class Planner {
                                                              : &a.vmem;
       slot.offset = *end;
       *end = AlignUp(*end + std::max<int64_t>(bytes * copies, 1), kSlotAlign);
-      if (poison) info_.poison.push_back(PoisonRange{t.space(), slot.offset, t.NumElements(), t.element()});
+      if (poison) info_.layout.poison.push_back(PoisonRange{t.space(), slot.offset, t.NumElements(), t.element()});
     }
     info_.slots[v] = slot;
     Grow(a);
   }
 
   void Grow(const Arenas& a) {
-    info_.vmem_bytes = std::max(info_.vmem_bytes, a.vmem);
-    info_.smem_bytes = std::max(info_.smem_bytes, a.smem);
-    info_.vmem_shared_bytes = std::max(info_.vmem_shared_bytes, a.vmem_shared);
-    info_.semaphores = std::max(info_.semaphores, a.semaphores);
+    LaunchLayout& l = info_.layout;
+    l.vmem_bytes = std::max(l.vmem_bytes, a.vmem);
+    l.smem_bytes = std::max(l.smem_bytes, a.smem);
+    l.vmem_shared_bytes = std::max(l.vmem_shared_bytes, a.vmem_shared);
+    l.semaphores = std::max(l.semaphores, a.semaphores);
   }
 
   // Allocs of a region live until the region ends; sibling regions reuse space.
@@ -92,36 +93,38 @@ class Planner {
 }  // namespace
 
 int KernelInfo::AddSite(const Op& op, std::string text, Location loc) {
-  sites.push_back(Site{op.kind, loc.valid() ? loc : op.loc, std::move(text)});
-  return static_cast<int>(sites.size()) - 1;
+  Location at = loc.valid() ? loc : op.loc;
+  std::string line = source != nullptr && at.valid() ? std::string(source->Line(at.line)) : "";
+  layout.sites.push_back(Site{std::string(op.name()), at, std::move(line), std::move(text)});
+  return static_cast<int>(layout.sites.size()) - 1;
 }
 
-std::string KernelInfo::Describe(int site) const {
-  if (site < 0 || site >= static_cast<int>(sites.size())) return "an unknown op";
-  const Site& s = sites[site];
-  return Cat(Info(s.op).name, " at ", source != nullptr ? source->name() : std::string("?"), ":", s.loc.line,
-             ":", s.loc.col);
-}
-
-KernelInfo PlanKernel(const Module& module, const Kernel& kernel, TargetId target) {
+KernelInfo PlanKernel(const Module& module, const KernelDef& kernel, TargetId target) {
   KernelInfo info;
-  info.name = kernel.name;
-  info.target = target;
   info.source = module.source;
+  LaunchLayout& l = info.layout;
+  l.kernel = kernel.name;
+  l.file = module.source != nullptr ? module.source->name() : "";
+  l.target = target;
   const TargetInfo& t = Info(target);
-  info.lanes = t.lanes;
-  info.mesh = kernel.mesh.kind;
-  info.cores = static_cast<int>(kernel.mesh.cores.value_or(t.cores));
-  info.subcores = kernel.mesh.kind == MeshKind::kScalar ? 1 : static_cast<int>(kernel.mesh.subcores.value_or(t.subcores));
+  l.lanes = t.lanes;
+  l.mesh = kernel.mesh.kind;
+  l.cores = static_cast<int>(kernel.mesh.cores.value_or(t.cores));
+  l.subcores = kernel.mesh.kind == MeshKind::kScalar ? 1 : static_cast<int>(kernel.mesh.subcores.value_or(t.subcores));
 
   Planner planner(info);
   Arenas arenas;
   for (const Param& p : kernel.params) {
-    ParamInfo pi;
-    pi.name = p.value->name;
-    pi.direction = p.direction;
-    pi.type = p.value->type;
-    if (pi.type.is_ref() && pi.type.space() == MemorySpace::kHbm) {
+    const Type& type = p.value->type;
+    ParamLayout pl;
+    pl.name = p.value->name;
+    pl.direction = p.direction;
+    pl.semaphore = type.is_semaphore();
+    pl.dtype = type.is_semaphore() ? ElementType::kI32 : type.element();
+    pl.shape = type.shape();
+    pl.space = type.is_semaphore() ? MemorySpace::kSmem : type.space();
+    pl.type_text = type.ToString();
+    if (type.is_ref() && type.space() == MemorySpace::kHbm) {
       Slot slot;
       slot.space = MemorySpace::kHbm;
       slot.param = p.value->index;  // ctx->hbm is indexed by parameter position
@@ -129,9 +132,9 @@ KernelInfo PlanKernel(const Module& module, const Kernel& kernel, TargetId targe
     } else {
       // Staged: each subcore (each core for vmem_shared) holds its own copy.
       planner.Place(p.value, arenas, /*poison=*/p.direction == ParamDirection::kOut);
+      pl.offset = info.slots[p.value].offset;
     }
-    pi.slot = info.slots[p.value];
-    info.params.push_back(std::move(pi));
+    l.params.push_back(std::move(pl));
   }
   for (const Value* v : kernel.scratch) planner.Place(v, arenas, /*poison=*/true);
   planner.WalkRegion(kernel.body, arenas);

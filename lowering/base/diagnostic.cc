@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 
 #include "absl/strings/cord.h"
+#include "lowering/base/serialize.h"
 #include "lowering/base/strings.h"
 #include "absl/strings/str_format.h"
 
@@ -13,6 +15,13 @@ namespace {
 constexpr std::array kCatalog = {
 #define SCJIT_DIAG(Enum, code, exception, title, message, help, explanation, bad, good) \
   DiagInfo{DiagId::Enum, code, exception, title, message, help, explanation, bad, good},
+#include "lowering/base/diagnostics.def"
+};
+
+// The same rows, as the public API shows them.
+constexpr std::array kPublicCatalog = {
+#define SCJIT_DIAG(Enum, code, exception, title, message, help, explanation, bad, good) \
+  CatalogEntry{code, exception, title, message, help, explanation, bad, good},
 #include "lowering/base/diagnostics.def"
 };
 
@@ -63,6 +72,10 @@ std::string Explain(DiagId id) {
 }
 
 std::string FormatTemplate(std::string_view templ, std::initializer_list<DiagArg> args) {
+  return FormatTemplate(templ, std::span<const DiagArg>(args.begin(), args.size()));
+}
+
+std::string FormatTemplate(std::string_view templ, std::span<const DiagArg> args) {
   std::string out;
   size_t pos = 0;
   while (pos < templ.size()) {
@@ -88,16 +101,14 @@ std::string FormatTemplate(std::string_view templ, std::initializer_list<DiagArg
 }
 
 std::string Diagnostic::Render() const {
-  const DiagInfo& info = Info(id);
   std::string out;
   if (!file.empty()) {
     out += file;
     if (loc.valid()) Append(&out, ":", loc.line, ":", loc.col);
     out += ": ";
   }
-  Append(&out, severity == Severity::kError ? "error" : "warning", "[", info.code,
-                  "]: ");
-  if (!info.exception.empty()) Append(&out, info.exception, ": ");
+  Append(&out, severity == Severity::kError ? "error" : "warning", "[", code, "]: ");
+  if (!exception.empty()) Append(&out, exception, ": ");
   Append(&out, message, "\n");
   if (loc.valid()) {
     std::string gutter = absl::StrFormat("%5d | ", loc.line);
@@ -133,18 +144,24 @@ std::string Diagnostic::Render() const {
   return out;
 }
 
+Diagnostic MakeDiagnostic(DiagId id, std::string file, Location loc, std::string source_line,
+                          std::initializer_list<DiagArg> args) {
+  const DiagInfo& info = Info(id);
+  Diagnostic d;
+  d.code = std::string(info.code);
+  d.exception = std::string(info.exception);
+  d.file = std::move(file);
+  d.loc = loc;
+  if (loc.valid()) d.source_line = std::move(source_line);
+  d.message = FormatTemplate(info.message, args);
+  d.help = std::string(info.help);
+  return d;
+}
+
 Diagnostic MakeDiagnostic(DiagId id, const SourceFile* file, Location loc,
                           std::initializer_list<DiagArg> args) {
-  Diagnostic d;
-  d.id = id;
-  d.loc = loc;
-  if (file != nullptr) {
-    d.file = file->name();
-    if (loc.valid()) d.source_line = std::string(file->Line(loc.line));
-  }
-  d.message = FormatTemplate(Info(id).message, args);
-  d.help = std::string(Info(id).help);
-  return d;
+  if (file == nullptr) return MakeDiagnostic(id, "", loc, "", args);
+  return MakeDiagnostic(id, file->name(), loc, loc.valid() ? std::string(file->Line(loc.line)) : "", args);
 }
 
 Diagnostic& DiagnosticSink::Report(Diagnostic d) {
@@ -174,31 +191,118 @@ std::string DiagnosticSink::Render() const {
   return out;
 }
 
-absl::Status DiagnosticStatus(const Diagnostic& d) {
-  std::string text = d.Render();
-  if (!text.empty() && text.back() == '\n') text.pop_back();
-  absl::Status status = absl::InvalidArgumentError(text);
-  status.SetPayload(std::string(kDiagCodePayload), absl::Cord(std::string(d.code())));
+namespace {
+
+void Encode(Writer& w, const Diagnostic& d) {
+  w.Put(d.code);
+  w.Put(d.severity);
+  w.Put(d.exception);
+  w.Put(d.file);
+  w.Put<int32_t>(d.loc.line);
+  w.Put<int32_t>(d.loc.col);
+  w.Put<int32_t>(d.loc.length);
+  w.Put(d.source_line);
+  w.Put(d.message);
+  w.Put(d.notes);
+  w.Put(d.help);
+}
+
+bool Decode(Reader& r, Diagnostic* d) {
+  int32_t line = 0, col = 0, length = 0;
+  bool ok = r.Get(&d->code) && r.Get(&d->severity) && r.Get(&d->exception) && r.Get(&d->file) && r.Get(&line) &&
+            r.Get(&col) && r.Get(&length) && r.Get(&d->source_line) && r.Get(&d->message) && r.Get(&d->notes) &&
+            r.Get(&d->help);
+  d->loc = Location{line, col, length};
+  return ok;
+}
+
+}  // namespace
+
+absl::Status DiagnosticsStatus(const std::vector<Diagnostic>& diagnostics, std::string rendered) {
+  if (!rendered.empty() && rendered.back() == '\n') rendered.pop_back();
+  absl::Status status = absl::InvalidArgumentError(rendered);
+  Writer w;
+  w.Put<uint64_t>(diagnostics.size());
+  for (const Diagnostic& d : diagnostics) Encode(w, d);
+  status.SetPayload(std::string(kDiagnosticsPayload), absl::Cord(w.Take()));
   return status;
 }
 
-std::string DiagnosticCode(const absl::Status& status) {
-  auto code = status.GetPayload(std::string(kDiagCodePayload));
-  return code.has_value() ? std::string(*code) : std::string();
+absl::Status DiagnosticStatus(const Diagnostic& d) { return DiagnosticsStatus({d}, d.Render()); }
+
+absl::Status DiagnosticsStatus(const std::vector<Diagnostic>& diagnostics) {
+  std::string rendered;
+  for (const Diagnostic& d : diagnostics) rendered += d.Render();
+  return DiagnosticsStatus(diagnostics, std::move(rendered));
+}
+
+Diagnostic CatalogDiagnostic(std::string_view code,
+                             std::initializer_list<std::pair<std::string_view, std::string>> args) {
+  std::optional<DiagId> id = DiagIdFromCode(code);
+  if (!id) {
+    Diagnostic d;
+    d.code = std::string(code);
+    for (const auto& [name, value] : args) Append(&d.message, d.message.empty() ? "" : "; ", value);
+    return d;
+  }
+  const DiagInfo& info = Info(*id);
+  // FormatTemplate takes its arguments as DiagArgs.
+  std::vector<DiagArg> list;
+  for (const auto& [name, value] : args) list.push_back(DiagArg{name, value});
+  Diagnostic d;
+  d.code = std::string(info.code);
+  d.exception = std::string(info.exception);
+  d.message = FormatTemplate(info.message, list);
+  d.help = std::string(info.help);
+  return d;
+}
+
+std::vector<Diagnostic> DiagnosticsOf(const absl::Status& status) {
+  auto payload = status.GetPayload(std::string(kDiagnosticsPayload));
+  if (!payload) return {};
+  std::string bytes(*payload);
+  Reader r(bytes);
+  uint64_t n = 0;
+  if (!r.Get(&n)) return {};
+  std::vector<Diagnostic> out;
+  for (uint64_t i = 0; i < n; ++i) {
+    Diagnostic d;
+    if (!Decode(r, &d)) return out;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::string DiagnosticCodeOf(const absl::Status& status) {
+  for (const Diagnostic& d : DiagnosticsOf(status)) {
+    if (d.severity == Severity::kError) return d.code;
+  }
+  return "";
+}
+
+std::span<const CatalogEntry> Catalog() { return kPublicCatalog; }
+
+const CatalogEntry* FindCatalogEntry(std::string_view code) {
+  for (const CatalogEntry& e : kPublicCatalog) {
+    if (e.code.size() != code.size()) continue;
+    bool same = true;
+    for (size_t i = 0; i < code.size() && same; ++i) {
+      same = std::toupper(static_cast<unsigned char>(code[i])) == std::toupper(static_cast<unsigned char>(e.code[i]));
+    }
+    if (same) return &e;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<std::string> Explain(std::string_view code) {
+  const CatalogEntry* e = FindCatalogEntry(code);
+  if (e == nullptr) return absl::NotFoundError(Cat("unknown diagnostic code '", code, "'"));
+  return Explain(*DiagIdFromCode(e->code));
 }
 
 absl::Status DiagnosticSink::ToStatus() const {
   if (!has_errors()) return absl::OkStatus();
-  std::string text = Render();
-  if (!text.empty() && text.back() == '\n') text.pop_back();
-  absl::Status status = absl::InvalidArgumentError(text);
-  for (const Diagnostic& d : diagnostics_) {
-    if (d.severity == Severity::kError) {
-      status.SetPayload(std::string(kDiagCodePayload), absl::Cord(std::string(d.code())));
-      break;
-    }
-  }
-  return status;
+  return DiagnosticsStatus(diagnostics_, Render());
 }
 
 }  // namespace scjit

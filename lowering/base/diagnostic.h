@@ -1,6 +1,6 @@
-// Diagnostics: the catalog of every code scjit reports (diagnostics.def), one
-// reported finding (Diagnostic), and the collector the front end writes to
-// (DiagnosticSink).
+// Diagnostics: the catalog of every code scjit reports (diagnostics.def), how a
+// reported finding (the public Diagnostic of scjit/diagnostic.h) is made from it,
+// and the collector the front end writes to (DiagnosticSink).
 //
 // Every diagnostic renders in the form of sc-rules.md §3:
 //
@@ -22,6 +22,7 @@
 
 #include "absl/status/status.h"
 #include "lowering/base/source.h"
+#include "scjit/diagnostic.h"
 
 namespace scjit {
 
@@ -60,39 +61,26 @@ struct DiagArg {
 // Replaces each `{name}` of `templ` by its argument. Placeholders without an
 // argument are kept verbatim (Pallas prints some templates with literal braces).
 std::string FormatTemplate(std::string_view templ, std::initializer_list<DiagArg> args);
-
-enum class Severity : uint8_t { kError, kWarning };
-
-// One finding, with everything needed to print it: the rendered message and the
-// source line are copied in, so a Diagnostic outlives the file it came from.
-struct Diagnostic {
-  DiagId id;
-  Severity severity = Severity::kError;
-  std::string file;         // "" for diagnostics not tied to a file
-  Location loc;             // !loc.valid() for diagnostics about a whole file
-  std::string source_line;  // the text of loc.line
-  std::string message;
-  std::vector<std::string> notes;
-  std::string help;
-
-  std::string_view code() const { return Info(id).code; }
-  // The full multi-line form, ending with a newline.
-  std::string Render() const;
-};
+std::string FormatTemplate(std::string_view templ, std::span<const DiagArg> args);
 
 // Builds a diagnostic for `id` at `loc` in `file` (which may be null), formatting
 // the catalog template with `args` and taking the catalog's default help.
 Diagnostic MakeDiagnostic(DiagId id, const SourceFile* file, Location loc,
                           std::initializer_list<DiagArg> args = {});
+// The same for a file known by name, with the text of line loc.line.
+Diagnostic MakeDiagnostic(DiagId id, std::string file, Location loc, std::string source_line,
+                          std::initializer_list<DiagArg> args = {});
 
-// A single diagnostic as a Status: InvalidArgument whose message is d.Render()
-// (without the final newline) and whose payload kDiagCodePayload holds the code,
-// so callers and tests can tell IO-SHAPE from IO-DTYPE without parsing text.
-absl::Status DiagnosticStatus(const Diagnostic& d);
-inline constexpr std::string_view kDiagCodePayload = "scjit.dev/diagnostic-code";
-// The code carried by a status from DiagnosticStatus or DiagnosticSink::ToStatus
-// (the first error's code), or "" if none.
-std::string DiagnosticCode(const absl::Status& status);
+// Diagnostics as a Status: InvalidArgument whose message is their rendering
+// (without the final newline) and whose payload kDiagnosticsPayload holds them
+// (DiagnosticsOf, DiagnosticCodeOf of scjit/diagnostic.h read it back), so
+// callers and tests can tell IO-SHAPE from IO-DTYPE without parsing text.
+// (DiagnosticStatus, DiagnosticsStatus: scjit/diagnostic.h.) `rendered`: their
+// text as the caller wants it shown (a sink sorts them by location).
+absl::Status DiagnosticsStatus(const std::vector<Diagnostic>& diagnostics, std::string rendered);
+inline constexpr std::string_view kDiagnosticsPayload = "scjit.dev/diagnostics";
+// The code of the first error a status carries, or "" (DiagnosticCodeOf).
+inline std::string DiagnosticCode(const absl::Status& status) { return DiagnosticCodeOf(status); }
 
 // Collects the diagnostics of one compilation. Not thread-safe.
 class DiagnosticSink {

@@ -8,7 +8,7 @@ namespace {
 constexpr std::array kInfos = {
 #define SCJIT_DTYPE(Enum, ir_name, numpy_name, bits, kind, npy_descr) \
   ElementTypeInfo{ir_name, numpy_name, bits, ElementKind::kind, npy_descr},
-#include "lowering/base/dtype.def"
+#include "scjit/dtype.def"
 };
 
 }  // namespace
@@ -38,6 +38,18 @@ uint64_t PoisonBits(ElementType t) {
 std::optional<ElementType> ElementTypeFromIrName(std::string_view name) {
   for (size_t i = 0; i < kInfos.size(); ++i) {
     if (kInfos[i].ir_name == name) return static_cast<ElementType>(i);
+  }
+  return std::nullopt;
+}
+
+// The public names (scjit/types.h).
+std::string_view DTypeName(DType t) { return NumpyName(t); }
+std::string_view DTypeIrName(DType t) { return IrName(t); }
+int DTypeBytes(DType t) { return ByteWidth(t); }
+
+std::optional<DType> DTypeFromName(std::string_view name) {
+  for (size_t i = 0; i < kInfos.size(); ++i) {
+    if (kInfos[i].ir_name == name || kInfos[i].numpy_name == name) return static_cast<DType>(i);
   }
   return std::nullopt;
 }

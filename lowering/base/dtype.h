@@ -1,4 +1,4 @@
-// Element types of the Kernel IR and their properties, expanded from dtype.def.
+// Element types of the Kernel IR and their properties, expanded from scjit/dtype.def.
 #ifndef SCJIT_LOWERING_BASE_DTYPE_H_
 #define SCJIT_LOWERING_BASE_DTYPE_H_
 
@@ -6,12 +6,12 @@
 #include <optional>
 #include <string_view>
 
+#include "scjit/types.h"
+
 namespace scjit {
 
-enum class ElementType : uint8_t {
-#define SCJIT_DTYPE(Enum, ir_name, numpy_name, bits, kind, npy_descr) Enum,
-#include "lowering/base/dtype.def"
-};
+// The compiler's name for the public DType (scjit/dtype.def has one row each).
+using ElementType = DType;
 
 enum class ElementKind : uint8_t { kSigned, kUnsigned, kFloat, kBool };
 

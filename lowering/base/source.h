@@ -7,19 +7,9 @@
 #include <string_view>
 #include <vector>
 
+#include "scjit/diagnostic.h"  // Location
+
 namespace scjit {
-
-// A position in a source file: 1-based line and column (in bytes), and the length
-// of the token it points at (for the `^~~~` underline). line == 0 means "no
-// position" (e.g. a diagnostic about a whole file).
-struct Location {
-  int line = 0;
-  int col = 0;
-  int length = 1;
-
-  bool valid() const { return line > 0; }
-  friend bool operator==(const Location&, const Location&) = default;
-};
 
 // An immutable kernel file: its name (as given by the user) and its bytes.
 // Thread-safe after construction (read-only).

@@ -570,7 +570,7 @@ absl::Status Emitter::Run() {
   const llvm::DataLayout& layout = module_.getDataLayout();
   for (const llvm::Instruction& i : *entry_) {
     if (const auto* a = llvm::dyn_cast<llvm::AllocaInst>(&i)) {
-      info_.frame_bytes += static_cast<int64_t>(layout.getTypeAllocSize(a->getAllocatedType()).getFixedValue()) +
+      info_.layout.frame_bytes += static_cast<int64_t>(layout.getTypeAllocSize(a->getAllocatedType()).getFixedValue()) +
                            static_cast<int64_t>(a->getAlign().value());
     }
   }
@@ -1002,11 +1002,12 @@ EmittedKernel::~EmittedKernel() {
 
 std::string KernelSymbol(std::string_view name) { return Cat("scjit_kernel_", name); }
 
-absl::StatusOr<EmittedKernel> EmitKernel(const Kernel& kernel, KernelInfo& info, const EmitOptions& options) {
+absl::StatusOr<EmittedKernel> EmitKernel(const KernelDef& kernel, KernelInfo& info, const EmitOptions& options) {
   EmittedKernel out;
   out.context = std::make_unique<llvm::LLVMContext>();
   out.module = std::make_unique<llvm::Module>(Cat("scjit.", kernel.name), *out.context);
   out.function = KernelSymbol(kernel.name);
+  info.layout.entry = out.function;
   emit::Emitter emitter(kernel, info, options, *out.context, *out.module);
   if (absl::Status s = emitter.Run(); !s.ok()) return s;
   return out;

@@ -56,7 +56,7 @@ std::string KernelSymbol(std::string_view name);
 
 // Emits `kernel`. `info` (from PlanKernel) gains the kernel's sites. Ops the
 // emitter does not handle yet are an Unimplemented error naming the op and line.
-absl::StatusOr<EmittedKernel> EmitKernel(const Kernel& kernel, KernelInfo& info, const EmitOptions& options);
+absl::StatusOr<EmittedKernel> EmitKernel(const KernelDef& kernel, KernelInfo& info, const EmitOptions& options);
 
 }  // namespace scjit
 

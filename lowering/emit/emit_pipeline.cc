@@ -232,7 +232,7 @@ absl::Status Emitter::EmitPipeline(const Op& op) {
   llvm::Value* worker = I64(0);
   for (MeshAxis a : p.partition) {
     bool core = a == MeshAxis::kCore;
-    int64_t size = core ? info_.cores : info_.subcores;
+    int64_t size = core ? info_.layout.cores : info_.layout.subcores;
     llvm::Value* coord = b_.CreateZExt(CtxField(core ? kCore : kSubcore, b_.getInt32Ty()), b_.getInt64Ty());
     worker = b_.CreateAdd(b_.CreateMul(worker, I64(size)), coord);
     workers *= size;

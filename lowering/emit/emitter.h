@@ -148,7 +148,7 @@ struct PipelineBlock;  // one in/out operand of a pipeline being emitted (emit_p
 
 class Emitter {
  public:
-  Emitter(const Kernel& kernel, KernelInfo& info, const EmitOptions& options, llvm::LLVMContext& ctx,
+  Emitter(const KernelDef& kernel, KernelInfo& info, const EmitOptions& options, llvm::LLVMContext& ctx,
           llvm::Module& module)
       : kernel_(kernel), info_(info), options_(options), ctx_(ctx), module_(module), b_(ctx) {}
 
@@ -391,7 +391,7 @@ class Emitter {
   absl::Status Elementwise(const Op& op, const std::function<absl::StatusOr<llvm::Value*>(
                                              const std::vector<llvm::Value*>&, const Type&)>& compute);
 
-  const Kernel& kernel_;
+  const KernelDef& kernel_;
   KernelInfo& info_;
   const EmitOptions& options_;
   llvm::LLVMContext& ctx_;
@@ -419,7 +419,7 @@ class Emitter {
 // Context fields, in scjit_ctx order.
 enum CtxField { kVmem, kSmem, kShared, kHbm, kCore, kSubcore, kNumCores, kNumSubcores, kTick, kChecks, kRuntime };
 
-inline absl::Status Unsupported(const Kernel& k, const Op& op, std::string_view what) {
+inline absl::Status Unsupported(const KernelDef& k, const Op& op, std::string_view what) {
   return absl::UnimplementedError(Cat("not implemented yet: ", what, " (", op.name(), " at line ", op.loc.line,
                                       ", kernel @", k.name, ")"));
 }

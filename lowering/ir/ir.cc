@@ -71,17 +71,6 @@ std::optional<CmpPredicate> PredicateFromName(std::string_view name) {
 
 std::string_view AxisName(MeshAxis a) { return a == MeshAxis::kCore ? "core" : "subcore"; }
 
-std::string_view DirectionName(ParamDirection d) {
-  switch (d) {
-    case ParamDirection::kIn:
-      return "in";
-    case ParamDirection::kOut:
-      return "out";
-    case ParamDirection::kInOut:
-      return "inout";
-  }
-  return "in";
-}
 
 const Attribute* Op::FindAttr(std::string_view attr) const {
   for (const Attribute& a : attrs) {
@@ -90,20 +79,20 @@ const Attribute* Op::FindAttr(std::string_view attr) const {
   return nullptr;
 }
 
-const Attribute* Kernel::FindAttribute(std::string_view attr) const {
+const Attribute* KernelDef::FindAttribute(std::string_view attr) const {
   for (const Attribute& a : attributes) {
     if (a.name == attr) return &a;
   }
   return nullptr;
 }
 
-bool Kernel::layout_passes() const {
+bool KernelDef::layout_passes() const {
   const Attribute* a = FindAttribute("layout_passes");
   if (a == nullptr || a->value.kind != AttrValue::Kind::kOperand) return true;
   return a->value.operand.int_value != 0;
 }
 
-Value* Kernel::NewValue(std::string name, Type type, Location loc, Value::Kind kind) {
+Value* KernelDef::NewValue(std::string name, Type type, Location loc, Value::Kind kind) {
   auto v = std::make_unique<Value>();
   v->name = std::move(name);
   v->type = std::move(type);
@@ -113,7 +102,7 @@ Value* Kernel::NewValue(std::string name, Type type, Location loc, Value::Kind k
   return values.back().get();
 }
 
-const Kernel* Module::FindKernel(std::string_view name) const {
+const KernelDef* Module::FindKernel(std::string_view name) const {
   for (const auto& k : kernels) {
     if (k->name == name) return k.get();
   }

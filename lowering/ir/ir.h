@@ -1,11 +1,11 @@
 // The in-memory Kernel IR: modules, kernels, regions, ops, values.
 //
 // General semantics (kernel-ir.md is the full definition):
-// - A Module holds kernels. A Kernel runs once per subcore of its mesh; its
+// - A Module holds kernels. A KernelDef runs once per subcore of its mesh; its
 //   parameters are refs into HBM (or staged VMEM/SMEM copies), its scratch refs
 //   are per subcore (per SparseCore for vmem_shared).
 // - Values are SSA: each Value is defined once (kernel parameter, scratch, op
-//   result or region argument) and used by Operands. A Kernel owns all its Values;
+//   result or region argument) and used by Operands. A KernelDef owns all its Values;
 //   Regions own their Ops; Ops own their Regions.
 // - Ops are stored generically, like MLIR operations: operands (each possibly with
 //   an indexer `[...]`), optional mask, attributes, regions, results. Which fields
@@ -258,15 +258,12 @@ class Op {
 // ----------------------------------------------------------------------------------
 // Kernels and modules.
 
-enum class ParamDirection : uint8_t { kIn, kOut, kInOut };
-std::string_view DirectionName(ParamDirection d);
+// ParamDirection, DirectionName, MeshKind: scjit/types.h.
 
 struct Param {
   ParamDirection direction = ParamDirection::kIn;
   Value* value = nullptr;
 };
-
-enum class MeshKind : uint8_t { kVector, kScalar };
 
 struct Mesh {
   MeshKind kind = MeshKind::kVector;
@@ -276,7 +273,7 @@ struct Mesh {
   Location loc, cores_loc, subcores_loc;
 };
 
-struct Kernel {
+struct KernelDef {
   std::string name;  // without the '@'
   Location loc;
   std::vector<Param> params;
@@ -298,9 +295,9 @@ struct Module {
   bool complete = true;  // false when a syntax error stopped the parser
   std::optional<TargetId> target;  // `target "..."`, if written
   Location target_loc;
-  std::vector<std::unique_ptr<Kernel>> kernels;
+  std::vector<std::unique_ptr<KernelDef>> kernels;
 
-  const Kernel* FindKernel(std::string_view name) const;
+  const KernelDef* FindKernel(std::string_view name) const;
 };
 
 // Calls `fn(op)` for every op of `region` and its nested regions, in source order

@@ -97,7 +97,7 @@ class Parser {
   // --- Grammar -------------------------------------------------------------------
   bool ParseTarget();
   bool ParseKernel();
-  bool ParseMesh(Kernel& k);
+  bool ParseMesh(KernelDef& k);
   bool ParseNamedRefList(std::vector<Value*>* out, Value::Kind kind);
   bool ParseType(Type* out, Location* loc = nullptr);
   bool ParseShapeBody(const Token& kw, Type* out);
@@ -145,7 +145,7 @@ class Parser {
   int depth_ = 0;
 
   Module* module_ = nullptr;
-  Kernel* kernel_ = nullptr;
+  KernelDef* kernel_ = nullptr;
   std::vector<absl::flat_hash_map<std::string, Value*>> scopes_;
   std::vector<Region*> regions_;  // the regions being parsed, innermost last
   absl::flat_hash_map<std::string, Location> kernel_names_;
@@ -322,7 +322,7 @@ bool Parser::ParseTarget() {
 bool Parser::ParseKernel() {
   Advance();  // 'kernel'
   if (!At(Tok::kSymbol)) return SyntaxError("a kernel name such as @my_kernel");
-  auto kernel = std::make_unique<Kernel>();
+  auto kernel = std::make_unique<KernelDef>();
   kernel->name = tok_.str;
   kernel->loc = Loc(tok_);
   if (auto it = kernel_names_.find(kernel->name); it != kernel_names_.end()) {
@@ -336,7 +336,7 @@ bool Parser::ParseKernel() {
   }
   kernel_ = kernel.get();
   module_->kernels.push_back(std::move(kernel));
-  Kernel& k = *kernel_;
+  KernelDef& k = *kernel_;
   Advance();
 
   scopes_.clear();
@@ -395,7 +395,7 @@ bool Parser::ParseKernel() {
   return ParseRegion(&k.body);
 }
 
-bool Parser::ParseMesh(Kernel& k) {
+bool Parser::ParseMesh(KernelDef& k) {
   Mesh& mesh = k.mesh;
   mesh.written = true;
   mesh.loc = Loc(tok_);

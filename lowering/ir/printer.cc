@@ -106,7 +106,7 @@ class Printer {
  public:
   std::string out;
 
-  void PrintKernel(const Kernel& k) {
+  void PrintKernel(const KernelDef& k) {
     Append(&out, "kernel @", k.name, "(");
     for (size_t i = 0; i < k.params.size(); ++i) {
       if (i > 0) out += ", ";
@@ -343,7 +343,7 @@ std::string Print(const Operand& o) {
   return s;
 }
 
-std::string Print(const Kernel& kernel) {
+std::string Print(const KernelDef& kernel) {
   Printer p;
   p.PrintKernel(kernel);
   return p.out;

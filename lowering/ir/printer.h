@@ -11,7 +11,7 @@
 namespace scjit {
 
 std::string Print(const Module& module);
-std::string Print(const Kernel& kernel);
+std::string Print(const KernelDef& kernel);
 // One operand as written, with its indexer: `%ref[ds(%i, 16), :]`, `3`, `1.5`.
 std::string Print(const Operand& operand);
 // A literal the way the printer writes it (floats always re-lex as floats).

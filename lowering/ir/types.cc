@@ -5,13 +5,6 @@
 namespace scjit {
 namespace {
 
-struct SpaceNames {
-  std::string_view name;
-  std::string_view repr;
-};
-constexpr SpaceNames kSpaceNames[] = {
-    {"hbm", "HBM"}, {"vmem_shared", "VMEM_SHARED"}, {"vmem", "VMEM"}, {"smem", "SMEM"}};
-
 void AppendDim(std::string* out, int64_t d, std::string_view dynamic) {
   if (d == kDynamic) {
     out->append(dynamic);
@@ -30,16 +23,6 @@ std::string DimsString(const Shape& shape) {
 }
 
 }  // namespace
-
-std::string_view SpaceName(MemorySpace s) { return kSpaceNames[static_cast<int>(s)].name; }
-std::string_view SpaceRepr(MemorySpace s) { return kSpaceNames[static_cast<int>(s)].repr; }
-
-std::optional<MemorySpace> SpaceFromName(std::string_view name) {
-  for (int i = 0; i < 4; ++i) {
-    if (kSpaceNames[i].name == name) return static_cast<MemorySpace>(i);
-  }
-  return std::nullopt;
-}
 
 Type Type::Scalar(ElementType e) {
   Type t;
@@ -123,15 +106,5 @@ std::string Type::ToString() const {
 }
 
 std::string Type::ShapeRepr() const { return scjit::ShapeRepr(shape_); }
-
-std::string ShapeRepr(const Shape& shape) {
-  std::string out = "(";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i > 0) out += ", ";
-    AppendDim(&out, shape[i], "None");
-  }
-  if (shape.size() == 1) out += ',';
-  return out + ")";
-}
 
 }  // namespace scjit

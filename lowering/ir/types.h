@@ -10,24 +10,12 @@
 #include <vector>
 
 #include "lowering/base/dtype.h"
+#include "lowering/base/shape.h"
+#include "lowering/base/spaces.h"
 
 namespace scjit {
 
-// Where a ref's bytes live (runtime.md §2).
-enum class MemorySpace : uint8_t { kHbm, kVmemShared, kVmem, kSmem };
-
-// The .scir spelling (`hbm`), which is also Pallas' str() of the space.
-std::string_view SpaceName(MemorySpace s);
-// Pallas' repr() of the space (`HBM`, `VMEM_SHARED`), used in SC rule messages.
-std::string_view SpaceRepr(MemorySpace s);
-std::optional<MemorySpace> SpaceFromName(std::string_view name);
-
 enum class SemaphoreKind : uint8_t { kDma, kRegular };
-
-// A dimension of unknown (run-time) size, written `?`.
-inline constexpr int64_t kDynamic = -1;
-
-using Shape = std::vector<int64_t>;
 
 // A value type. Small and copyable; compare with ==.
 class Type {
@@ -78,9 +66,6 @@ class Type {
   SemaphoreKind sem_kind_ = SemaphoreKind::kDma;
   Shape shape_;
 };
-
-// JAX's rendering of a shape: `(16,)`, `(2, 8)`, `()`; `None` for dynamic dims.
-std::string ShapeRepr(const Shape& shape);
 
 }  // namespace scjit
 

@@ -75,7 +75,7 @@ class Verifier {
   }
 
   // --- Kernels and regions -------------------------------------------------------
-  void VerifyKernel(Kernel& k);
+  void VerifyKernel(KernelDef& k);
   void VerifyRegion(Region& r);
   void VerifyOp(Op& op);
   bool VerifyArity(Op& op);
@@ -119,13 +119,13 @@ class Verifier {
 
   Module& module_;
   DiagnosticSink& sink_;
-  Kernel* kernel_ = nullptr;
+  KernelDef* kernel_ = nullptr;
 };
 
 // ------------------------------------------------------------------------------------
 // Kernels.
 
-void Verifier::VerifyKernel(Kernel& k) {
+void Verifier::VerifyKernel(KernelDef& k) {
   kernel_ = &k;
   auto check_memory = [&](Value* v, std::string_view what) {
     if (v->type.is_none()) return;

@@ -234,7 +234,7 @@ struct Use {
 
 // Every use of `v` in the kernel. Views, bitcasts, reshapes and select_refs of `v`
 // are kTransparent (their result carries `v` on).
-std::vector<Use> UsesOf(const Kernel& k, const Value* v) {
+std::vector<Use> UsesOf(const KernelDef& k, const Value* v) {
   std::vector<Use> out;
   auto in_entries = [&](const Operand& o) {
     for (const IndexEntry& e : o.index) {
@@ -273,7 +273,7 @@ std::vector<Use> UsesOf(const Kernel& k, const Value* v) {
 }
 
 // The first use of `v` (following transparent uses) that `ok` rejects.
-const Op* FirstBadUse(const Kernel& k, const Value* v, const std::function<bool(UseKind)>& ok, int depth = 0) {
+const Op* FirstBadUse(const KernelDef& k, const Value* v, const std::function<bool(UseKind)>& ok, int depth = 0) {
   if (depth > 64) return nullptr;
   for (const Use& u : UsesOf(k, v)) {
     if (u.kind == UseKind::kTransparent) {

@@ -20,7 +20,7 @@ std::string Aval(const Type& t) {
   return out + "]";
 }
 
-std::string KernelType(const Kernel& k) {
+std::string KernelType(const KernelDef& k) {
   return k.mesh.kind == MeshKind::kScalar ? "sc_scalar_subcore" : "sc_vector_subcore";
 }
 
@@ -31,13 +31,13 @@ bool Is(OpKind k, std::initializer_list<OpKind> kinds) {
   return false;
 }
 
-int64_t MeshCores(const Kernel& k, const TargetInfo& target) { return k.mesh.cores.value_or(target.cores); }
+int64_t MeshCores(const KernelDef& k, const TargetInfo& target) { return k.mesh.cores.value_or(target.cores); }
 
-int64_t MeshSubcores(const Kernel& k, const TargetInfo& target) {
+int64_t MeshSubcores(const KernelDef& k, const TargetInfo& target) {
   return k.mesh.kind == MeshKind::kScalar ? 1 : k.mesh.subcores.value_or(target.subcores);
 }
 
-std::string MeshText(const Kernel& k, const TargetInfo& target) {
+std::string MeshText(const KernelDef& k, const TargetInfo& target) {
   if (k.mesh.kind == MeshKind::kScalar) return Cat("mesh scalar(cores = ", MeshCores(k, target), ")");
   return Cat("mesh vector(cores = ", MeshCores(k, target), ", subcores = ", MeshSubcores(k, target), ")");
 }

@@ -15,7 +15,7 @@ namespace {
 
 // The mesh as Pallas' dataclass repr prints it (sc_core.py), with scjit's axis
 // names and the sizes it runs with.
-std::string MeshRepr(const Kernel& k, const TargetInfo& t) {
+std::string MeshRepr(const KernelDef& k, const TargetInfo& t) {
   if (k.mesh.kind == MeshKind::kScalar) {
     return Cat("ScalarSubcoreMesh(axis_name='core', num_cores=", MeshCores(k, t), ")");
   }
@@ -29,7 +29,7 @@ std::string TargetText(const TargetInfo& t) {
 }
 
 // MESH-1, then MESH-2 (VectorSubcoreMesh.__post_init__ checks them in this order).
-std::vector<Violation> MeshSize(const Kernel& k, const TargetInfo& t) {
+std::vector<Violation> MeshSize(const KernelDef& k, const TargetInfo& t) {
   const Mesh& m = k.mesh;
   if (m.cores && *m.cores > t.cores) {
     return {Violation{DiagId::kMesh1, m.cores_loc,
@@ -49,7 +49,7 @@ std::vector<Violation> MeshSize(const Kernel& k, const TargetInfo& t) {
 // MESH-15: VMEM on a scalar mesh (ScalarSubcoreMesh.supported_memory_spaces is
 // VMEM_SHARED, SMEM, SEMAPHORE), for staged parameters and scratch; scoped
 // allocations and pipeline blocks are checked by the control rules.
-std::vector<Violation> MeshMemorySpaces(const Kernel& k, const TargetInfo& t) {
+std::vector<Violation> MeshMemorySpaces(const KernelDef& k, const TargetInfo& t) {
   std::vector<Violation> out;
   if (k.mesh.kind != MeshKind::kScalar) return out;
   auto check = [&](const Value* v, std::string_view what) {
@@ -65,7 +65,7 @@ std::vector<Violation> MeshMemorySpaces(const Kernel& k, const TargetInfo& t) {
 }
 
 // MESH-16: a semaphore parameter of a vector-subcore kernel.
-std::vector<Violation> SemaphoreParams(const Kernel& k, const TargetInfo& t) {
+std::vector<Violation> SemaphoreParams(const KernelDef& k, const TargetInfo& t) {
   std::vector<Violation> out;
   if (k.mesh.kind != MeshKind::kVector) return out;
   for (const Param& p : k.params) {
@@ -122,7 +122,7 @@ class VmemPlan {
   int64_t capacity_;
 };
 
-std::vector<Violation> VmemCapacity(const Kernel& k, const TargetInfo& t) {
+std::vector<Violation> VmemCapacity(const KernelDef& k, const TargetInfo& t) {
   if (k.mesh.kind != MeshKind::kVector) return {};  // a scalar mesh has no VMEM (MESH-15)
   VmemPlan plan(t.vmem_bytes);
   int64_t end = 0;

@@ -24,7 +24,7 @@ namespace scjit::rules {
 
 // What an op rule sees: the op, its kernel and the target.
 struct Ctx {
-  const Kernel& kernel;
+  const KernelDef& kernel;
   const TargetInfo& target;
   const Op& op;
 };
@@ -52,7 +52,7 @@ struct OpRule {
 
 // Kernel-level rules (mesh sizes, memory spaces of the mesh, capacities) may
 // report several violations.
-using KernelCheck = std::vector<Violation> (*)(const Kernel& kernel, const TargetInfo& target);
+using KernelCheck = std::vector<Violation> (*)(const KernelDef& kernel, const TargetInfo& target);
 
 struct KernelRule {
   DiagId id;
@@ -78,16 +78,16 @@ std::string Dtype(ElementType e);
 // An aval as JAX prints it: `int32[16]`, `float32[2,8]`, `int32[]`.
 std::string Aval(const Type& t);
 // "Pallas' kernel type": `sc_vector_subcore` or `sc_scalar_subcore`.
-std::string KernelType(const Kernel& k);
+std::string KernelType(const KernelDef& k);
 // True when `k` is one of `kinds`.
 bool Is(OpKind k, std::initializer_list<OpKind> kinds);
 
 // The mesh as it runs on `target`: cores (written or the target's), vector
 // subcores per core (1 on a scalar mesh), and scjit's spelling of it with the
 // sizes filled in: `mesh vector(cores = 2, subcores = 16)`, `mesh scalar(cores = 2)`.
-int64_t MeshCores(const Kernel& k, const TargetInfo& target);
-int64_t MeshSubcores(const Kernel& k, const TargetInfo& target);
-std::string MeshText(const Kernel& k, const TargetInfo& target);
+int64_t MeshCores(const KernelDef& k, const TargetInfo& target);
+int64_t MeshSubcores(const KernelDef& k, const TargetInfo& target);
+std::string MeshText(const KernelDef& k, const TargetInfo& target);
 
 }  // namespace scjit::rules
 

@@ -1,0 +1,89 @@
+// Compiler: .scir source in, a launchable Kernel out.
+//
+//   scjit::Compiler compiler;
+//   scjit::CompileOptions options;
+//   options.target = "v6e";
+//   absl::StatusOr<scjit::Kernel> kernel = compiler.CompileFile("add_one.scir", options);
+//   if (!kernel.ok()) std::cerr << kernel.status().message();  // every diagnostic
+//
+// Compiled kernels are cached in memory by (source, kernel, target, options,
+// host), and on disk too when CompileOptions::cache_dir names a directory: a
+// later process compiling the same kernel loads its code from there instead of
+// compiling it (several processes may share a directory).
+//
+// Thread safety: a Compiler is thread-safe: any number of threads may compile
+// (the same or different kernels) through one at once. Kernels it returns stay
+// valid after it is destroyed.
+#ifndef SCJIT_INCLUDE_SCJIT_COMPILER_H_
+#define SCJIT_INCLUDE_SCJIT_COMPILER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "scjit/kernel.h"
+#include "scjit/launch.h"
+
+namespace scjit {
+
+// A kernel file's text and the name diagnostics call it by.
+struct Source {
+  std::string name;  // "add_one.scir"
+  std::string text;
+
+  // Reads `path` (IO-OPEN when it cannot be read, IR-LIMIT beyond 64 MiB).
+  static absl::StatusOr<Source> FromFile(const std::string& path);
+};
+
+// The stages of a compilation, in order (`jit-run --emit`).
+enum class Stage : uint8_t {
+  kIr,       // the verified, rule-checked Kernel IR, printed
+  kLlvm,     // LLVM IR as emitted
+  kLlvmOpt,  // LLVM IR after the optimization pipeline
+  kAsm,      // host assembly
+};
+
+struct CompileOptions {
+  std::string kernel;      // the kernel to compile ("@name" or "name"); "": the file's only one
+  std::string target;      // "v7x", ...; "": the file's `target`, else v7x
+  int opt_level = 2;       // 0-3
+  // The run-time checks the code carries (bounds checks of indices are compiled
+  // in; without them indices are clamped) and its launches' default.
+  Checks checks = Checks::All();
+  std::string cache_dir;   // a directory for the disk cache; "": memory only
+};
+
+class Compiler {
+ public:
+  Compiler();
+  ~Compiler();
+  Compiler(const Compiler&) = delete;
+  Compiler& operator=(const Compiler&) = delete;
+
+  // Compiles one kernel of `source`. A rejected kernel is InvalidArgument whose
+  // message holds every diagnostic (DiagnosticsOf gives them as values).
+  absl::StatusOr<Kernel> Compile(const Source& source, const CompileOptions& options = {});
+  absl::StatusOr<Kernel> CompileFile(const std::string& path, const CompileOptions& options = {});
+
+  // The text of one stage of compiling `source` (kIr: the whole module, or the
+  // kernel options.kernel names).
+  absl::StatusOr<std::string> Emit(const Source& source, Stage stage, const CompileOptions& options = {});
+
+  // Compilations answered from memory, from disk, and compiled.
+  struct CacheStats {
+    int64_t memory_hits = 0;
+    int64_t disk_hits = 0;
+    int64_t compiled = 0;
+  };
+  CacheStats cache_stats() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace scjit
+
+#endif  // SCJIT_INCLUDE_SCJIT_COMPILER_H_

@@ -1,0 +1,107 @@
+// How a compiled kernel is launched on the emulated SparseCore, and what a
+// launch reports: its options, its checks, its statistics and findings.
+//
+// Thread safety: plain values. A LaunchOptions may be shared by concurrent
+// launches; its `log` is then called from each of them (see below).
+#ifndef SCJIT_INCLUDE_SCJIT_LAUNCH_H_
+#define SCJIT_INCLUDE_SCJIT_LAUNCH_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "scjit/diagnostic.h"
+
+namespace scjit {
+
+// Which run-time checks are on (`jit-run --check`). A finding is an RT-* error
+// of the launch (or a warning with `warn`).
+struct Checks {
+  bool bounds = true;  // RT-BOUNDS: indices, slices, lanes and DMA index lists
+  bool sync = true;    // RT-SYNC: DMAs never waited, semaphores left non-zero
+  bool init = false;   // RT-INIT: reads of unwritten bytes (not implemented yet)
+  bool race = false;   // RT-RACE: unordered conflicting accesses (not implemented yet)
+  bool warn = false;   // findings are warnings: the launch goes on
+
+  // Every check scjit implements (bounds and sync).
+  static Checks All() { return Checks{}; }
+  static Checks None() { return Checks{false, false, false, false, false}; }
+  // "all", "none", "warn" (all, as warnings) or a comma list of bounds, init,
+  // race, sync. InvalidArgument (IO-USAGE) for anything else; Unimplemented
+  // for init and race.
+  static absl::StatusOr<Checks> Parse(std::string_view text);
+
+  bool any() const { return bounds || sync || init || race; }
+  // The text Parse reads back: "all", "none", "warn" or a list.
+  std::string ToString() const;
+  friend bool operator==(const Checks&, const Checks&) = default;
+};
+
+// When a DMA moves its bytes.
+enum class DmaMode : uint8_t {
+  kEager,   // at dma_start
+  kOnWait,  // when its semaphore is waited on or read (exposes missing waits)
+};
+
+struct LaunchOptions {
+  // Host threads running the subcores; 0: the host's cores. A launch may use
+  // fewer when its epochs are too short to share (the result says how many).
+  int threads = 0;
+  // Randomizes, reproducibly, the order in which subcores' effects on each other
+  // land; none: the fixed (core, subcore) order.
+  std::optional<uint64_t> seed;
+  // Default: kOnWait when any check is on, kEager otherwise.
+  std::optional<DmaMode> dma;
+  // Default: the checks the kernel was compiled with. Bounds checks of indices
+  // are compiled into the code: a kernel compiled without them cannot have them
+  // at launch.
+  std::optional<Checks> checks;
+  // Stops a launch that runs longer (RT-TIMEOUT); 0: no limit.
+  double time_limit_seconds = 0;
+  // Receives debug_print output, one or more whole lines per call, in a fixed
+  // order (subcore order within each epoch); null: discarded. Called from the
+  // launching thread only.
+  std::function<void(std::string_view)> log;
+};
+
+struct SubcoreStats {
+  int core = 0;
+  int subcore = 0;
+  int64_t dma_bytes = 0;  // bytes its DMAs moved
+  int64_t ops = 0;        // runtime ops it executed
+};
+
+struct LaunchStats {
+  double wall_ms = 0;
+  int64_t dma_bytes = 0;  // bytes moved by every DMA and copy
+  // Runtime ops executed, by op (dma_start, dma_wait, copy, sem_signal,
+  // sem_wait, sem_read, barrier, fetch_and_add, debug_print) and by class
+  // (dma, semaphore, barrier, atomic, print).
+  std::map<std::string, int64_t> ops;
+  std::map<std::string, int64_t> ops_by_class;
+  std::vector<SubcoreStats> per_subcore;  // in (core, subcore) order
+  int subcores = 0;  // in the whole mesh
+  int threads = 0;   // host threads the launch used
+  int64_t epochs = 0;
+};
+
+struct LaunchResult {
+  LaunchStats stats;
+  // RT-* findings: errors end the launch (each subcore stops at its first);
+  // warnings (and every finding under Checks::warn) let it go on.
+  std::vector<Diagnostic> findings;
+
+  // True when a finding is an error.
+  bool failed() const;
+  // Every finding, rendered.
+  std::string RenderFindings() const;
+};
+
+}  // namespace scjit
+
+#endif  // SCJIT_INCLUDE_SCJIT_LAUNCH_H_

@@ -1,0 +1,163 @@
+#include "lowering/base/launch_layout.h"
+
+#include "lowering/base/serialize.h"
+#include "lowering/base/strings.h"
+
+namespace scjit {
+
+int64_t ParamLayout::num_elements() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::string LaunchLayout::Describe(int site) const {
+  if (site < 0 || site >= static_cast<int>(sites.size())) return "an unknown op";
+  const Site& s = sites[site];
+  return Cat(s.op, " at ", file.empty() ? std::string("?") : file, ":", s.loc.line, ":", s.loc.col);
+}
+
+Diagnostic LaunchLayout::SiteDiagnostic(DiagId id, int site, std::initializer_list<DiagArg> args) const {
+  if (site < 0 || site >= static_cast<int>(sites.size())) return MakeDiagnostic(id, file, Location{}, "", args);
+  return MakeDiagnostic(id, file, sites[site].loc, sites[site].source_line, args);
+}
+
+// ------------------------------------------------------------------------------------
+// Serialization: a version tag, then every field in declaration order.
+
+namespace {
+
+constexpr uint32_t kLayoutVersion = 1;
+
+void Put(Writer& w, const Location& l) {
+  w.Put<int32_t>(l.line);
+  w.Put<int32_t>(l.col);
+  w.Put<int32_t>(l.length);
+}
+
+bool Get(Reader& r, Location* l) {
+  int32_t line = 0, col = 0, length = 0;
+  if (!r.Get(&line) || !r.Get(&col) || !r.Get(&length)) return false;
+  *l = Location{line, col, length};
+  return true;
+}
+
+// Counts of structs: at most one per remaining byte (each takes several).
+template <typename T, typename Fn>
+bool GetList(Reader& r, std::vector<T>* out, Fn&& get_one) {
+  uint64_t n = 0;
+  if (!r.Get(&n)) return false;
+  out->clear();
+  for (uint64_t i = 0; i < n; ++i) {
+    T item;
+    if (!get_one(&item)) return false;
+    out->push_back(std::move(item));
+  }
+  return true;
+}
+
+template <typename E>
+bool GetEnum(Reader& r, E* e, int count) {
+  uint8_t v = 0;
+  if (!r.Get(&v) || v >= count) return false;
+  *e = static_cast<E>(v);
+  return true;
+}
+
+constexpr int kDTypes = 0
+#define SCJIT_DTYPE(Enum, ir_name, numpy_name, bits, kind, npy_descr) +1
+#include "scjit/dtype.def"
+    ;
+constexpr int kTargetCount = 0
+#define SCJIT_TARGET(Enum, name, cores, subcores, lanes, vmem, granule) +1
+#include "lowering/base/target.def"
+    ;
+
+}  // namespace
+
+std::string Serialize(const LaunchLayout& l) {
+  Writer w;
+  w.Put(kLayoutVersion);
+  w.Put(l.kernel);
+  w.Put(l.file);
+  w.Put(static_cast<uint8_t>(l.target));
+  w.Put(static_cast<uint8_t>(l.mesh));
+  w.Put<int32_t>(l.cores);
+  w.Put<int32_t>(l.subcores);
+  w.Put<int32_t>(l.lanes);
+  w.Put<uint64_t>(l.params.size());
+  for (const ParamLayout& p : l.params) {
+    w.Put(p.name);
+    w.Put(static_cast<uint8_t>(p.direction));
+    w.Put<uint8_t>(p.semaphore);
+    w.Put(static_cast<uint8_t>(p.dtype));
+    w.Put(p.shape);
+    w.Put(static_cast<uint8_t>(p.space));
+    w.Put(p.type_text);
+    w.Put(p.offset);
+  }
+  w.Put(l.vmem_bytes);
+  w.Put(l.smem_bytes);
+  w.Put(l.vmem_shared_bytes);
+  w.Put<int32_t>(l.semaphores);
+  w.Put(l.semaphore_names);
+  w.Put<uint64_t>(l.poison.size());
+  for (const PoisonRange& p : l.poison) {
+    w.Put(static_cast<uint8_t>(p.space));
+    w.Put(p.offset);
+    w.Put(p.count);
+    w.Put(static_cast<uint8_t>(p.element));
+  }
+  w.Put<uint64_t>(l.sites.size());
+  for (const Site& s : l.sites) {
+    w.Put(s.op);
+    Put(w, s.loc);
+    w.Put(s.source_line);
+    w.Put(s.text);
+  }
+  w.Put(l.frame_bytes);
+  w.Put(l.entry);
+  return w.Take();
+}
+
+absl::StatusOr<LaunchLayout> Deserialize(std::string_view bytes) {
+  Reader r(bytes);
+  LaunchLayout l;
+  uint32_t version = 0;
+  int32_t cores = 0, subcores = 0, lanes = 0, semaphores = 0;
+  bool ok = r.Get(&version) && version == kLayoutVersion && r.Get(&l.kernel) && r.Get(&l.file) &&
+            GetEnum(r, &l.target, kTargetCount) && GetEnum(r, &l.mesh, 2) && r.Get(&cores) && r.Get(&subcores) &&
+            r.Get(&lanes);
+  ok = ok && GetList(r, &l.params, [&](ParamLayout* p) {
+         uint8_t semaphore = 0;
+         bool got = r.Get(&p->name) && GetEnum(r, &p->direction, 3) && r.Get(&semaphore) &&
+                    GetEnum(r, &p->dtype, kDTypes) && r.Get(&p->shape) && GetEnum(r, &p->space, 4) &&
+                    r.Get(&p->type_text) && r.Get(&p->offset);
+         p->semaphore = semaphore != 0;
+         return got;
+       });
+  ok = ok && r.Get(&l.vmem_bytes) && r.Get(&l.smem_bytes) && r.Get(&l.vmem_shared_bytes) && r.Get(&semaphores) &&
+       r.Get(&l.semaphore_names);
+  ok = ok && GetList(r, &l.poison, [&](PoisonRange* p) {
+         return GetEnum(r, &p->space, 4) && r.Get(&p->offset) && r.Get(&p->count) && GetEnum(r, &p->element, kDTypes);
+       });
+  ok = ok && GetList(r, &l.sites, [&](Site* s) {
+         return r.Get(&s->op) && Get(r, &s->loc) && r.Get(&s->source_line) && r.Get(&s->text);
+       });
+  ok = ok && r.Get(&l.frame_bytes) && r.Get(&l.entry) && r.done();
+  l.cores = cores;
+  l.subcores = subcores;
+  l.lanes = lanes;
+  l.semaphores = semaphores;
+  // What the runtime trusts the layout for: sizes it allocates and indexes.
+  ok = ok && cores >= 1 && subcores >= 1 && semaphores >= 0 && l.vmem_bytes >= 0 && l.smem_bytes >= 0 &&
+       l.vmem_shared_bytes >= 0 && l.frame_bytes >= 0 && !l.entry.empty();
+  for (const ParamLayout& p : l.params) {
+    for (int64_t d : p.shape) ok = ok && d >= 0;
+    ok = ok && p.offset >= 0;
+  }
+  if (!ok) return absl::DataLossError("not a launch layout this build of scjit wrote");
+  return l;
+}
+
+}  // namespace scjit

@@ -1,0 +1,98 @@
+// LaunchLayout: everything the runtime needs to launch a compiled kernel besides
+// its code, as plain data — the mesh, where each parameter lives, how large each
+// subcore's arenas are, what is filled with poison at the start, and the site
+// table that names ops in findings. The compiler makes it (lowering/analysis/
+// kernel_info.h); the runtime reads it and knows nothing of the IR; the disk
+// cache stores it beside the object code (Serialize / Deserialize).
+#ifndef SCJIT_LOWERING_BASE_LAUNCH_LAYOUT_H_
+#define SCJIT_LOWERING_BASE_LAUNCH_LAYOUT_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "lowering/base/diagnostic.h"
+#include "lowering/base/dtype.h"
+#include "lowering/base/shape.h"
+#include "lowering/base/target.h"
+#include "scjit/diagnostic.h"
+#include "scjit/types.h"
+
+namespace scjit {
+
+// Byte alignment of every arena slot (a cache line; also AVX-512 vector width).
+inline constexpr int64_t kSlotAlign = 64;
+
+// One kernel parameter: its declaration and where its bytes live.
+struct ParamLayout {
+  std::string name;  // without '%'
+  ParamDirection direction = ParamDirection::kIn;
+  bool semaphore = false;  // a semaphore ref (no data)
+  ElementType dtype = ElementType::kI32;
+  Shape shape;
+  MemorySpace space = MemorySpace::kHbm;
+  std::string type_text;  // "hbm<4096x128xi32>", for messages
+  // Staged parameters (vmem, smem, vmem_shared): their offset in each copy of
+  // their arena; HBM ones are used in place (ctx->hbm[position]).
+  int64_t offset = 0;
+
+  bool staged() const { return !semaphore && space != MemorySpace::kHbm; }
+  int64_t num_elements() const;
+  int64_t bytes() const { return semaphore ? 0 : num_elements() * ByteWidth(dtype); }
+};
+
+// A region of an arena filled with the poison pattern when a launch starts.
+struct PoisonRange {
+  MemorySpace space = MemorySpace::kVmem;
+  int64_t offset = 0;
+  int64_t count = 0;  // elements
+  ElementType element = ElementType::kI32;
+};
+
+// An op that calls into the runtime, for findings ("barrier at k.scir:12:3").
+struct Site {
+  std::string op;           // the op's name: "dma_start"
+  Location loc;             // the op, or the operand the site is about
+  std::string source_line;  // the text of loc.line
+  std::string text;         // the operand(s) as written, or debug_print's format
+};
+
+struct LaunchLayout {
+  std::string kernel;  // without '@'
+  std::string file;    // the source file's name, for messages
+  TargetId target = kDefaultTarget;
+  MeshKind mesh = MeshKind::kVector;
+  int cores = 1;
+  int subcores = 1;  // per core; 1 on a scalar mesh
+  int lanes = 16;
+
+  std::vector<ParamLayout> params;
+  int64_t vmem_bytes = 0;         // per subcore
+  int64_t smem_bytes = 0;         // per subcore
+  int64_t vmem_shared_bytes = 0;  // per core
+  int semaphores = 0;             // per subcore
+  std::vector<std::string> semaphore_names;  // "%sems[1, 2]", by index
+  std::vector<PoisonRange> poison;
+  std::vector<Site> sites;
+  // The kernel function's stack frame (its allocas, large values included): the
+  // runtime sizes subcore stacks from it.
+  int64_t frame_bytes = 0;
+  std::string entry;  // the kernel function's symbol
+
+  int subcores_total() const { return cores * subcores; }
+  // "barrier at k.scir:12:3".
+  std::string Describe(int site) const;
+  // A diagnostic located at `site` (none for -1).
+  Diagnostic SiteDiagnostic(DiagId id, int site, std::initializer_list<DiagArg> args) const;
+};
+
+// The bytes of `layout`, and back. Deserialize fails (DataLoss) on any input
+// Serialize did not make, whatever its bytes.
+std::string Serialize(const LaunchLayout& layout);
+absl::StatusOr<LaunchLayout> Deserialize(std::string_view bytes);
+
+}  // namespace scjit
+
+#endif  // SCJIT_LOWERING_BASE_LAUNCH_LAYOUT_H_

@@ -1,0 +1,56 @@
+// The public Checks (scjit/launch.h): `--check` text in and out.
+#include "lowering/base/diagnostic.h"
+#include "lowering/base/strings.h"
+#include "scjit/launch.h"
+
+namespace scjit {
+
+absl::StatusOr<Checks> Checks::Parse(std::string_view text) {
+  if (text == "all") return All();
+  if (text == "none") return None();
+  if (text == "warn") {
+    Checks c = All();
+    c.warn = true;
+    return c;
+  }
+  Checks c = None();
+  std::string_view rest = text;
+  while (true) {
+    size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    if (item == "bounds") {
+      c.bounds = true;
+    } else if (item == "sync") {
+      c.sync = true;
+    } else if (item == "init") {
+      c.init = true;
+    } else if (item == "race") {
+      c.race = true;
+    } else {
+      return DiagnosticStatus(MakeDiagnostic(
+          DiagId::kIoUsage, nullptr, Location{},
+          {{"detail", Cat("option '--check' takes all, none, warn or a list of bounds,init,race,sync; got '", text,
+                          "'")}}));
+    }
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  if (c.init || c.race) {
+    return absl::UnimplementedError(Cat("not implemented yet: --check ", c.init ? "init" : "race"));
+  }
+  return c;
+}
+
+std::string Checks::ToString() const {
+  Checks plain = *this;
+  plain.warn = false;
+  if (plain == All()) return warn ? "warn" : "all";
+  if (plain == None()) return "none";
+  std::string out;
+  for (auto [on, name] : {std::pair{bounds, "bounds"}, {init, "init"}, {race, "race"}, {sync, "sync"}}) {
+    if (on) Append(&out, out.empty() ? "" : ",", name);
+  }
+  return out;
+}
+
+}  // namespace scjit
