@@ -6,8 +6,14 @@
 // docs/performance.md records the ratios of one run and how to reproduce them.
 #include <benchmark/benchmark.h>
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -483,6 +489,69 @@ void BM_Compile_Warm(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_Compile_Warm)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// Warm from disk: a compiler whose JIT session exists meets a kernel it has not
+// compiled, whose entry another process left in the disk cache. No stage runs:
+// the key hashes the source, the object code is linked as it is. (Each
+// iteration compiles a different kernel — the same one with another comment —
+// so the memory cache never answers.)
+constexpr int kWarmVariants = 40;
+
+void BM_Compile_WarmFromDisk(benchmark::State& state) {
+  Source base = KernelFile("add_one_4096x128.scir");
+  std::string dir = std::filesystem::temp_directory_path() / ("scjit-bench-cache-" + std::to_string(getpid()));
+  CompileOptions options;
+  options.cache_dir = dir;
+  std::vector<Source> variants;
+  {
+    Compiler filler;  // fills the cache: the cold compiles of another process
+    for (int i = 0; i < kWarmVariants; ++i) {
+      variants.push_back(Source{base.name, base.text + "// variant " + std::to_string(i) + "\n"});
+      if (!filler.Compile(variants.back(), options).ok()) state.SkipWithError("compile failed");
+    }
+  }
+  Compiler warm;
+  CompileOptions other = options;
+  other.opt_level = 1;
+  if (!warm.Compile(base, other).ok()) state.SkipWithError("compile failed");  // creates the JIT session
+  int i = 0;
+  for (auto _ : state) {
+    absl::StatusOr<Kernel> k = warm.Compile(variants[i++ % kWarmVariants], options);
+    if (!k.ok() || !k->times().from_disk) state.SkipWithError("not a disk hit");
+  }
+  std::filesystem::remove_all(dir);
+}
+BENCHMARK(BM_Compile_WarmFromDisk)->Iterations(kWarmVariants)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// --- Peak memory of a launch ---------------------------------------------------------
+
+// jit-run on sum_1gib.scir (1 GiB of input, a 2 KiB output, 36 KiB of arenas):
+// the child's peak resident memory against the kernel's own data. The process
+// itself (the binary, LLVM, the JIT) is part of the peak.
+void BM_PeakMemory_1GiBInput(benchmark::State& state) {
+  const double data = 32.0 * 8388608 * 4 + 32 * 16 * 4 + 32 * (1024 + 16) * 4;
+  std::string kernel = std::string(SCJIT_SOURCE_DIR) + "/bench/kernels/sum_1gib.scir";
+  for (auto _ : state) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      int null = open("/dev/null", O_WRONLY);
+      dup2(null, 1);
+      execl(SCJIT_JIT_RUN, "jit-run", kernel.c_str(), "--unchecked", "--in", "x=fill:1", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    int status = 0;
+    struct rusage usage {};
+    if (pid < 0 || wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      state.SkipWithError("jit-run failed");
+      return;
+    }
+    double peak = static_cast<double>(usage.ru_maxrss) * 1024;
+    state.counters["peak_MiB"] = peak / (1 << 20);
+    state.counters["data_MiB"] = data / (1 << 20);
+    state.counters["peak_per_data"] = peak / data;
+  }
+}
+BENCHMARK(BM_PeakMemory_1GiBInput)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace scjit

@@ -19,13 +19,20 @@ absl::Status ParamError(std::string detail) {
   return DiagnosticStatus(MakeDiagnostic(DiagId::kIoParam, nullptr, Location{}, {{"detail", std::move(detail)}}));
 }
 
+// The dimensions as written: "(-1,)", "(2, 3)".
+std::string DimsText(const std::vector<int64_t>& shape) {
+  std::string out = "(";
+  for (size_t i = 0; i < shape.size(); ++i) Append(&out, i ? ", " : "", shape[i]);
+  return out + (shape.size() == 1 ? ",)" : ")");
+}
+
 // The array's bytes, or an error for a shape no buffer can have.
 absl::StatusOr<size_t> ArrayBytes(DType dtype, const std::vector<int64_t>& shape) {
   int64_t bytes = DTypeBytes(dtype);
   for (int64_t d : shape) {
-    if (d < 0) return ParamError(Cat("a buffer's dimensions must be >= 0, got ", ShapeRepr(shape)));
+    if (d < 0) return ParamError(Cat("a buffer's dimensions must be >= 0, got ", DimsText(shape)));
     if (d > 0 && bytes > kMaxBytes / d) {
-      return ParamError(Cat("a buffer of ", DTypeName(dtype), " ", ShapeRepr(shape), " exceeds 2^62 bytes"));
+      return ParamError(Cat("a buffer of ", DTypeName(dtype), " ", DimsText(shape), " exceeds 2^62 bytes"));
     }
     bytes *= d;
   }

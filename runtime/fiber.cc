@@ -16,6 +16,15 @@
 #else
 #define SCJIT_ASAN 0
 #endif
+// ThreadSanitizer must be told of every switch, or it sees one thread's stack
+// jump (and crashes on many-subcore launches); a switch also orders what the
+// two sides did, as the scheduler's hand-over does.
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#define SCJIT_TSAN 1
+#else
+#define SCJIT_TSAN 0
+#endif
 
 namespace scjit {
 
@@ -121,9 +130,17 @@ Fiber::Fiber(std::function<void()> body, StackPool& pool, StackPool::Stack stack
   sp[6] = 0;                                          // rbp
   sp[7] = reinterpret_cast<uint64_t>(&scjit_fiber_start);
   sp_ = sp;
+#if SCJIT_TSAN
+  tsan_fiber_ = __tsan_create_fiber(0);
+#endif
 }
 
-Fiber::~Fiber() { pool_.Release(stack_); }
+Fiber::~Fiber() {
+#if SCJIT_TSAN
+  __tsan_destroy_fiber(tsan_fiber_);
+#endif
+  pool_.Release(stack_);
+}
 
 void Fiber::Entry(Fiber* fiber) {
 #if SCJIT_ASAN
@@ -135,6 +152,9 @@ void Fiber::Entry(Fiber* fiber) {
   // Leaving for good: ASan may free this stack's fake frames.
   __sanitizer_start_switch_fiber(nullptr, fiber->caller_stack_bottom_, fiber->caller_stack_size_);
 #endif
+#if SCJIT_TSAN
+  __tsan_switch_to_fiber(fiber->tsan_caller_, 0);
+#endif
   void* unused;
   scjit_fiber_switch(&unused, fiber->caller_sp_);
   __builtin_unreachable();
@@ -145,6 +165,10 @@ void Fiber::Resume() {
   void* fake = nullptr;
   __sanitizer_start_switch_fiber(&fake, stack_bottom_, stack_size_);
 #endif
+#if SCJIT_TSAN
+  tsan_caller_ = __tsan_get_current_fiber();
+  __tsan_switch_to_fiber(tsan_fiber_, 0);
+#endif
   scjit_fiber_switch(&caller_sp_, sp_);
 #if SCJIT_ASAN
   __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
@@ -154,6 +178,9 @@ void Fiber::Resume() {
 void Fiber::Suspend() {
 #if SCJIT_ASAN
   __sanitizer_start_switch_fiber(&fake_stack_, caller_stack_bottom_, caller_stack_size_);
+#endif
+#if SCJIT_TSAN
+  __tsan_switch_to_fiber(tsan_caller_, 0);
 #endif
   scjit_fiber_switch(&sp_, caller_sp_);
 #if SCJIT_ASAN

@@ -75,6 +75,9 @@ class Fiber {
   void* fake_stack_ = nullptr;
   const void* caller_stack_bottom_ = nullptr;
   size_t caller_stack_size_ = 0;
+  // ThreadSanitizer's fibers: this one, and the one that resumed it.
+  void* tsan_fiber_ = nullptr;
+  void* tsan_caller_ = nullptr;
 };
 
 }  // namespace scjit

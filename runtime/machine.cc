@@ -289,7 +289,7 @@ int32_t Subcore::SemSignal(int sem, int32_t n, int core, int subcore, int site) 
     sems_[sem].value += n;
   } else {
     // Another subcore's semaphore changes between epochs, in a fixed order.
-    outbox_.push_back(Effect{Effect::Kind::kSignal, target, sem, n, 0, nullptr});
+    outbox_.push_back(Effect{Effect::Kind::kSignal, target, sem, n, 0, nullptr, nullptr});
   }
   return 0;
 }
@@ -346,7 +346,7 @@ int32_t Subcore::FetchAndAdd(int64_t offset, int32_t value, int target, int site
                         {{"detail", Cat("fetch_and_add addresses byte ", offset, " of an SMEM of ", info.smem_bytes,
                                         " bytes")}}));
   }
-  outbox_.push_back(Effect{Effect::Kind::kFetchAndAdd, core_ * info.subcores + target, 0, value, offset, old});
+  outbox_.push_back(Effect{Effect::Kind::kFetchAndAdd, core_ * info.subcores + target, 0, value, offset, old, nullptr});
   return Park(Wait::kFetchAndAdd, site);
 }
 

@@ -38,24 +38,6 @@ class CliTest : public ::testing::Test {
   std::string dir_;
 };
 
-constexpr const char kAddOne[] = R"(kernel @add_one(in %x: hbm<64x16xi32>, out %o: hbm<64x16xi32>)
-    mesh vector(cores = 1, subcores = 16)
-    scratch(%buf: vmem<16xi32>)
-{
-  %s = axis_index subcore : i32
-  %one = const dense<1> : vector<16xi32>
-  for %r = 0 to 4 step 1 {
-    %base = mul %s, 4 : i32
-    %row = add %base, %r : i32
-    copy %x[%row] -> %buf
-    %v = get %buf[:] : vector<16xi32>
-    %w = add %v, %one : vector<16xi32>
-    store %buf[:], %w
-    copy %buf -> %o[%row]
-  }
-}
-)";
-
 TEST_F(CliTest, HelpListsTheOptions) {
   CommandResult r = Run("--help");
   EXPECT_EQ(r.exit_code, 0);
@@ -137,11 +119,11 @@ bad.scir:5:14: error[IR-LITERAL]: literal 300 does not fit in i8
 }
 
 TEST_F(CliTest, EmitIrPrintsTheVerifiedModule) {
-  Write("k.scir", kAddOne);
+  Write("k.scir", testing::kAddOneKernel);
   CommandResult r = Run("k.scir --emit ir");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.err, "");
-  EXPECT_EQ(r.out, kAddOne);
+  EXPECT_EQ(r.out, testing::kAddOneKernel);
 
   // Every example re-parses to identical output.
   for (const std::string& path : testing::FilesIn("examples", ".scir")) {
@@ -155,7 +137,7 @@ TEST_F(CliTest, EmitIrPrintsTheVerifiedModule) {
 }
 
 TEST_F(CliTest, KernelSelection) {
-  Write("two.scir", std::string(kAddOne) + "\n" +
+  Write("two.scir", std::string(testing::kAddOneKernel) + "\n" +
                         "kernel @other(in %x: hbm<16xi32>)\n    mesh vector(cores = 1, subcores = 1)\n{\n}\n");
   CommandResult r = Run("two.scir");
   EXPECT_EQ(r.exit_code, 2);
@@ -170,7 +152,7 @@ TEST_F(CliTest, KernelSelection) {
 }
 
 TEST_F(CliTest, InputsAreCheckedAgainstTheirParameters) {
-  Write("k.scir", kAddOne);
+  Write("k.scir", testing::kAddOneKernel);
   ASSERT_TRUE(WriteNpy(dir_ + "/shape.npy", *Buffer::Allocate(DType::kI32, {64, 8})).ok());
   ASSERT_TRUE(WriteNpy(dir_ + "/dtype.npy", *Buffer::Allocate(DType::kF32, {64, 16})).ok());
   Write("garbage.npy", "not an array");
@@ -205,7 +187,7 @@ TEST_F(CliTest, InputsAreCheckedAgainstTheirParameters) {
 }
 
 TEST_F(CliTest, RunsAKernelAndSummarizesItsOutputs) {
-  Write("k.scir", kAddOne);
+  Write("k.scir", testing::kAddOneKernel);
   CommandResult r = Run("k.scir");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
@@ -222,7 +204,7 @@ TEST_F(CliTest, RunsAKernelAndSummarizesItsOutputs) {
 }
 
 TEST_F(CliTest, OutputsAndExpectations) {
-  Write("k.scir", kAddOne);
+  Write("k.scir", testing::kAddOneKernel);
   CommandResult r = Run("k.scir --in x=fill:41 --out o=o.npy");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "");  // --out replaces the summary
@@ -251,7 +233,7 @@ TEST_F(CliTest, OutputsAndExpectations) {
 }
 
 TEST_F(CliTest, TimeAndReport) {
-  Write("k.scir", kAddOne);
+  Write("k.scir", testing::kAddOneKernel);
   CommandResult r = Run("k.scir --time --repeat 3 --report r.json --threads 2");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("\ncompile: parse "), std::string::npos) << r.out;
@@ -286,7 +268,7 @@ TEST_F(CliTest, RejectedAndFailingKernels) {
 }
 
 TEST_F(CliTest, EmitsEachStage) {
-  Write("k.scir", kAddOne);
+  Write("k.scir", testing::kAddOneKernel);
   CommandResult r = Run("k.scir --emit llvm");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("define i32 @scjit_kernel_add_one(ptr %ctx)"), std::string::npos);
@@ -301,7 +283,7 @@ TEST_F(CliTest, EmitsEachStage) {
 
 // Options whose machinery arrives in later issues are refused, never ignored.
 TEST_F(CliTest, UnimplementedOptionsAreRefused) {
-  Write("k.scir", kAddOne);
+  Write("k.scir", testing::kAddOneKernel);
   struct Case {
     std::string args, err;
   };

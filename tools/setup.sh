@@ -4,6 +4,7 @@
 #
 #   bash tools/setup.sh              # Release build in build/
 #   bash tools/setup.sh --sanitize   # ASan+UBSan build of the tests in build-asan/
+#   bash tools/setup.sh --tsan       # ThreadSanitizer build of the tests in build-tsan/
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -16,10 +17,14 @@ case "${1:-}" in
     build_dir=build-asan
     cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCJIT_SANITIZE=ON -DSCJIT_BUILD_BENCHMARKS=OFF)
     ;;
-  *) echo "usage: bash tools/setup.sh [--sanitize]" >&2; exit 2 ;;
+  --tsan)
+    build_dir=build-tsan
+    cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCJIT_SANITIZE_THREAD=ON -DSCJIT_BUILD_BENCHMARKS=OFF)
+    ;;
+  *) echo "usage: bash tools/setup.sh [--sanitize | --tsan]" >&2; exit 2 ;;
 esac
 
-packages=(cmake ninja-build g++ llvm-19-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev)
+packages=(cmake ninja-build g++ llvm-19-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev pkg-config)
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
