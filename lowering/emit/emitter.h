@@ -269,7 +269,15 @@ class Emitter {
 
   // --- Ops -----------------------------------------------------------------------
   absl::Status EmitRegion(const Region& r, std::vector<llvm::Value*>* yielded);
+  // Emits `op` by its family (ops.def), each family in a function of its own.
   absl::Status EmitOp(const Op& op);
+  // axis_index, axis_size, program_id, num_programs: the mesh, or inside a
+  // pipeline its grid.
+  absl::Status EmitGridOp(const Op& op);
+  absl::Status EmitViewOp(const Op& op);     // view; view_bitcast and view_reshape by EmitRefView
+  absl::Status EmitSelectRef(const Op& op);  // one of several refs, chosen at run time
+  // The region ops: loops, if, scoped and pipeline.
+  absl::Status EmitControl(const Op& op);
   absl::Status EmitElementwise(const Op& op);
   absl::StatusOr<llvm::Value*> Binary(const Op& op, OpKind kind, llvm::Value* a, llvm::Value* b, ElementType e);
   absl::StatusOr<llvm::Value*> Unary(const Op& op, llvm::Value* a, ElementType e);
@@ -352,8 +360,7 @@ class Emitter {
   void SetBuffer(const Value* v, llvm::Value* buffer) { vals_[v].buffer = buffer; }
   // An operand as a region yields it: its register value, or its buffer when large.
   llvm::Value* Carried(const Operand& o) { return o.is_value() && Large(o.value->type) ? BufferOf(o) : ValueOf(o); }
-  // The value ops (emit_compute.cc): const, iota, broadcast, extract, insert,
-  // slice, concat, reshape, and everything elementwise.
+  // The kValue family (emit_compute.cc): making vector values and taking them apart.
   absl::Status EmitValueOp(const Op& op);
   absl::Status EmitShapeOp(const Op& op);  // slice, concat
   // A vector operand in a buffer (its own if large, else a copy of its register).
@@ -363,7 +370,7 @@ class Emitter {
   // A counted loop over i in [0, n) at the insertion point.
   void Loop(int64_t n, const std::function<void(llvm::Value*)>& body);
   void Loop(llvm::Value* n, const std::function<void(llvm::Value*)>& body);  // n: an i64 known when it runs
-  // Cross-lane ops (emit_lanes.cc): reductions, scans, scan_count, mask all-reduces.
+  // Cross-lane ops (emit_lanes.cc): the kReduction, kScan and kMaskReduction families.
   enum class Combine { kSum, kMax, kMin, kAnd, kOr };
   static Combine CombineOf(OpKind k);
   llvm::Value* CombineValues(Combine c, llvm::Value* a, llvm::Value* b, ElementType e);
@@ -378,7 +385,8 @@ class Emitter {
   absl::Status EmitScan(const Op& op);
   absl::Status EmitScanCount(const Op& op);
   absl::Status EmitMaskReduce(const Op& op);
-  // Permutations (emit_permute.cc): sort, sort_key_val (bitonic networks), rev, gather.
+  // The kPermute family (emit_permute.cc): sort, sort_key_val (bitonic networks),
+  // rev and gather; transpose is TensorCore-only.
   absl::Status EmitPermuteOp(const Op& op);
   absl::Status EmitSort(const Op& op);
   absl::Status EmitGather(const Op& op);  // rev and gather

@@ -693,6 +693,22 @@ void Verifier::VerifySame(Op& op) {
 // Everything else.
 
 void Verifier::VerifyCustom(Op& op) {
+  switch (op.info().family) {
+    case OpFamily::kView:
+    case OpFamily::kRefChoice:
+    case OpFamily::kMemory:
+    case OpFamily::kGatherScatter:
+      VerifyMemory(op);
+      return;
+    case OpFamily::kDma:
+      VerifyDma(op);
+      return;
+    case OpFamily::kControl:
+      VerifyControl(op);
+      return;
+    default:
+      break;
+  }
   auto& ops = op.operands;
   auto result = [&](size_t i) -> const Type& { return op.results[i]->type; };
   switch (op.kind) {
@@ -1153,30 +1169,9 @@ void Verifier::VerifyCustom(Op& op) {
       return;
     }
 
-    case OpKind::kView:
-    case OpKind::kViewBitcast:
-    case OpKind::kViewReshape:
-    case OpKind::kSelectRef:
-    case OpKind::kGet:
-    case OpKind::kSwap:
-    case OpKind::kStore:
-    case OpKind::kLoadExpanded:
-    case OpKind::kStoreCompressed:
-    case OpKind::kAddupdate:
-    case OpKind::kAddupdateCompressed:
-    case OpKind::kLoadGather:
-    case OpKind::kStoreScatter:
-    case OpKind::kAddupdateScatter:
-    case OpKind::kFetchAndAdd:
     case OpKind::kSemSignal:
     case OpKind::kSemWait:
       VerifyMemory(op);
-      return;
-
-    case OpKind::kDmaStart:
-    case OpKind::kDmaWait:
-    case OpKind::kCopy:
-      VerifyDma(op);
       return;
 
     case OpKind::kBarrier:
@@ -1201,20 +1196,6 @@ void Verifier::VerifyCustom(Op& op) {
       }
       return;
     }
-
-    case OpKind::kFor:
-    case OpKind::kParallelFor:
-    case OpKind::kIf:
-    case OpKind::kWhile:
-    case OpKind::kScoped:
-    case OpKind::kYield:
-    case OpKind::kCondition:
-      VerifyControl(op);
-      return;
-
-    case OpKind::kPipeline:
-      VerifyPipeline(op);
-      return;
 
     default:
       return;
@@ -1274,8 +1255,7 @@ void Verifier::VerifyMemory(Op& op) {
   }
   // A value where a gather or scatter takes its ref is GS-1, an SC rule (which
   // reports it before anything else of the op is looked at).
-  if (ref.value->type.is_value() && (op.kind == OpKind::kLoadGather || op.kind == OpKind::kStoreScatter ||
-                                     op.kind == OpKind::kAddupdateScatter)) {
+  if (ref.value->type.is_value() && op.info().family == OpFamily::kGatherScatter) {
     ViewOf(op, ref, kPlainIndex);
     return;
   }
@@ -1549,6 +1529,9 @@ void Verifier::VerifyControl(Op& op) {
     }
     case OpKind::kCondition:
       ExpectI1Scalar(op, ops[0], "condition");
+      return;
+    case OpKind::kPipeline:
+      VerifyPipeline(op);
       return;
     case OpKind::kYield:
     case OpKind::kScoped:
