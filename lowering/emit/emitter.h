@@ -143,6 +143,7 @@ struct Val {
 };
 
 struct PipelineBlock;  // one in/out operand of a pipeline being emitted (emit_pipeline.cc)
+struct PipelineGrid;   // this worker's part of a pipeline's grid (emit_pipeline.cc)
 
 
 
@@ -323,8 +324,30 @@ class Emitter {
   absl::Status FillIndirect(const Op& op, llvm::Value* dma, const RefVal& src, const RefVal& dst, const Type* sem);
   absl::Status EmitSync(const Op& op);
   // pipeline (emit_pipeline.cc, kernel-ir.md §4.6): a loop over this worker's
-  // grid points with block copies around the body.
+  // grid points with block copies around the body, in the phases below.
   absl::Status EmitPipeline(const Op& op);
+  // The plan: each operand's block (its mode, source, buffer and bounds sites),
+  // with the block refs of buffers and of whole-array windows bound.
+  absl::StatusOr<std::vector<PipelineBlock>> PlanBlocks(const Op& op);
+  absl::StatusOr<PipelineBlock> PlanBlock(const Op& op, size_t k);  // operand k's block
+  absl::Status PlanBlockDims(PipelineBlock& b);  // raggedness, window fit, bounds sites
+  // This worker's part of the grid; PartitionGrid narrows the dimension the
+  // pipeline splits among the workers of its partition axes.
+  absl::StatusOr<PipelineGrid> WorkerGrid(const PipelineInfo& p);
+  absl::Status PartitionGrid(const PipelineInfo& p, const std::vector<llvm::Value*>& full, PipelineGrid& g);
+  // Before the first point: whole-array inputs come in, output buffers start as
+  // the poison pattern (runtime.md §7.9), moving blocks get their index slots.
+  void StartBlocks(std::vector<PipelineBlock>& blocks);
+  // One grid point: the maps' block indices, the blocks moved in and out, the body.
+  absl::Status EmitPipelineStep(const Op& op, const PipelineGrid& grid, std::vector<PipelineBlock>& blocks,
+                                llvm::Value* step);
+  void EnterPoint(const PipelineGrid& grid, llvm::Value* step);  // pushes the grid frame of `step`
+  // A moving block at this point: an indirect one moves every time; an input comes
+  // in when its index changed (or at the first point), an output goes back then.
+  void MoveBlock(PipelineBlock& b, llvm::Value* first);
+  std::vector<llvm::Value*> PreviousIndex(const PipelineBlock& b);  // the index b's slots hold
+  // After the last point: the outputs go back.
+  void FinishBlocks(std::vector<PipelineBlock>& blocks);
   // program_id / num_programs inside a pipeline's maps and body: its grid.
   absl::Status EmitGridQuery(const Op& op);
   // The block indices operand b's map yields at the current grid point, i64,
