@@ -35,6 +35,27 @@ std::string_view SyntaxName(Syntax s) {
   return "";
 }
 
+std::string_view FamilyName(OpFamily f) {
+  switch (f) {
+    case OpFamily::kElementwise: return "elementwise";
+    case OpFamily::kValue: return "value";
+    case OpFamily::kReduction: return "reduction";
+    case OpFamily::kScan: return "scan";
+    case OpFamily::kMaskReduction: return "mask reduction";
+    case OpFamily::kPermute: return "permute";
+    case OpFamily::kGrid: return "grid";
+    case OpFamily::kView: return "view";
+    case OpFamily::kRefChoice: return "ref choice";
+    case OpFamily::kMemory: return "memory";
+    case OpFamily::kGatherScatter: return "gather/scatter";
+    case OpFamily::kDma: return "dma";
+    case OpFamily::kSemaphore: return "semaphore";
+    case OpFamily::kSync: return "sync";
+    case OpFamily::kControl: return "control";
+  }
+  return "";
+}
+
 std::string Count(int lo, int hi) {
   if (lo == hi) return Cat(lo);
   if (hi < 0) return Cat(lo, "+");
@@ -60,13 +81,14 @@ void PrintOps() {
   std::cout << "# Op reference\n\n"
                "Generated from `lowering/ir/ops.def` and `lowering/ir/attrs.def` by `scjit-docs ops`;\n"
                "do not edit by hand. The language itself is specified in kernel-ir.md.\n\n"
-               "Form: `operands` = `%r = op items ⟨mask %m⟩ ⟨{attrs}⟩ : types`; the others are\n"
+               "Family: the ops the verifier and the emitter handle together (ops.def documents\n"
+               "each). Form: `operands` = `%r = op items ⟨mask %m⟩ ⟨{attrs}⟩ : types`; the others are\n"
                "the special forms of kernel-ir.md §4 (`const`, `cmp`, `axis`, `dma`, `print`,\n"
                "`alloc`, and the region ops). Flags: V = vector subcore only in Pallas, TC =\n"
                "TensorCore only in Pallas (rejected with GEN-1), M = takes `mask %m`, I = takes\n"
                "index vectors `[%i0, ...]`.\n\n"
-               "| op | form | operands | results | flags | attributes | what it does |\n"
-               "|---|---|---|---|---|---|---|\n";
+               "| op | family | form | operands | results | flags | attributes | what it does |\n"
+               "|---|---|---|---|---|---|---|---|\n";
   for (size_t k = 0; k < NumOpKinds(); ++k) {
     const OpInfo& info = Info(static_cast<OpKind>(k));
     std::string flags;
@@ -76,7 +98,7 @@ void PrintOps() {
     if (info.has(kIndexVectors)) Append(&flags, flags.empty() ? "" : " ", "I");
     bool counted = info.syntax != Syntax::kFor && info.syntax != Syntax::kIf && info.syntax != Syntax::kWhile &&
                    info.syntax != Syntax::kPipeline;
-    std::cout << "| `" << info.name << "` | " << SyntaxName(info.syntax) << " | "
+    std::cout << "| `" << info.name << "` | " << FamilyName(info.family) << " | " << SyntaxName(info.syntax) << " | "
               << (counted ? Count(info.min_operands, info.max_operands) : std::string("-")) << " | "
               << (info.min_results >= 0 ? Count(info.min_results, info.max_results) : std::string("carried")) << " | "
               << flags << " | " << Cell(info.attrs) << " | " << Cell(info.summary) << " |\n";

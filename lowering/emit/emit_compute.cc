@@ -435,10 +435,6 @@ absl::Status Emitter::EmitValueOp(const Op& op) {
       vals_[op.results[0]].buffer = vals_[ops[0].value].buffer;
       return absl::OkStatus();
     default:
-      if (op.info().rule != TypeRule::kCustom || op.kind == OpKind::kCmp || op.kind == OpKind::kSelect ||
-          op.kind == OpKind::kConvert || op.kind == OpKind::kBitcast) {
-        return EmitElementwise(op);
-      }
       return Unsupported(kernel_, op, op.name());
   }
 }

@@ -119,21 +119,12 @@ llvm::Value* Emitter::ScalarSlot(llvm::Type* ty, llvm::Value* init) {
 }
 
 absl::Status Emitter::EmitLaneOp(const Op& op) {
-  switch (op.kind) {
-    case OpKind::kReduceSum:
-    case OpKind::kReduceMax:
-    case OpKind::kReduceMin:
-    case OpKind::kReduceAnd:
-    case OpKind::kReduceOr:
+  switch (op.info().family) {
+    case OpFamily::kReduction:
       return EmitReduce(op);
-    case OpKind::kCumsum:
-    case OpKind::kCummax:
-    case OpKind::kCummin:
-      return EmitScan(op);
-    case OpKind::kScanCount:
-      return EmitScanCount(op);
-    case OpKind::kPopcountAll:
-    case OpKind::kFfsAll:
+    case OpFamily::kScan:
+      return op.kind == OpKind::kScanCount ? EmitScanCount(op) : EmitScan(op);
+    case OpFamily::kMaskReduction:
       return EmitMaskReduce(op);
     default:
       return Unsupported(kernel_, op, op.name());

@@ -584,7 +584,7 @@ absl::Status Emitter::Run() {
 
 absl::Status Emitter::EmitRegion(const Region& r, std::vector<llvm::Value*>* yielded) {
   for (const auto& op : r.ops) {
-    if (op->kind == OpKind::kYield || op->kind == OpKind::kCondition) {
+    if (op->info().has(kTerminator)) {
       if (yielded != nullptr) {
         for (const Operand& o : op->operands) yielded->push_back(Carried(o));
       }
@@ -595,70 +595,9 @@ absl::Status Emitter::EmitRegion(const Region& r, std::vector<llvm::Value*>* yie
   return absl::OkStatus();
 }
 
-// Ops that take or make large values (see Large): memory ops copy them row by
-// row, value ops run over them in chunks, control flow carries them in buffers.
-// Reductions, scans and mask all-reduces (emit_lanes.cc).
-static bool IsLaneOp(OpKind k) {
-  switch (k) {
-    case OpKind::kReduceSum:
-    case OpKind::kReduceMax:
-    case OpKind::kReduceMin:
-    case OpKind::kReduceAnd:
-    case OpKind::kReduceOr:
-    case OpKind::kCumsum:
-    case OpKind::kCummax:
-    case OpKind::kCummin:
-    case OpKind::kScanCount:
-    case OpKind::kPopcountAll:
-    case OpKind::kFfsAll:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// sort, sort_key_val, rev, gather (emit_permute.cc).
-static bool IsPermuteOp(OpKind k) {
-  return k == OpKind::kSort || k == OpKind::kSortKeyVal || k == OpKind::kRev || k == OpKind::kGather;
-}
-
-static bool HandlesLarge(const Op& op) {
-  if (IsLaneOp(op.kind)) return true;
-  switch (op.kind) {
-    case OpKind::kRev:
-    case OpKind::kGather:
-    case OpKind::kLoadGather:
-    case OpKind::kStoreScatter:
-    case OpKind::kAddupdateScatter:
-    case OpKind::kConst:
-    case OpKind::kBroadcast:
-    case OpKind::kExtract:
-    case OpKind::kInsert:
-    case OpKind::kSlice:
-    case OpKind::kConcat:
-    case OpKind::kReshape:
-    case OpKind::kCmp:
-    case OpKind::kSelect:
-    case OpKind::kConvert:
-    case OpKind::kBitcast:
-    case OpKind::kPack:
-    case OpKind::kUnpack:
-    case OpKind::kGet:
-    case OpKind::kSwap:
-    case OpKind::kStore:
-    case OpKind::kAddupdate:
-    case OpKind::kDebugPrint:
-    case OpKind::kFor:
-    case OpKind::kParallelFor:
-    case OpKind::kIf:
-    case OpKind::kWhile:
-    case OpKind::kScoped:
-      return true;
-    default:
-      return op.info().rule != TypeRule::kCustom;  // elementwise
-  }
-}
-
+// Ops that take or make large values (see Large) are flagged kLarge in ops.def:
+// memory ops copy them row by row, value ops run over them in chunks, control
+// flow carries them in buffers.
 static bool TouchesLarge(const Op& op) {
   for (const Operand& o : op.operands) {
     if (o.is_value() && Large(o.value->type)) return true;
@@ -670,98 +609,87 @@ static bool TouchesLarge(const Op& op) {
 }
 
 absl::Status Emitter::EmitOp(const Op& op) {
-  const auto& ops = op.operands;
-  if (TouchesLarge(op) && !HandlesLarge(op)) {
+  if (TouchesLarge(op) && !op.info().has(kLarge)) {
     return Unsupported(kernel_, op, Cat(op.name(), " of values larger than ", kRegisterBytes, " bytes"));
   }
-  if (IsLaneOp(op.kind)) return EmitLaneOp(op);
-  if (IsPermuteOp(op.kind)) return EmitPermuteOp(op);
-  switch (op.kind) {
-    case OpKind::kAxisIndex:
-    case OpKind::kAxisSize: {
-      bool core = op.axis == MeshAxis::kCore;
-      int field = op.kind == OpKind::kAxisIndex ? (core ? kCore : kSubcore) : (core ? kNumCores : kNumSubcores);
-      Set(op.results[0], CtxField(field, b_.getInt32Ty()));
-      return absl::OkStatus();
-    }
-    case OpKind::kProgramId:
-    case OpKind::kNumPrograms: {
-      if (!grids_.empty()) return EmitGridQuery(op);  // inside a pipeline: its grid
-      // Outside a pipeline the "grid" is the mesh: axis 0 is the core, axis 1 the
-      // subcore (kernel-ir.md §4.1).
-      bool is_id = op.kind == OpKind::kProgramId;
-      int64_t axis = ops[0].int_value;
-      int field = axis == 0 ? (is_id ? kCore : kNumCores) : (is_id ? kSubcore : kNumSubcores);
-      if (axis > 1) return Unsupported(kernel_, op, "program_id beyond the mesh axes");
-      Set(op.results[0], CtxField(field, b_.getInt32Ty()));
-      return absl::OkStatus();
-    }
-    case OpKind::kView: {
-      int site = Site(op, Print(ops[0]), ops[0].loc);
-      absl::StatusOr<RefVal> v = View(op, ops[0], site);
-      if (!v.ok()) return v.status();
-      vals_[op.results[0]].ref = std::make_shared<RefVal>(*std::move(v));
-      return absl::OkStatus();
-    }
-    case OpKind::kViewBitcast:
-    case OpKind::kViewReshape:
-      return EmitRefView(op);
-    case OpKind::kLoadGather:
-    case OpKind::kStoreScatter:
-    case OpKind::kAddupdateScatter:
-      return EmitGatherScatter(op);
-    case OpKind::kSelectRef: {
-      llvm::Value* k = ValueOf(ops[0]);
-      RefVal r = *BaseRef(ops[1].value);
-      for (size_t i = 2; i < ops.size(); ++i) {
-        RefVal other = *BaseRef(ops[i].value);
-        if (other.spans != r.spans || other.rank() != r.rank() || other.pieces != r.pieces || r.chain || other.chain) {
-          return Unsupported(kernel_, op, "select_ref between refs viewed differently (view_bitcast, view_reshape)");
-        }
-        llvm::Value* pick = b_.CreateICmpEQ(k, b_.getInt32(static_cast<uint32_t>(i - 1)));
-        r.ptr = b_.CreateSelect(pick, other.ptr, r.ptr);
-        for (int d = 0; d < r.rank(); ++d) {
-          r.sizes[d] = b_.CreateSelect(pick, other.sizes[d], r.sizes[d]);
-          r.strides[d] = b_.CreateSelect(pick, other.strides[d], r.strides[d]);
-        }
-      }
-      vals_[op.results[0]].ref = std::make_shared<RefVal>(std::move(r));
-      return absl::OkStatus();
-    }
-    case OpKind::kGet:
-    case OpKind::kSwap:
-    case OpKind::kStore:
-    case OpKind::kLoadExpanded:
-    case OpKind::kStoreCompressed:
-    case OpKind::kAddupdate:
-    case OpKind::kAddupdateCompressed:
-    case OpKind::kFetchAndAdd:
-      return EmitMemory(op);
-    case OpKind::kDmaStart:
-    case OpKind::kDmaWait:
-    case OpKind::kCopy:
-      return EmitDma(op);
-    case OpKind::kSemSignal:
-    case OpKind::kSemWait:
-    case OpKind::kSemRead:
-    case OpKind::kBarrier:
-    case OpKind::kDebugPrint:
-    case OpKind::kAlloc:
-      return EmitSync(op);
-    case OpKind::kFor:
-    case OpKind::kParallelFor:
-      return EmitFor(op);
-    case OpKind::kIf:
-      return EmitIf(op);
-    case OpKind::kWhile:
-      return EmitWhile(op);
-    case OpKind::kScoped:
-      return EmitRegion(*op.regions[0], nullptr);
-    case OpKind::kPipeline:
-      return EmitPipeline(op);
-    default:
+  switch (op.info().family) {
+    case OpFamily::kElementwise:
+      return EmitElementwise(op);
+    case OpFamily::kValue:
       return EmitValueOp(op);
+    case OpFamily::kReduction:
+    case OpFamily::kScan:
+    case OpFamily::kMaskReduction:
+      return EmitLaneOp(op);
+    case OpFamily::kPermute:
+      return EmitPermuteOp(op);
+    case OpFamily::kGrid:
+      return EmitGridOp(op);
+    case OpFamily::kView:
+      return EmitViewOp(op);
+    case OpFamily::kRefChoice:
+      return EmitSelectRef(op);
+    case OpFamily::kMemory:
+      return EmitMemory(op);
+    case OpFamily::kGatherScatter:
+      return EmitGatherScatter(op);
+    case OpFamily::kDma:
+      return EmitDma(op);
+    case OpFamily::kSemaphore:
+    case OpFamily::kSync:
+      return EmitSync(op);
+    case OpFamily::kControl:
+      return EmitControl(op);
   }
+  return Unsupported(kernel_, op, op.name());
+}
+
+absl::Status Emitter::EmitGridOp(const Op& op) {
+  if (op.kind == OpKind::kAxisIndex || op.kind == OpKind::kAxisSize) {
+    bool core = op.axis == MeshAxis::kCore;
+    int field = op.kind == OpKind::kAxisIndex ? (core ? kCore : kSubcore) : (core ? kNumCores : kNumSubcores);
+    Set(op.results[0], CtxField(field, b_.getInt32Ty()));
+    return absl::OkStatus();
+  }
+  if (!grids_.empty()) return EmitGridQuery(op);  // inside a pipeline: its grid
+  // Outside a pipeline the "grid" is the mesh: axis 0 is the core, axis 1 the
+  // subcore (kernel-ir.md §4.1).
+  bool is_id = op.kind == OpKind::kProgramId;
+  int64_t axis = op.operands[0].int_value;
+  int field = axis == 0 ? (is_id ? kCore : kNumCores) : (is_id ? kSubcore : kNumSubcores);
+  if (axis > 1) return Unsupported(kernel_, op, "program_id beyond the mesh axes");
+  Set(op.results[0], CtxField(field, b_.getInt32Ty()));
+  return absl::OkStatus();
+}
+
+absl::Status Emitter::EmitViewOp(const Op& op) {
+  if (op.kind != OpKind::kView) return EmitRefView(op);
+  const Operand& ref = op.operands[0];
+  int site = Site(op, Print(ref), ref.loc);
+  absl::StatusOr<RefVal> v = View(op, ref, site);
+  if (!v.ok()) return v.status();
+  vals_[op.results[0]].ref = std::make_shared<RefVal>(*std::move(v));
+  return absl::OkStatus();
+}
+
+absl::Status Emitter::EmitSelectRef(const Op& op) {
+  const auto& ops = op.operands;
+  llvm::Value* k = ValueOf(ops[0]);
+  RefVal r = *BaseRef(ops[1].value);
+  for (size_t i = 2; i < ops.size(); ++i) {
+    RefVal other = *BaseRef(ops[i].value);
+    if (other.spans != r.spans || other.rank() != r.rank() || other.pieces != r.pieces || r.chain || other.chain) {
+      return Unsupported(kernel_, op, "select_ref between refs viewed differently (view_bitcast, view_reshape)");
+    }
+    llvm::Value* pick = b_.CreateICmpEQ(k, b_.getInt32(static_cast<uint32_t>(i - 1)));
+    r.ptr = b_.CreateSelect(pick, other.ptr, r.ptr);
+    for (int d = 0; d < r.rank(); ++d) {
+      r.sizes[d] = b_.CreateSelect(pick, other.sizes[d], r.sizes[d]);
+      r.strides[d] = b_.CreateSelect(pick, other.strides[d], r.strides[d]);
+    }
+  }
+  vals_[op.results[0]].ref = std::make_shared<RefVal>(std::move(r));
+  return absl::OkStatus();
 }
 
 // ------------------------------------------------------------------------------------
@@ -852,6 +780,24 @@ absl::Status Emitter::CloseLoop(const Op& op, const Region& body, const std::vec
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status Emitter::EmitControl(const Op& op) {
+  switch (op.kind) {
+    case OpKind::kFor:
+    case OpKind::kParallelFor:
+      return EmitFor(op);
+    case OpKind::kIf:
+      return EmitIf(op);
+    case OpKind::kWhile:
+      return EmitWhile(op);
+    case OpKind::kScoped:
+      return EmitRegion(*op.regions[0], nullptr);
+    case OpKind::kPipeline:
+      return EmitPipeline(op);
+    default:  // yield and condition end their regions (EmitRegion)
+      return Unsupported(kernel_, op, op.name());
+  }
 }
 
 absl::Status Emitter::EmitFor(const Op& op) {

@@ -236,8 +236,7 @@ absl::Status Emitter::EmitSync(const Op& op) {
           int64_t capacity = t.NumElements();
           if (capacity == kDynamic) {
             const Value* root = o.value;
-            while (root->def != nullptr && (root->def->kind == OpKind::kView || root->def->kind == OpKind::kViewBitcast ||
-                                            root->def->kind == OpKind::kViewReshape)) {
+            while (root->def != nullptr && root->def->info().family == OpFamily::kView) {
               root = root->def->operands[0].value;
             }
             capacity = root->type.NumElements() * ByteWidth(root->type.element()) / ByteWidth(t.element());

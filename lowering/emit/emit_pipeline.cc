@@ -41,6 +41,14 @@ struct PipelineBlock {
   std::vector<llvm::Value*> prev;  // kMoving: slots with the current block index (i64)
   bool indirect = false;           // dimension 0 is indirect(N): moved at every point
   std::optional<RefVal::Indices> list;  // its idx(...) list at the current point
+  std::vector<llvm::Value*> idx;        // the block index at the current point (i64; none if trivial)
+};
+
+// A pipeline's grid as this worker runs it (sc-semantics.md §5.2).
+struct PipelineGrid {
+  std::vector<llvm::Value*> count, offset;  // per dimension: the points it runs, the first's index (i64)
+  std::vector<llvm::Value*> sizes;          // the full sizes, as num_programs gives them (i32)
+  llvm::Value* steps = nullptr;             // the points it runs in all (i64)
 };
 
 namespace {
@@ -165,69 +173,124 @@ void Emitter::PoisonBlock(const PipelineBlock& b) {
 }
 
 absl::Status Emitter::EmitPipeline(const Op& op) {
-  const PipelineInfo& p = *op.pipeline;
-  const Region& body = *op.regions[0];
+  absl::StatusOr<std::vector<PipelineBlock>> blocks = PlanBlocks(op);
+  if (!blocks.ok()) return blocks.status();
+  absl::StatusOr<PipelineGrid> grid = WorkerGrid(*op.pipeline);
+  if (!grid.ok()) return grid.status();
 
-  // The blocks.
-  std::vector<PipelineBlock> blocks(p.operands.size());
-  for (size_t k = 0; k < p.operands.size(); ++k) {
-    PipelineBlock& b = blocks[k];
-    b.op = &op;
-    b.po = &p.operands[k];
-    b.arg = body.args[k];
-    b.mode = BlockModeOf(op, k);
-    for (size_t d = 0; d < b.po->block.size(); ++d) {
-      if (b.po->block[d].kind != BlockDim::Kind::kIndirect) continue;
-      // Indirect DMAs take their list on dimension 0 (emit_indirect.cc).
-      if (d != 0) return Unsupported(kernel_, op, "an indirect(N) block dimension after the first");
-      b.indirect = true;
-    }
-    b.trivial = TrivialWindowing(op, k);
-    b.src = *BaseRef(b.po->ref.value);
-    if (!b.src.spans.empty()) {
-      return Unsupported(kernel_, op, "a pipeline operand viewed by view_bitcast or view_reshape");
-    }
-    if (b.src.rank() > SCJIT_MAX_RANK) {
-      return Unsupported(kernel_, op, Cat("pipeline operands of more than ", SCJIT_MAX_RANK, " dimensions"));
-    }
-    if (b.mode == BlockMode::kWindow && b.src.space != b.arg->type.space()) {
-      // Pallas: "You cannot request HBM block spec for a non-HBM source" (PIPE-15).
-      return Unsupported(kernel_, op, Cat("an hbm block ref of ", Print(b.po->ref), ", which is not in hbm"));
-    }
-    for (size_t d = 0; d < b.po->block.size(); ++d) {
-      const BlockDim& bd = b.po->block[d];
-      int64_t size = StaticInt(b.src.sizes[d]);
-      if (bd.kind == BlockDim::Kind::kSize && (size < 0 || size % bd.size != 0)) b.ragged = true;
-      // A window is typed with the block's shape, so it must fit the source.
-      if (b.mode == BlockMode::kWindow && !b.trivial && bd.kind == BlockDim::Kind::kSize && size < bd.size) {
-        if (size < 0) return Unsupported(kernel_, op, Cat("a window block of ", Print(b.po->ref), ", whose size is dynamic"));
-        return absl::InvalidArgumentError(Cat("the block [", bd.size, "] of dimension ", d, " of ", Print(b.po->ref),
-                                              " is larger than the dimension (", size, ") (pipeline at line ",
-                                              op.loc.line, ", kernel @", kernel_.name, ")"));
-      }
-      const Op& yield = *b.po->map->ops.back();
-      b.sites.push_back(Site(op, BlockText(*b.po), yield.map_entries[d].loc));
-    }
-    b.copy_site = Site(op, Cat(Print(b.po->ref), " block"), b.po->loc);
-    if (b.mode != BlockMode::kWindow) {
-      b.buffer = *BaseRef(b.arg);
-      vals_[b.arg].ref = std::make_shared<RefVal>(b.buffer);
-    } else if (b.trivial) {
-      vals_[b.arg].ref = std::make_shared<RefVal>(b.src);
-    }
+  llvm::BasicBlock* run = llvm::BasicBlock::Create(ctx_, "pipeline", fn_);
+  llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "pipeline_step", fn_);
+  llvm::BasicBlock* step_body = llvm::BasicBlock::Create(ctx_, "pipeline_body", fn_);
+  llvm::BasicBlock* post = llvm::BasicBlock::Create(ctx_, "pipeline_post", fn_);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "pipeline_end", fn_);
+  b_.CreateCondBr(b_.CreateICmpSGT(grid->steps, I64(0)), run, done);
+
+  b_.SetInsertPoint(run);
+  StartBlocks(*blocks);
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  b_.CreateBr(header);
+
+  b_.SetInsertPoint(header);
+  llvm::PHINode* s = b_.CreatePHI(b_.getInt64Ty(), 2, "step");
+  s->addIncoming(I64(0), pre);
+  b_.CreateCondBr(b_.CreateICmpSLT(s, grid->steps), step_body, post);
+
+  b_.SetInsertPoint(step_body);
+  if (absl::Status st = EmitPipelineStep(op, *grid, *blocks, s); !st.ok()) return st;
+  Tick();
+  s->addIncoming(b_.CreateAdd(s, I64(1)), b_.GetInsertBlock());
+  b_.CreateBr(header);
+
+  b_.SetInsertPoint(post);
+  FinishBlocks(*blocks);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<PipelineBlock>> Emitter::PlanBlocks(const Op& op) {
+  std::vector<PipelineBlock> blocks;
+  for (size_t k = 0; k < op.pipeline->operands.size(); ++k) {
+    absl::StatusOr<PipelineBlock> b = PlanBlock(op, k);
+    if (!b.ok()) return b.status();
+    blocks.push_back(*std::move(b));
   }
+  return blocks;
+}
 
-  // This worker's part of the grid (sc-semantics.md §5.2): sizes, offsets.
-  int rank = static_cast<int>(p.grid.size());
-  std::vector<llvm::Value*> full, count, offset;
-  for (const Operand& g : p.grid) {
+absl::StatusOr<PipelineBlock> Emitter::PlanBlock(const Op& op, size_t k) {
+  PipelineBlock b;
+  b.op = &op;
+  b.po = &op.pipeline->operands[k];
+  b.arg = op.regions[0]->args[k];
+  b.mode = BlockModeOf(op, k);
+  for (size_t d = 0; d < b.po->block.size(); ++d) {
+    if (b.po->block[d].kind != BlockDim::Kind::kIndirect) continue;
+    // Indirect DMAs take their list on dimension 0 (emit_indirect.cc).
+    if (d != 0) return Unsupported(kernel_, op, "an indirect(N) block dimension after the first");
+    b.indirect = true;
+  }
+  b.trivial = TrivialWindowing(op, k);
+  b.src = *BaseRef(b.po->ref.value);
+  if (!b.src.spans.empty()) {
+    return Unsupported(kernel_, op, "a pipeline operand viewed by view_bitcast or view_reshape");
+  }
+  if (b.src.rank() > SCJIT_MAX_RANK) {
+    return Unsupported(kernel_, op, Cat("pipeline operands of more than ", SCJIT_MAX_RANK, " dimensions"));
+  }
+  if (b.mode == BlockMode::kWindow && b.src.space != b.arg->type.space()) {
+    // Pallas: "You cannot request HBM block spec for a non-HBM source" (PIPE-15).
+    return Unsupported(kernel_, op, Cat("an hbm block ref of ", Print(b.po->ref), ", which is not in hbm"));
+  }
+  if (absl::Status s = PlanBlockDims(b); !s.ok()) return s;
+  b.copy_site = Site(op, Cat(Print(b.po->ref), " block"), b.po->loc);
+  if (b.mode != BlockMode::kWindow) {
+    b.buffer = *BaseRef(b.arg);
+    vals_[b.arg].ref = std::make_shared<RefVal>(b.buffer);
+  } else if (b.trivial) {
+    vals_[b.arg].ref = std::make_shared<RefVal>(b.src);
+  }
+  return b;
+}
+
+absl::Status Emitter::PlanBlockDims(PipelineBlock& b) {
+  const Op& op = *b.op;
+  for (size_t d = 0; d < b.po->block.size(); ++d) {
+    const BlockDim& bd = b.po->block[d];
+    int64_t size = StaticInt(b.src.sizes[d]);
+    if (bd.kind == BlockDim::Kind::kSize && (size < 0 || size % bd.size != 0)) b.ragged = true;
+    // A window is typed with the block's shape, so it must fit the source.
+    if (b.mode == BlockMode::kWindow && !b.trivial && bd.kind == BlockDim::Kind::kSize && size < bd.size) {
+      if (size < 0) return Unsupported(kernel_, op, Cat("a window block of ", Print(b.po->ref), ", whose size is dynamic"));
+      return absl::InvalidArgumentError(Cat("the block [", bd.size, "] of dimension ", d, " of ", Print(b.po->ref),
+                                            " is larger than the dimension (", size, ") (pipeline at line ",
+                                            op.loc.line, ", kernel @", kernel_.name, ")"));
+    }
+    const Op& yield = *b.po->map->ops.back();
+    b.sites.push_back(Site(op, BlockText(*b.po), yield.map_entries[d].loc));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PipelineGrid> Emitter::WorkerGrid(const PipelineInfo& p) {
+  PipelineGrid g;
+  std::vector<llvm::Value*> full;
+  for (const Operand& n : p.grid) {
     // A run-time size below 1 runs no point (a literal one is PIPE-1).
-    llvm::Value* n = g.is_literal() ? I64(g.int_value) : b_.CreateSExt(ValueOf(g), b_.getInt64Ty());
-    n = b_.CreateSelect(b_.CreateICmpSLT(n, I64(0)), I64(0), n);
-    full.push_back(n);
-    count.push_back(n);
-    offset.push_back(I64(0));
+    llvm::Value* size = n.is_literal() ? I64(n.int_value) : b_.CreateSExt(ValueOf(n), b_.getInt64Ty());
+    size = b_.CreateSelect(b_.CreateICmpSLT(size, I64(0)), I64(0), size);
+    full.push_back(size);
+    g.count.push_back(size);
+    g.offset.push_back(I64(0));
   }
+  if (absl::Status s = PartitionGrid(p, full, g); !s.ok()) return s;
+  g.steps = I64(1);
+  for (llvm::Value* c : g.count) g.steps = b_.CreateMul(g.steps, c);
+  for (llvm::Value* n : full) g.sizes.push_back(b_.CreateTrunc(n, b_.getInt32Ty()));
+  return g;
+}
+
+absl::Status Emitter::PartitionGrid(const PipelineInfo& p, const std::vector<llvm::Value*>& full, PipelineGrid& g) {
   int64_t workers = 1;
   llvm::Value* worker = I64(0);
   for (MeshAxis a : p.partition) {
@@ -237,32 +300,20 @@ absl::Status Emitter::EmitPipeline(const Op& op) {
     worker = b_.CreateAdd(b_.CreateMul(worker, I64(size)), coord);
     workers *= size;
   }
-  if (workers > 1) {
-    GridSplit split = SplitGrid(p, workers);
-    if (split.dim < 0) return absl::InternalError("a pipeline split without a partitionable dimension passed the SC rules");
-    llvm::Value* n = full[split.dim];
-    llvm::Value* base = b_.CreateUDiv(n, I64(workers));
-    llvm::Value* rem = b_.CreateURem(n, I64(workers));
-    llvm::Value* extra = b_.CreateICmpULT(worker, rem);  // the first `rem` workers run one more
-    count[split.dim] = b_.CreateSelect(extra, b_.CreateAdd(base, I64(1)), base);
-    offset[split.dim] = b_.CreateSelect(extra, b_.CreateMul(worker, b_.CreateAdd(base, I64(1))),
+  if (workers <= 1) return absl::OkStatus();
+  GridSplit split = SplitGrid(p, workers);
+  if (split.dim < 0) return absl::InternalError("a pipeline split without a partitionable dimension passed the SC rules");
+  llvm::Value* n = full[split.dim];
+  llvm::Value* base = b_.CreateUDiv(n, I64(workers));
+  llvm::Value* rem = b_.CreateURem(n, I64(workers));
+  llvm::Value* extra = b_.CreateICmpULT(worker, rem);  // the first `rem` workers run one more
+  g.count[split.dim] = b_.CreateSelect(extra, b_.CreateAdd(base, I64(1)), base);
+  g.offset[split.dim] = b_.CreateSelect(extra, b_.CreateMul(worker, b_.CreateAdd(base, I64(1))),
                                         b_.CreateAdd(b_.CreateMul(worker, base), rem));
-  }
-  llvm::Value* steps = I64(1);
-  for (llvm::Value* c : count) steps = b_.CreateMul(steps, c);
-  GridFrame frame;
-  for (llvm::Value* n : full) frame.size.push_back(b_.CreateTrunc(n, b_.getInt32Ty()));
+  return absl::OkStatus();
+}
 
-  llvm::BasicBlock* run = llvm::BasicBlock::Create(ctx_, "pipeline", fn_);
-  llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "pipeline_step", fn_);
-  llvm::BasicBlock* step_body = llvm::BasicBlock::Create(ctx_, "pipeline_body", fn_);
-  llvm::BasicBlock* post = llvm::BasicBlock::Create(ctx_, "pipeline_post", fn_);
-  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "pipeline_end", fn_);
-  b_.CreateCondBr(b_.CreateICmpSGT(steps, I64(0)), run, done);
-
-  // Before the first point: whole-array inputs come in; output buffers start as
-  // the poison pattern (runtime.md §7.9).
-  b_.SetInsertPoint(run);
+void Emitter::StartBlocks(std::vector<PipelineBlock>& blocks) {
   for (PipelineBlock& b : blocks) {
     if (b.mode == BlockMode::kWindow) continue;
     if (b.mode == BlockMode::kWhole && !b.po->is_output) CopyBlock(b, nullptr, /*in=*/true);
@@ -271,94 +322,94 @@ absl::Status Emitter::EmitPipeline(const Op& op) {
       for (size_t d = 0; d < b.po->block.size(); ++d) b.prev.push_back(ScalarSlot(b_.getInt64Ty(), I64(0)));
     }
   }
-  llvm::BasicBlock* pre = b_.GetInsertBlock();
-  b_.CreateBr(header);
+}
 
-  b_.SetInsertPoint(header);
-  llvm::PHINode* s = b_.CreatePHI(b_.getInt64Ty(), 2, "step");
-  s->addIncoming(I64(0), pre);
-  b_.CreateCondBr(b_.CreateICmpSLT(s, steps), step_body, post);
-
-  b_.SetInsertPoint(step_body);
-  // The global grid index of step s: row-major over the local grid, last
-  // dimension fastest, plus the worker's offset.
-  llvm::Value* rest = s;
-  frame.index.resize(rank);
-  for (int d = rank - 1; d >= 0; --d) {
-    llvm::Value* local = b_.CreateURem(rest, count[d]);
-    rest = b_.CreateUDiv(rest, count[d]);
-    frame.index[d] = b_.CreateTrunc(b_.CreateAdd(local, offset[d]), b_.getInt32Ty());
-  }
-  grids_.push_back(frame);
-  llvm::Value* first = b_.CreateICmpEQ(s, I64(0));
-  std::vector<std::vector<llvm::Value*>> idx(blocks.size());
-  for (size_t k = 0; k < blocks.size(); ++k) {
-    PipelineBlock& b = blocks[k];
+absl::Status Emitter::EmitPipelineStep(const Op& op, const PipelineGrid& grid, std::vector<PipelineBlock>& blocks,
+                                       llvm::Value* step) {
+  EnterPoint(grid, step);
+  llvm::Value* first = b_.CreateICmpEQ(step, I64(0));
+  for (PipelineBlock& b : blocks) {
     if (b.trivial) continue;  // Pallas never evaluates such a map
-    absl::StatusOr<std::vector<llvm::Value*>> i = BlockIndices(b);
-    if (!i.ok()) return i.status();
-    idx[k] = *std::move(i);
-    if (b.mode == BlockMode::kWindow) vals_[b.arg].ref = std::make_shared<RefVal>(BlockView(b, idx[k], false));
+    absl::StatusOr<std::vector<llvm::Value*>> idx = BlockIndices(b);
+    if (!idx.ok()) return idx.status();
+    b.idx = *std::move(idx);
+    if (b.mode == BlockMode::kWindow) vals_[b.arg].ref = std::make_shared<RefVal>(BlockView(b, b.idx, false));
   }
   // Inputs first (Pallas fetches the next blocks before it writes back the
   // previous outputs), then outputs whose block changed.
-  for (int out = 0; out < 2; ++out) {
-    for (size_t k = 0; k < blocks.size(); ++k) {
-      PipelineBlock& b = blocks[k];
-      if (b.mode != BlockMode::kMoving || b.po->is_output != (out == 1)) continue;
-      if (b.indirect) {  // moved at every point
-        if (b.po->is_output) {
-          PoisonBlock(b);  // a new output window
-        } else {
-          if (b.ragged || b.list->ignore != nullptr) PoisonBlock(b);  // rows no DMA writes
-          CopyBlock(b, &idx[k], /*in=*/true);
-        }
-        continue;
-      }
-      llvm::Value* changed = b_.getFalse();
-      for (size_t d = 0; d < idx[k].size(); ++d) {
-        changed = b_.CreateOr(changed, b_.CreateICmpNE(idx[k][d], b_.CreateLoad(b_.getInt64Ty(), b.prev[d])));
-      }
-      if (!b.po->is_output) {
-        When(b_.CreateOr(first, changed), [&] {
-          if (b.ragged) PoisonBlock(b);  // what a ragged block does not cover
-          CopyBlock(b, &idx[k], /*in=*/true);
-        });
-      } else {
-        When(b_.CreateAnd(b_.CreateNot(first), changed), [&] {
-          std::vector<llvm::Value*> prev;
-          for (llvm::Value* slot : b.prev) prev.push_back(b_.CreateLoad(b_.getInt64Ty(), slot));
-          CopyBlock(b, &prev, /*in=*/false);
-          PoisonBlock(b);  // a new output window
-        });
-      }
-      for (size_t d = 0; d < idx[k].size(); ++d) b_.CreateStore(idx[k][d], b.prev[d]);
+  for (bool outputs : {false, true}) {
+    for (PipelineBlock& b : blocks) {
+      if (b.mode == BlockMode::kMoving && b.po->is_output == outputs) MoveBlock(b, first);
     }
   }
-  if (absl::Status st = EmitRegion(body, nullptr); !st.ok()) return st;
-  for (size_t k = 0; k < blocks.size(); ++k) {
-    if (blocks[k].indirect && blocks[k].mode == BlockMode::kMoving && blocks[k].po->is_output) CopyBlock(blocks[k], &idx[k], /*in=*/false);
+  if (absl::Status s = EmitRegion(*op.regions[0], nullptr); !s.ok()) return s;
+  for (PipelineBlock& b : blocks) {
+    if (b.indirect && b.mode == BlockMode::kMoving && b.po->is_output) CopyBlock(b, &b.idx, /*in=*/false);
   }
   grids_.pop_back();
-  Tick();
-  s->addIncoming(b_.CreateAdd(s, I64(1)), b_.GetInsertBlock());
-  b_.CreateBr(header);
+  return absl::OkStatus();
+}
 
-  // After the last point: the outputs go back.
-  b_.SetInsertPoint(post);
+void Emitter::EnterPoint(const PipelineGrid& grid, llvm::Value* step) {
+  // The global grid index of the step: row-major over the local grid, last
+  // dimension fastest, plus the worker's offset.
+  GridFrame frame;
+  frame.size = grid.sizes;
+  frame.index.resize(grid.count.size());
+  llvm::Value* rest = step;
+  for (int d = static_cast<int>(grid.count.size()) - 1; d >= 0; --d) {
+    llvm::Value* local = b_.CreateURem(rest, grid.count[d]);
+    rest = b_.CreateUDiv(rest, grid.count[d]);
+    frame.index[d] = b_.CreateTrunc(b_.CreateAdd(local, grid.offset[d]), b_.getInt32Ty());
+  }
+  grids_.push_back(std::move(frame));
+}
+
+void Emitter::MoveBlock(PipelineBlock& b, llvm::Value* first) {
+  if (b.indirect) {  // moved at every point
+    if (b.po->is_output) {
+      PoisonBlock(b);  // a new output window
+    } else {
+      if (b.ragged || b.list->ignore != nullptr) PoisonBlock(b);  // rows no DMA writes
+      CopyBlock(b, &b.idx, /*in=*/true);
+    }
+    return;
+  }
+  llvm::Value* changed = b_.getFalse();
+  for (size_t d = 0; d < b.idx.size(); ++d) {
+    changed = b_.CreateOr(changed, b_.CreateICmpNE(b.idx[d], b_.CreateLoad(b_.getInt64Ty(), b.prev[d])));
+  }
+  if (!b.po->is_output) {
+    When(b_.CreateOr(first, changed), [&] {
+      if (b.ragged) PoisonBlock(b);  // what a ragged block does not cover
+      CopyBlock(b, &b.idx, /*in=*/true);
+    });
+  } else {
+    When(b_.CreateAnd(b_.CreateNot(first), changed), [&] {
+      std::vector<llvm::Value*> prev = PreviousIndex(b);
+      CopyBlock(b, &prev, /*in=*/false);
+      PoisonBlock(b);  // a new output window
+    });
+  }
+  for (size_t d = 0; d < b.idx.size(); ++d) b_.CreateStore(b.idx[d], b.prev[d]);
+}
+
+std::vector<llvm::Value*> Emitter::PreviousIndex(const PipelineBlock& b) {
+  std::vector<llvm::Value*> idx;
+  for (llvm::Value* slot : b.prev) idx.push_back(b_.CreateLoad(b_.getInt64Ty(), slot));
+  return idx;
+}
+
+void Emitter::FinishBlocks(std::vector<PipelineBlock>& blocks) {
   for (PipelineBlock& b : blocks) {
     if (b.mode == BlockMode::kWindow || !b.po->is_output || b.indirect) continue;
     if (b.mode == BlockMode::kWhole) {
       CopyBlock(b, nullptr, /*in=*/false);
       continue;
     }
-    std::vector<llvm::Value*> last;
-    for (llvm::Value* slot : b.prev) last.push_back(b_.CreateLoad(b_.getInt64Ty(), slot));
+    std::vector<llvm::Value*> last = PreviousIndex(b);
     CopyBlock(b, &last, /*in=*/false);
   }
-  b_.CreateBr(done);
-  b_.SetInsertPoint(done);
-  return absl::OkStatus();
 }
 
 }  // namespace scjit::emit

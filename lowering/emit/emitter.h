@@ -143,6 +143,7 @@ struct Val {
 };
 
 struct PipelineBlock;  // one in/out operand of a pipeline being emitted (emit_pipeline.cc)
+struct PipelineGrid;   // this worker's part of a pipeline's grid (emit_pipeline.cc)
 
 
 
@@ -269,7 +270,15 @@ class Emitter {
 
   // --- Ops -----------------------------------------------------------------------
   absl::Status EmitRegion(const Region& r, std::vector<llvm::Value*>* yielded);
+  // Emits `op` by its family (ops.def), each family in a function of its own.
   absl::Status EmitOp(const Op& op);
+  // axis_index, axis_size, program_id, num_programs: the mesh, or inside a
+  // pipeline its grid.
+  absl::Status EmitGridOp(const Op& op);
+  absl::Status EmitViewOp(const Op& op);     // view; view_bitcast and view_reshape by EmitRefView
+  absl::Status EmitSelectRef(const Op& op);  // one of several refs, chosen at run time
+  // The region ops: loops, if, scoped and pipeline.
+  absl::Status EmitControl(const Op& op);
   absl::Status EmitElementwise(const Op& op);
   absl::StatusOr<llvm::Value*> Binary(const Op& op, OpKind kind, llvm::Value* a, llvm::Value* b, ElementType e);
   absl::StatusOr<llvm::Value*> Unary(const Op& op, llvm::Value* a, ElementType e);
@@ -315,8 +324,30 @@ class Emitter {
   absl::Status FillIndirect(const Op& op, llvm::Value* dma, const RefVal& src, const RefVal& dst, const Type* sem);
   absl::Status EmitSync(const Op& op);
   // pipeline (emit_pipeline.cc, kernel-ir.md §4.6): a loop over this worker's
-  // grid points with block copies around the body.
+  // grid points with block copies around the body, in the phases below.
   absl::Status EmitPipeline(const Op& op);
+  // The plan: each operand's block (its mode, source, buffer and bounds sites),
+  // with the block refs of buffers and of whole-array windows bound.
+  absl::StatusOr<std::vector<PipelineBlock>> PlanBlocks(const Op& op);
+  absl::StatusOr<PipelineBlock> PlanBlock(const Op& op, size_t k);  // operand k's block
+  absl::Status PlanBlockDims(PipelineBlock& b);  // raggedness, window fit, bounds sites
+  // This worker's part of the grid; PartitionGrid narrows the dimension the
+  // pipeline splits among the workers of its partition axes.
+  absl::StatusOr<PipelineGrid> WorkerGrid(const PipelineInfo& p);
+  absl::Status PartitionGrid(const PipelineInfo& p, const std::vector<llvm::Value*>& full, PipelineGrid& g);
+  // Before the first point: whole-array inputs come in, output buffers start as
+  // the poison pattern (runtime.md §7.9), moving blocks get their index slots.
+  void StartBlocks(std::vector<PipelineBlock>& blocks);
+  // One grid point: the maps' block indices, the blocks moved in and out, the body.
+  absl::Status EmitPipelineStep(const Op& op, const PipelineGrid& grid, std::vector<PipelineBlock>& blocks,
+                                llvm::Value* step);
+  void EnterPoint(const PipelineGrid& grid, llvm::Value* step);  // pushes the grid frame of `step`
+  // A moving block at this point: an indirect one moves every time; an input comes
+  // in when its index changed (or at the first point), an output goes back then.
+  void MoveBlock(PipelineBlock& b, llvm::Value* first);
+  std::vector<llvm::Value*> PreviousIndex(const PipelineBlock& b);  // the index b's slots hold
+  // After the last point: the outputs go back.
+  void FinishBlocks(std::vector<PipelineBlock>& blocks);
   // program_id / num_programs inside a pipeline's maps and body: its grid.
   absl::Status EmitGridQuery(const Op& op);
   // The block indices operand b's map yields at the current grid point, i64,
@@ -352,8 +383,7 @@ class Emitter {
   void SetBuffer(const Value* v, llvm::Value* buffer) { vals_[v].buffer = buffer; }
   // An operand as a region yields it: its register value, or its buffer when large.
   llvm::Value* Carried(const Operand& o) { return o.is_value() && Large(o.value->type) ? BufferOf(o) : ValueOf(o); }
-  // The value ops (emit_compute.cc): const, iota, broadcast, extract, insert,
-  // slice, concat, reshape, and everything elementwise.
+  // The kValue family (emit_compute.cc): making vector values and taking them apart.
   absl::Status EmitValueOp(const Op& op);
   absl::Status EmitShapeOp(const Op& op);  // slice, concat
   // A vector operand in a buffer (its own if large, else a copy of its register).
@@ -363,7 +393,7 @@ class Emitter {
   // A counted loop over i in [0, n) at the insertion point.
   void Loop(int64_t n, const std::function<void(llvm::Value*)>& body);
   void Loop(llvm::Value* n, const std::function<void(llvm::Value*)>& body);  // n: an i64 known when it runs
-  // Cross-lane ops (emit_lanes.cc): reductions, scans, scan_count, mask all-reduces.
+  // Cross-lane ops (emit_lanes.cc): the kReduction, kScan and kMaskReduction families.
   enum class Combine { kSum, kMax, kMin, kAnd, kOr };
   static Combine CombineOf(OpKind k);
   llvm::Value* CombineValues(Combine c, llvm::Value* a, llvm::Value* b, ElementType e);
@@ -378,7 +408,8 @@ class Emitter {
   absl::Status EmitScan(const Op& op);
   absl::Status EmitScanCount(const Op& op);
   absl::Status EmitMaskReduce(const Op& op);
-  // Permutations (emit_permute.cc): sort, sort_key_val (bitonic networks), rev, gather.
+  // The kPermute family (emit_permute.cc): sort, sort_key_val (bitonic networks),
+  // rev and gather; transpose is TensorCore-only.
   absl::Status EmitPermuteOp(const Op& op);
   absl::Status EmitSort(const Op& op);
   absl::Status EmitGather(const Op& op);  // rev and gather

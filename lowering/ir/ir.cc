@@ -1,16 +1,17 @@
 #include "lowering/ir/ir.h"
 
 #include <array>
+#include <functional>
 
 
 namespace scjit {
 namespace {
 
 constexpr std::array kOps = {
-#define SCJIT_OP(Enum, name, Syntax_, min_ops, max_ops, min_res, max_res, Rule, flags, attrs, \
-                 summary)                                                                  \
-  OpInfo{OpKind::Enum, name,     Syntax::Syntax_, min_ops, max_ops, min_res,               \
-         max_res,      TypeRule::Rule, static_cast<uint32_t>(flags), attrs, summary},
+#define SCJIT_OP(Enum, name, Family, Syntax_, min_ops, max_ops, min_res, max_res, Rule, flags, attrs, \
+                 summary)                                                                             \
+  OpInfo{OpKind::Enum, name, OpFamily::Family, Syntax::Syntax_, min_ops, max_ops, min_res, max_res,   \
+         TypeRule::Rule, static_cast<uint32_t>(flags), attrs, summary},
 #include "lowering/ir/ops.def"
 };
 
@@ -45,6 +46,18 @@ std::optional<OpKind> OpKindFromName(std::string_view name) {
 }
 
 size_t NumOpKinds() { return kOps.size(); }
+
+std::vector<OpKind> OpsWhere(const std::function<bool(const OpInfo&)>& pred) {
+  std::vector<OpKind> out;
+  for (const OpInfo& info : kOps) {
+    if (pred(info)) out.push_back(info.kind);
+  }
+  return out;
+}
+
+std::vector<OpKind> OpsOf(OpFamily family) {
+  return OpsWhere([family](const OpInfo& info) { return info.family == family; });
+}
 
 std::span<const AttrInfo> AllAttrs() { return kAttrs; }
 

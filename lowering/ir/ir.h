@@ -16,6 +16,7 @@
 #define SCJIT_LOWERING_IR_IR_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -33,8 +34,15 @@ namespace scjit {
 // The op table.
 
 enum class OpKind : uint16_t {
-#define SCJIT_OP(Enum, name, Syntax, a, b, c, d, Rule, flags, attrs, summary) Enum,
+#define SCJIT_OP(Enum, name, Family, Syntax, a, b, c, d, Rule, flags, attrs, summary) Enum,
 #include "lowering/ir/ops.def"
+};
+
+// Which ops belong together (see ops.def): what the verifier and the emitter
+// dispatch on.
+enum class OpFamily : uint8_t {
+  kElementwise, kValue, kReduction, kScan, kMaskReduction, kPermute, kGrid, kView,
+  kRefChoice, kMemory, kGatherScatter, kDma, kSemaphore, kSync, kControl,
 };
 
 // How an op is written (see ops.def).
@@ -53,11 +61,13 @@ enum OpFlag : uint32_t {
   kIndexVectors = 1u << 3,
   kTerminator = 1u << 4,
   kSideEffect = 1u << 5,
+  kLarge = 1u << 6,
 };
 
 struct OpInfo {
   OpKind kind;
   std::string_view name;
+  OpFamily family;
   Syntax syntax;
   int min_operands, max_operands;  // -1: unbounded
   int min_results, max_results;    // -1: decided by the op
@@ -73,6 +83,10 @@ struct OpInfo {
 const OpInfo& Info(OpKind kind);
 std::optional<OpKind> OpKindFromName(std::string_view name);
 size_t NumOpKinds();
+// The ops whose row satisfies `pred`, in table order.
+std::vector<OpKind> OpsWhere(const std::function<bool(const OpInfo&)>& pred);
+// The ops of `family`, in table order.
+std::vector<OpKind> OpsOf(OpFamily family);
 
 // Attribute kinds (attrs.def).
 enum class AttrKind : uint8_t { kInt, kBool, kString, kI32, kIntList };

@@ -194,7 +194,7 @@ std::optional<Violation> UnknownAxis(const Ctx& c) {
 // `.bitcast`, `.reshape`).
 bool IsTransformedRef(const Operand& o) {
   return o.is_value() && o.value != nullptr && o.value->kind == Value::Kind::kResult && o.value->def != nullptr &&
-         Is(o.value->def->kind, {K::kView, K::kViewBitcast, K::kViewReshape});
+         o.value->def->info().family == OpFamily::kView;
 }
 
 // The carried inits: operands 3... (after lower, upper, step).

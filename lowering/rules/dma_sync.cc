@@ -1268,8 +1268,8 @@ std::optional<Violation> PrintVectorOnScalar(const Ctx& c) {  // GEN-3
 
 // --- The table ----------------------------------------------------------------------
 
-const std::vector<OpKind> kDmas = {K::kDmaStart, K::kDmaWait, K::kCopy};
-const std::vector<OpKind> kSemOps = {K::kSemSignal, K::kSemWait, K::kSemRead};
+const std::vector<OpKind> kDmas = OpsOf(OpFamily::kDma);
+const std::vector<OpKind> kSemOps = OpsOf(OpFamily::kSemaphore);
 
 // In catalog order per op: trace-time checks (the Python wrappers, then the
 // primitive's abstract eval), then the lowering rule's, then Mosaic's verifier.

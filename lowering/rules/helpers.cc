@@ -24,13 +24,6 @@ std::string KernelType(const KernelDef& k) {
   return k.mesh.kind == MeshKind::kScalar ? "sc_scalar_subcore" : "sc_vector_subcore";
 }
 
-bool Is(OpKind k, std::initializer_list<OpKind> kinds) {
-  for (OpKind o : kinds) {
-    if (o == k) return true;
-  }
-  return false;
-}
-
 int64_t MeshCores(const KernelDef& k, const TargetInfo& target) { return k.mesh.cores.value_or(target.cores); }
 
 int64_t MeshSubcores(const KernelDef& k, const TargetInfo& target) {

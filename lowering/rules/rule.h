@@ -79,8 +79,6 @@ std::string Dtype(ElementType e);
 std::string Aval(const Type& t);
 // "Pallas' kernel type": `sc_vector_subcore` or `sc_scalar_subcore`.
 std::string KernelType(const KernelDef& k);
-// True when `k` is one of `kinds`.
-bool Is(OpKind k, std::initializer_list<OpKind> kinds);
 
 // The mesh as it runs on `target`: cores (written or the target's), vector
 // subcores per core (1 on a scalar mesh), and scjit's spelling of it with the

@@ -779,15 +779,20 @@ std::optional<Violation> BoolSign(const Ctx& c) {  // EL-12
 
 // --- The table ----------------------------------------------------------------------------
 
-const std::vector<OpKind> kGathers = {K::kLoadGather};
-const std::vector<OpKind> kScatters = {K::kStoreScatter, K::kAddupdateScatter};
-const std::vector<OpKind> kGs = {K::kLoadGather, K::kStoreScatter, K::kAddupdateScatter};
-const std::vector<OpKind> kScans = {K::kScanCount, K::kCumsum, K::kCummax, K::kCummin};
-const std::vector<OpKind> kReduces = {K::kReduceSum, K::kReduceMax, K::kReduceMin, K::kReduceAnd, K::kReduceOr};
-const std::vector<OpKind> kMaskReduces = {K::kPopcountAll, K::kFfsAll};
+// The op groups come from ops.def: families, and the gathers (loads) and
+// scatters (stores) among the gather/scatter ops.
+const std::vector<OpKind> kGs = OpsOf(OpFamily::kGatherScatter);
+const std::vector<OpKind> kGathers =
+    OpsWhere([](const OpInfo& i) { return i.family == OpFamily::kGatherScatter && !i.has(kSideEffect); });
+const std::vector<OpKind> kScatters =
+    OpsWhere([](const OpInfo& i) { return i.family == OpFamily::kGatherScatter && i.has(kSideEffect); });
+const std::vector<OpKind> kScans = OpsOf(OpFamily::kScan);
+const std::vector<OpKind> kReduces = OpsOf(OpFamily::kReduction);
+const std::vector<OpKind> kMaskReduces = OpsOf(OpFamily::kMaskReduction);
+const std::vector<OpKind> kAccuracy = OpsWhere([](const OpInfo& i) { return i.AcceptsAttr("accuracy"); });
+// EL-11's own list: the ops whose Pallas lowering rejects booleans (not a family).
 const std::vector<OpKind> kArith = {K::kAdd, K::kSub, K::kMul, K::kDiv, K::kRem,
                                     K::kAbs, K::kMax, K::kMin, K::kNeg};
-const std::vector<OpKind> kAccuracy = {K::kExp, K::kSqrt, K::kRsqrt, K::kTanh, K::kLog};
 
 // In catalog order per op: trace-time checks of the primitive first, then its
 // lowering rule's.
