@@ -139,7 +139,7 @@ absl::StatusOr<std::unique_ptr<JitSession>> JitSession::Create(int opt_level) {
   s->runtime_ = &*runtime;
   llvm::orc::SymbolMap symbols;
   auto flags = llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable;
-#define SCJIT_ABI(fn, signature) \
+#define SCJIT_ABI(Fn, fn, signature) \
   symbols[s->jit_->mangleAndIntern(#fn)] = {llvm::orc::ExecutorAddr::fromPtr(&fn), flags};
 #include "runtime/abi.def"
   // The soft-float helpers LLVM may call for f16/bf16 (runtime/softfloat.h).

@@ -1,10 +1,12 @@
 /* The C ABI between jitted kernels and the scjit runtime.
  *
  * Every function a compiled kernel calls is declared here, and every struct it
- * reads or fills. The emitter (lowering/emit/emit_llvm.cc) builds LLVM struct types
- * with the same layout (tests/abi_test.cc checks sizes and offsets against the
- * LLVM DataLayout) and declares the functions from runtime/abi.def; the JIT
- * resolves them by name, so compiled objects hold no addresses and can be cached.
+ * reads or fills. Two tables list them for C++: runtime/abi.def (each function
+ * with its C signature) and runtime/abi_fields.def (each struct member, in
+ * order). The emitter (lowering/emit/runtime_abi.cc) derives its LLVM function
+ * and struct types from them and checks at compile time that they match these
+ * declarations; the JIT resolves the functions by name, so compiled objects hold
+ * no addresses and can be cached.
  *
  * NO COMPATIBILITY PROMISE: this ABI changes with scjit; objects compiled by one
  * build run only with the same build (the object cache key includes the version).
@@ -17,7 +19,7 @@
  * - `ctx` is the calling subcore's context; every function is called only from
  *   the fiber running that subcore. Functions that block (barrier, waits) switch
  *   fibers inside the call and return when the subcore may go on.
- * - `site` numbers the op in the kernel's site table (KernelLayout::sites), for
+ * - `site` numbers the op in the kernel's site table (LaunchLayout::sites), for
  *   messages that name the op and its source line.
  */
 #ifndef SCJIT_RUNTIME_ABI_H_

@@ -1,8 +1,13 @@
-// The LLVM struct types the emitter builds match the C structs of runtime/abi.h.
+// The LLVM struct and function types the emitter derives from the ABI tables
+// (runtime/abi.def, runtime/abi_fields.def) match the C declarations of
+// runtime/abi.h under the host's data layout. (runtime_abi.cc checks the tables
+// against abi.h at compile time too; this checks what LLVM makes of them.)
 #include <cstddef>
+#include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
-#include "lowering/emit/emit_llvm.h"
+#include "lowering/emit/runtime_abi.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/LLVMContext.h"
@@ -14,43 +19,53 @@ namespace {
 // The x86-64 System V data layout (the only host scjit targets).
 const llvm::DataLayout kLayout("e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128");
 
-TEST(AbiTest, ContextLayout) {
-  llvm::LLVMContext ctx;
-  const llvm::StructLayout* l = kLayout.getStructLayout(CtxType(ctx));
-  EXPECT_EQ(l->getSizeInBytes(), sizeof(scjit_ctx));
-  const size_t offsets[] = {offsetof(scjit_ctx, vmem),     offsetof(scjit_ctx, smem),        offsetof(scjit_ctx, vmem_shared),
-                            offsetof(scjit_ctx, hbm),      offsetof(scjit_ctx, core),        offsetof(scjit_ctx, subcore),
-                            offsetof(scjit_ctx, num_cores), offsetof(scjit_ctx, num_subcores), offsetof(scjit_ctx, tick),
-                            offsetof(scjit_ctx, checks),   offsetof(scjit_ctx, runtime)};
-  for (unsigned i = 0; i < std::size(offsets); ++i) EXPECT_EQ(l->getElementOffset(i), offsets[i]) << "field " << i;
+struct Expected {
+  std::string member;
+  size_t offset;
+};
+
+void ExpectLayout(llvm::StructType* type, size_t size, const std::vector<Expected>& members) {
+  const llvm::StructLayout* l = kLayout.getStructLayout(type);
+  EXPECT_EQ(l->getSizeInBytes(), size) << type->getName().str();
+  ASSERT_EQ(type->getNumElements(), members.size()) << type->getName().str();
+  for (unsigned i = 0; i < members.size(); ++i) {
+    EXPECT_EQ(l->getElementOffset(i), members[i].offset) << type->getName().str() << "." << members[i].member;
+  }
 }
 
-TEST(AbiTest, RefAndDmaLayout) {
+TEST(AbiTest, StructLayouts) {
   llvm::LLVMContext ctx;
-  const llvm::StructLayout* ref = kLayout.getStructLayout(RefType(ctx));
-  EXPECT_EQ(ref->getSizeInBytes(), sizeof(scjit_ref));
-  EXPECT_EQ(ref->getElementOffset(0), offsetof(scjit_ref, base));
-  EXPECT_EQ(ref->getElementOffset(1), offsetof(scjit_ref, sizes));
-  EXPECT_EQ(ref->getElementOffset(2), offsetof(scjit_ref, strides));
-  EXPECT_EQ(ref->getElementOffset(3), offsetof(scjit_ref, rank));
-  EXPECT_EQ(ref->getElementOffset(4), offsetof(scjit_ref, space));
+  ExpectLayout(CtxType(ctx), sizeof(scjit_ctx), {
+#define SCJIT_CTX_FIELD(Field, member) {#member, offsetof(scjit_ctx, member)},
+#include "runtime/abi_fields.def"
+                                                 });
+  ExpectLayout(RefType(ctx), sizeof(scjit_ref), {
+#define SCJIT_REF_FIELD(Field, member) {#member, offsetof(scjit_ref, member)},
+#include "runtime/abi_fields.def"
+                                                 });
+  ExpectLayout(DmaType(ctx), sizeof(scjit_dma), {
+#define SCJIT_DMA_FIELD(Field, member) {#member, offsetof(scjit_dma, member)},
+#include "runtime/abi_fields.def"
+                                                 });
+}
+
+TEST(AbiTest, FieldsAreNamedByTheirMembers) {
+  llvm::LLVMContext ctx;
   const llvm::StructLayout* dma = kLayout.getStructLayout(DmaType(ctx));
-  EXPECT_EQ(dma->getSizeInBytes(), sizeof(scjit_dma));
-  EXPECT_EQ(dma->getElementOffset(0), offsetof(scjit_dma, src));
-  EXPECT_EQ(dma->getElementOffset(1), offsetof(scjit_dma, dst));
-  EXPECT_EQ(dma->getElementOffset(2), offsetof(scjit_dma, elem_bytes));
-  EXPECT_EQ(dma->getElementOffset(3), offsetof(scjit_dma, dtype));
-  EXPECT_EQ(dma->getElementOffset(4), offsetof(scjit_dma, sem));
-  EXPECT_EQ(dma->getElementOffset(5), offsetof(scjit_dma, add));
-  EXPECT_EQ(dma->getElementOffset(6), offsetof(scjit_dma, sem_unit));
-  EXPECT_EQ(dma->getElementOffset(7), offsetof(scjit_dma, indexed));
-  EXPECT_EQ(dma->getElementOffset(8), offsetof(scjit_dma, indices));
-  EXPECT_EQ(dma->getElementOffset(9), offsetof(scjit_dma, index_count));
-  EXPECT_EQ(dma->getElementOffset(10), offsetof(scjit_dma, index_stride));
-  EXPECT_EQ(dma->getElementOffset(11), offsetof(scjit_dma, list_in_vmem));
-  EXPECT_EQ(dma->getElementOffset(12), offsetof(scjit_dma, has_ignore));
-  EXPECT_EQ(dma->getElementOffset(13), offsetof(scjit_dma, ignore));
-  EXPECT_EQ(dma->getElementOffset(14), offsetof(scjit_dma, reserved));
+  EXPECT_EQ(dma->getElementOffset(static_cast<unsigned>(DmaField::kIndices)), offsetof(scjit_dma, indices));
+  const llvm::StructLayout* c = kLayout.getStructLayout(CtxType(ctx));
+  EXPECT_EQ(c->getElementOffset(static_cast<unsigned>(CtxField::kTick)), offsetof(scjit_ctx, tick));
+}
+
+TEST(AbiTest, FunctionTypes) {
+  llvm::LLVMContext ctx;
+  EXPECT_EQ(RuntimeFnName(RuntimeFn::kDmaStart), "scjit_rt_dma_start");
+  llvm::FunctionType* f = RuntimeFnType(ctx, RuntimeFn::kFetchAndAdd);
+  ASSERT_EQ(f->getNumParams(), 6u);
+  EXPECT_TRUE(f->getReturnType()->isIntegerTy(32));
+  EXPECT_TRUE(f->getParamType(0)->isPointerTy());
+  EXPECT_TRUE(f->getParamType(1)->isIntegerTy(64));
+  EXPECT_TRUE(f->getParamType(5)->isPointerTy());
 }
 
 }  // namespace

@@ -57,20 +57,20 @@ absl::StatusOr<RefVal::Indices> Emitter::IndexList(const Op& op, const IndexEntr
 
 absl::Status Emitter::FillIndirect(const Op& op, llvm::Value* dma, const RefVal& src, const RefVal& dst,
                                    const Type* sem) {
-  auto field = [&](int i, llvm::Value* v) { b_.CreateStore(v, b_.CreateStructGEP(DmaTy(), dma, i)); };
+  auto field = [&](DmaField f, llvm::Value* v) { b_.CreateStore(v, FieldPtr(dma, f)); };
   // A regular semaphore counts completed DMAs, a DMA semaphore bytes (sc-semantics.md §4.6).
   bool regular = sem != nullptr && sem->is_semaphore() && sem->semaphore_kind() != SemaphoreKind::kDma;
-  field(6, I32(regular ? SCJIT_SEM_ONE : SCJIT_SEM_BYTES));
+  field(DmaField::kSemUnit, I32(regular ? SCJIT_SEM_ONE : SCJIT_SEM_BYTES));
   if (src.indices && dst.indices) return Unsupported(kernel_, op, "a DMA with idx(...) lists on both sides");
   const std::optional<RefVal::Indices>& list = src.indices ? src.indices : dst.indices;
-  field(7, I32(!list ? SCJIT_DMA_PLAIN : src.indices ? SCJIT_DMA_GATHER : SCJIT_DMA_SCATTER));
-  field(8, list ? list->list : static_cast<llvm::Value*>(llvm::ConstantPointerNull::get(b_.getPtrTy())));
-  field(9, list ? list->count : I64(0));
-  field(10, list ? list->stride : I64(0));
-  field(11, I32(list && list->in_vmem ? 1 : 0));
-  field(12, I32(list && list->ignore != nullptr ? 1 : 0));
-  field(13, list && list->ignore != nullptr ? list->ignore : I32(0));
-  field(14, I32(0));
+  field(DmaField::kIndexed, I32(!list ? SCJIT_DMA_PLAIN : src.indices ? SCJIT_DMA_GATHER : SCJIT_DMA_SCATTER));
+  field(DmaField::kIndices, list ? list->list : static_cast<llvm::Value*>(llvm::ConstantPointerNull::get(b_.getPtrTy())));
+  field(DmaField::kIndexCount, list ? list->count : I64(0));
+  field(DmaField::kIndexStride, list ? list->stride : I64(0));
+  field(DmaField::kListInVmem, I32(list && list->in_vmem ? 1 : 0));
+  field(DmaField::kHasIgnore, I32(list && list->ignore != nullptr ? 1 : 0));
+  field(DmaField::kIgnore, list && list->ignore != nullptr ? list->ignore : I32(0));
+  field(DmaField::kReserved, I32(0));
   return absl::OkStatus();
 }
 

@@ -108,12 +108,7 @@ void Emitter::SetSplat(const Value* result, llvm::Value* scalar) {
 }
 
 llvm::Value* Emitter::ScalarSlot(llvm::Type* ty, llvm::Value* init) {
-  llvm::Value* slot;
-  {
-    llvm::IRBuilder<>::InsertPointGuard guard(b_);
-    b_.SetInsertPoint(entry_->getTerminator());
-    slot = b_.CreateAlloca(ty);
-  }
+  llvm::Value* slot = EntryAlloca(ty);
   b_.CreateStore(init, slot);
   return slot;
 }

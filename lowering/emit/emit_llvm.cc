@@ -58,49 +58,18 @@ llvm::StructType* Emitter::RefTy() { return RefType(ctx_); }
 llvm::StructType* Emitter::DmaTy() { return DmaType(ctx_); }
 
 
-llvm::Value* Emitter::CtxField(int field, llvm::Type* ty) {
-  return b_.CreateLoad(ty, b_.CreateStructGEP(CtxTy(), ctx_arg_, field));
+llvm::AllocaInst* Emitter::EntryAlloca(llvm::Type* ty) {
+  llvm::IRBuilder<>::InsertPointGuard guard(b_);
+  b_.SetInsertPoint(entry_->getTerminator());
+  return b_.CreateAlloca(ty);
 }
 
 // ------------------------------------------------------------------------------------
 // Runtime calls.
 
-// Parses an abi.def signature such as "i32(ptr, i32)".
-llvm::FunctionType* SignatureType(llvm::LLVMContext& ctx, std::string_view sig) {
-  auto type = [&](std::string_view t) -> llvm::Type* {
-    if (t == "i32") return llvm::Type::getInt32Ty(ctx);
-    if (t == "i64") return llvm::Type::getInt64Ty(ctx);
-    return llvm::PointerType::get(ctx, 0);
-  };
-  size_t open = sig.find('(');
-  llvm::Type* ret = type(sig.substr(0, open));
-  std::vector<llvm::Type*> args;
-  std::string_view rest = sig.substr(open + 1, sig.size() - open - 2);
-  while (!rest.empty()) {
-    size_t comma = rest.find(',');
-    std::string_view arg = rest.substr(0, comma);
-    while (!arg.empty() && arg.front() == ' ') arg.remove_prefix(1);
-    args.push_back(type(arg));
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
-  return llvm::FunctionType::get(ret, args, false);
-}
-
-llvm::FunctionCallee Emitter::Rt(std::string_view name) {
-  struct Row {
-    std::string_view name, sig;
-  };
-  static constexpr Row kRows[] = {
-#define SCJIT_ABI(fn, signature) {#fn, signature},
-#include "runtime/abi.def"
-  };
-  for (const Row& row : kRows) {
-    if (row.name == name) {
-      return module_.getOrInsertFunction(llvm::StringRef(name.data(), name.size()), SignatureType(ctx_, row.sig));
-    }
-  }
-  return {};  // unreachable: every caller names a row of abi.def
+llvm::FunctionCallee Emitter::Rt(RuntimeFn fn) {
+  std::string_view name = RuntimeFnName(fn);
+  return module_.getOrInsertFunction(llvm::StringRef(name.data(), name.size()), RuntimeFnType(ctx_, fn));
 }
 
 void Emitter::ExitIf(llvm::Value* fail, llvm::Value* status) {
@@ -111,8 +80,8 @@ void Emitter::ExitIf(llvm::Value* fail, llvm::Value* status) {
   b_.SetInsertPoint(cont);
 }
 
-void Emitter::CallChecked(std::string_view name, std::vector<llvm::Value*> args) {
-  llvm::Value* status = b_.CreateCall(Rt(name), args);
+void Emitter::CallChecked(RuntimeFn fn, std::vector<llvm::Value*> args) {
+  llvm::Value* status = b_.CreateCall(Rt(fn), args);
   ExitIf(b_.CreateICmpNE(status, I32(0)), status);
 }
 
@@ -144,10 +113,8 @@ llvm::Value* Emitter::ValueOf(const Operand& o) {
 
 
 llvm::Value* Emitter::NewBuffer(const Type& t) {
-  llvm::IRBuilder<>::InsertPointGuard guard(b_);
-  b_.SetInsertPoint(entry_->getTerminator());
   llvm::AllocaInst* a =
-      b_.CreateAlloca(llvm::ArrayType::get(BufferElemTy(t.element()), static_cast<uint64_t>(t.NumElements())));
+      EntryAlloca(llvm::ArrayType::get(BufferElemTy(t.element()), static_cast<uint64_t>(t.NumElements())));
   a->setAlignment(llvm::Align(64));
   return a;
 }
@@ -281,7 +248,7 @@ void Emitter::ReportUnless(llvm::Value* ok, const std::function<std::vector<llvm
   b_.SetInsertPoint(bad);
   std::vector<llvm::Value*> call = {ctx_arg_};
   for (llvm::Value* a : args()) call.push_back(a);
-  CallChecked("scjit_rt_bounds_error", call);
+  CallChecked(RuntimeFn::kBoundsError, call);
   b_.CreateBr(cont);
   b_.SetInsertPoint(cont);
 }
@@ -430,12 +397,7 @@ absl::StatusOr<llvm::Value*> Emitter::Load(const Op& op, const RefVal& view, con
   llvm::Type* vec = ValueTy(type);
   if (Contiguous(view)) return b_.CreateAlignedLoad(vec, view.ptr, align);
   // Rows go through a stack temporary, which LLVM turns back into registers.
-  llvm::Value* tmp;
-  {
-    llvm::IRBuilder<>::InsertPointGuard guard(b_);
-    b_.SetInsertPoint(entry_->getTerminator());
-    tmp = b_.CreateAlloca(vec);
-  }
+  llvm::Value* tmp = EntryAlloca(vec);
   int64_t row_len = 1;
   absl::Status s = ForEachRow(view, &row_len, [&](int64_t off, int64_t first) {
     llvm::Type* row_ty = row_len == 1 ? elem : llvm::FixedVectorType::get(elem, static_cast<unsigned>(row_len));
@@ -457,12 +419,7 @@ absl::Status Emitter::Store(const Op& op, const RefVal& view, llvm::Value* v, co
     b_.CreateAlignedStore(v, view.ptr, align);
     return absl::OkStatus();
   }
-  llvm::Value* tmp;
-  {
-    llvm::IRBuilder<>::InsertPointGuard guard(b_);
-    b_.SetInsertPoint(entry_->getTerminator());
-    tmp = b_.CreateAlloca(v->getType());
-  }
+  llvm::Value* tmp = EntryAlloca(v->getType());
   b_.CreateAlignedStore(v, tmp, align);
   int64_t row_len = 1;
   return ForEachRow(view, &row_len, [&](int64_t off, int64_t first) {
@@ -525,17 +482,27 @@ absl::Status Emitter::CopyView(const Op& op, const RefVal& view, llvm::Value* bu
 }
 
 void Emitter::FillRef(llvm::Value* dst, const RefVal& r) {
-  llvm::StructType* ref_ty = RefTy();
-  llvm::Type* dims_ty = llvm::ArrayType::get(b_.getInt64Ty(), SCJIT_MAX_RANK);
-  b_.CreateStore(r.ptr, b_.CreateStructGEP(ref_ty, dst, 0));
+  llvm::Type* dims_ty = RefTy()->getElementType(static_cast<unsigned>(RefField::kSizes));
+  b_.CreateStore(r.ptr, FieldPtr(dst, RefField::kBase));
   for (int d = 0; d < SCJIT_MAX_RANK; ++d) {
     llvm::Value* size = d < r.rank() ? r.sizes[d] : I64(1);
     llvm::Value* stride = d < r.rank() ? r.strides[d] : I64(0);
-    b_.CreateStore(size, b_.CreateConstGEP2_32(dims_ty, b_.CreateStructGEP(ref_ty, dst, 1), 0, d));
-    b_.CreateStore(stride, b_.CreateConstGEP2_32(dims_ty, b_.CreateStructGEP(ref_ty, dst, 2), 0, d));
+    b_.CreateStore(size, b_.CreateConstGEP2_32(dims_ty, FieldPtr(dst, RefField::kSizes), 0, d));
+    b_.CreateStore(stride, b_.CreateConstGEP2_32(dims_ty, FieldPtr(dst, RefField::kStrides), 0, d));
   }
-  b_.CreateStore(I32(r.rank()), b_.CreateStructGEP(ref_ty, dst, 3));
-  b_.CreateStore(I32(static_cast<int>(r.space)), b_.CreateStructGEP(ref_ty, dst, 4));
+  b_.CreateStore(I32(r.rank()), FieldPtr(dst, RefField::kRank));
+  b_.CreateStore(I32(static_cast<int>(r.space)), FieldPtr(dst, RefField::kSpace));
+}
+
+llvm::Value* Emitter::NewDma(const RefVal& src, const RefVal& dst, llvm::Value* sem, bool add) {
+  llvm::Value* dma = EntryAlloca(DmaTy());
+  FillRef(FieldPtr(dma, DmaField::kSrc), src);
+  FillRef(FieldPtr(dma, DmaField::kDst), dst);
+  b_.CreateStore(I32(ByteWidth(dst.element)), FieldPtr(dma, DmaField::kElemBytes));
+  b_.CreateStore(I32(static_cast<int>(dst.element)), FieldPtr(dma, DmaField::kDtype));
+  b_.CreateStore(sem, FieldPtr(dma, DmaField::kSem));
+  b_.CreateStore(I32(add ? 1 : 0), FieldPtr(dma, DmaField::kAdd));
+  return dma;
 }
 
 // ------------------------------------------------------------------------------------
@@ -555,10 +522,10 @@ absl::Status Emitter::Run() {
   b_.CreateRet(exit_status_);
 
   b_.SetInsertPoint(entry_);
-  vmem_ = CtxField(kVmem, b_.getPtrTy());
-  smem_ = CtxField(kSmem, b_.getPtrTy());
-  shared_ = CtxField(kShared, b_.getPtrTy());
-  hbm_ = CtxField(kHbm, b_.getPtrTy());
+  vmem_ = Ctx(CtxField::kVmem);
+  smem_ = Ctx(CtxField::kSmem);
+  shared_ = Ctx(CtxField::kVmemShared);
+  hbm_ = Ctx(CtxField::kHbm);
   b_.CreateBr(body);
 
   b_.SetInsertPoint(body);
@@ -647,8 +614,9 @@ absl::Status Emitter::EmitOp(const Op& op) {
 absl::Status Emitter::EmitGridOp(const Op& op) {
   if (op.kind == OpKind::kAxisIndex || op.kind == OpKind::kAxisSize) {
     bool core = op.axis == MeshAxis::kCore;
-    int field = op.kind == OpKind::kAxisIndex ? (core ? kCore : kSubcore) : (core ? kNumCores : kNumSubcores);
-    Set(op.results[0], CtxField(field, b_.getInt32Ty()));
+    CtxField field = op.kind == OpKind::kAxisIndex ? (core ? CtxField::kCore : CtxField::kSubcore)
+                                                   : (core ? CtxField::kNumCores : CtxField::kNumSubcores);
+    Set(op.results[0], Ctx(field));
     return absl::OkStatus();
   }
   if (!grids_.empty()) return EmitGridQuery(op);  // inside a pipeline: its grid
@@ -656,9 +624,10 @@ absl::Status Emitter::EmitGridOp(const Op& op) {
   // subcore (kernel-ir.md §4.1).
   bool is_id = op.kind == OpKind::kProgramId;
   int64_t axis = op.operands[0].int_value;
-  int field = axis == 0 ? (is_id ? kCore : kNumCores) : (is_id ? kSubcore : kNumSubcores);
+  CtxField field = axis == 0 ? (is_id ? CtxField::kCore : CtxField::kNumCores)
+                              : (is_id ? CtxField::kSubcore : CtxField::kNumSubcores);
   if (axis > 1) return Unsupported(kernel_, op, "program_id beyond the mesh axes");
-  Set(op.results[0], CtxField(field, b_.getInt32Ty()));
+  Set(op.results[0], Ctx(field));
   return absl::OkStatus();
 }
 
@@ -697,14 +666,14 @@ absl::Status Emitter::EmitSelectRef(const Op& op) {
 
 // Every SCJIT_TICK_PERIOD back-edges the runtime gets control (see abi.h).
 void Emitter::Tick() {
-  llvm::Value* field = b_.CreateStructGEP(CtxTy(), ctx_arg_, kTick);
+  llvm::Value* field = FieldPtr(CtxField::kTick);
   llvm::Value* left = b_.CreateSub(b_.CreateLoad(b_.getInt32Ty(), field), I32(1));
   b_.CreateStore(left, field);
   llvm::BasicBlock* call = llvm::BasicBlock::Create(ctx_, "tick", fn_);
   llvm::BasicBlock* cont = llvm::BasicBlock::Create(ctx_, "tock", fn_);
   b_.CreateCondBr(b_.CreateICmpSLE(left, I32(0)), call, cont, llvm::MDBuilder(ctx_).createUnlikelyBranchWeights());
   b_.SetInsertPoint(call);
-  CallChecked("scjit_rt_tick", {ctx_arg_});
+  CallChecked(RuntimeFn::kTick, {ctx_arg_});
   b_.CreateBr(cont);
   b_.SetInsertPoint(cont);
 }
@@ -915,29 +884,6 @@ absl::Status Emitter::EmitWhile(const Op& op) {
 }
 
 }  // namespace emit
-
-llvm::StructType* CtxType(llvm::LLVMContext& ctx) {
-  if (auto* t = llvm::StructType::getTypeByName(ctx, "scjit_ctx")) return t;
-  llvm::Type* p = llvm::PointerType::get(ctx, 0);
-  llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
-  return llvm::StructType::create(ctx, {p, p, p, p, i32, i32, i32, i32, i32, i32, p}, "scjit_ctx");
-}
-
-llvm::StructType* RefType(llvm::LLVMContext& ctx) {
-  if (auto* t = llvm::StructType::getTypeByName(ctx, "scjit_ref")) return t;
-  llvm::Type* dims = llvm::ArrayType::get(llvm::Type::getInt64Ty(ctx), SCJIT_MAX_RANK);
-  llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
-  return llvm::StructType::create(ctx, {llvm::PointerType::get(ctx, 0), dims, dims, i32, i32}, "scjit_ref");
-}
-
-llvm::StructType* DmaType(llvm::LLVMContext& ctx) {
-  if (auto* t = llvm::StructType::getTypeByName(ctx, "scjit_dma")) return t;
-  llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
-  llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
-  return llvm::StructType::create(
-      ctx, {RefType(ctx), RefType(ctx), i32, i32, i32, i32, i32, i32, llvm::PointerType::get(ctx, 0), i64, i64, i32, i32, i32, i32},
-      "scjit_dma");
-}
 
 EmittedKernel::EmittedKernel() = default;
 EmittedKernel::EmittedKernel(EmittedKernel&&) noexcept = default;

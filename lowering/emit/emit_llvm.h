@@ -45,12 +45,6 @@ struct EmittedKernel {
   std::string function;  // the kernel's symbol
 };
 
-// The LLVM struct types mirroring scjit_ctx, scjit_ref and scjit_dma of
-// runtime/abi.h (tests/abi_test.cc checks their layouts against the C ones).
-llvm::StructType* CtxType(llvm::LLVMContext& ctx);
-llvm::StructType* RefType(llvm::LLVMContext& ctx);
-llvm::StructType* DmaType(llvm::LLVMContext& ctx);
-
 // The symbol of kernel `name`'s function.
 std::string KernelSymbol(std::string_view name);
 

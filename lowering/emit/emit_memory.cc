@@ -79,11 +79,7 @@ absl::Status Emitter::EmitMemory(const Op& op) {
       RefVal mem = *view;
       llvm::Value* tmp = nullptr;
       if (!direct) {
-        {
-          llvm::IRBuilder<>::InsertPointGuard guard(b_);
-          b_.SetInsertPoint(entry_->getTerminator());
-          tmp = b_.CreateAlloca(ValueTy(t));
-        }
+        tmp = EntryAlloca(ValueTy(t));
         absl::StatusOr<llvm::Value*> all = Load(op, *view, t);
         if (!all.ok()) return all.status();
         b_.CreateAlignedStore(*all, tmp, align);
@@ -114,13 +110,8 @@ absl::Status Emitter::EmitMemory(const Op& op) {
       // The word's byte offset in the target subcore's SMEM.
       llvm::Value* offset = b_.CreatePtrDiff(b_.getInt8Ty(), view->ptr, smem_);
       llvm::Value* target = ValueOf(op.FindAttr("subcore")->value.operand);
-      llvm::Value* old = nullptr;
-      {
-        llvm::IRBuilder<>::InsertPointGuard guard(b_);
-        b_.SetInsertPoint(entry_->getTerminator());
-        old = b_.CreateAlloca(b_.getInt32Ty());
-      }
-      CallChecked("scjit_rt_fetch_and_add", {ctx_arg_, offset, ValueOf(ops[1]), target, I32(site), old});
+      llvm::Value* old = EntryAlloca(b_.getInt32Ty());
+      CallChecked(RuntimeFn::kFetchAndAdd, {ctx_arg_, offset, ValueOf(ops[1]), target, I32(site), old});
       Set(op.results[0], b_.CreateLoad(b_.getInt32Ty(), old));
       return absl::OkStatus();
     }
@@ -162,23 +153,12 @@ absl::Status Emitter::EmitDma(const Op& op) {
 }
 
 absl::Status Emitter::IssueDma(const Op& op, const RefVal& src, const RefVal& dst, llvm::Value* sem, int site) {
-  llvm::Value* dma;
-  {
-    llvm::IRBuilder<>::InsertPointGuard guard(b_);
-    b_.SetInsertPoint(entry_->getTerminator());
-    dma = b_.CreateAlloca(DmaTy());
-  }
-  FillRef(b_.CreateStructGEP(DmaTy(), dma, 0), src);
-  FillRef(b_.CreateStructGEP(DmaTy(), dma, 1), dst);
-  b_.CreateStore(I32(ByteWidth(dst.element)), b_.CreateStructGEP(DmaTy(), dma, 2));
-  b_.CreateStore(I32(static_cast<int>(dst.element)), b_.CreateStructGEP(DmaTy(), dma, 3));
-  b_.CreateStore(sem, b_.CreateStructGEP(DmaTy(), dma, 4));
-  b_.CreateStore(I32(op.dma_add ? 1 : 0), b_.CreateStructGEP(DmaTy(), dma, 5));
+  llvm::Value* dma = NewDma(src, dst, sem, op.dma_add);
   const Type* sem_type = op.operands.size() > 2 ? &op.operands[2].value->type : nullptr;
   if (absl::Status s = FillIndirect(op, dma, src, dst, sem_type); !s.ok()) return s;
-  std::string_view fn = op.kind == OpKind::kDmaStart  ? "scjit_rt_dma_start"
-                        : op.kind == OpKind::kDmaWait ? "scjit_rt_dma_wait"
-                                                      : "scjit_rt_copy";
+  RuntimeFn fn = op.kind == OpKind::kDmaStart  ? RuntimeFn::kDmaStart
+                 : op.kind == OpKind::kDmaWait ? RuntimeFn::kDmaWait
+                                               : RuntimeFn::kCopy;
   CallChecked(fn, {ctx_arg_, dma, I32(site)});
   return absl::OkStatus();
 }
@@ -193,35 +173,30 @@ absl::Status Emitter::EmitSync(const Op& op) {
       absl::StatusOr<RefVal> sem = View(op, ops[0], site);
       if (!sem.ok()) return sem.status();
       if (op.kind == OpKind::kSemRead) {
-        llvm::Value* out;
-        {
-          llvm::IRBuilder<>::InsertPointGuard guard(b_);
-          b_.SetInsertPoint(entry_->getTerminator());
-          out = b_.CreateAlloca(b_.getInt32Ty());
-        }
-        CallChecked("scjit_rt_sem_read", {ctx_arg_, sem->ptr, I32(site), out});
+        llvm::Value* out = EntryAlloca(b_.getInt32Ty());
+        CallChecked(RuntimeFn::kSemRead, {ctx_arg_, sem->ptr, I32(site), out});
         Set(op.results[0], b_.CreateLoad(b_.getInt32Ty(), out));
         return absl::OkStatus();
       }
       if (op.kind == OpKind::kSemWait) {
-        CallChecked("scjit_rt_sem_wait", {ctx_arg_, sem->ptr, ValueOf(ops[1]), I32(site)});
+        CallChecked(RuntimeFn::kSemWait, {ctx_arg_, sem->ptr, ValueOf(ops[1]), I32(site)});
         return absl::OkStatus();
       }
       const Attribute* core = op.FindAttr("core");
       const Attribute* subcore = op.FindAttr("subcore");
-      CallChecked("scjit_rt_sem_signal", {ctx_arg_, sem->ptr, ValueOf(ops[1]),
+      CallChecked(RuntimeFn::kSemSignal, {ctx_arg_, sem->ptr, ValueOf(ops[1]),
                                           core != nullptr ? ValueOf(core->value.operand) : I32(-1),
                                           subcore != nullptr ? ValueOf(subcore->value.operand) : I32(-1), I32(site)});
       return absl::OkStatus();
     }
     case OpKind::kBarrier:
-      CallChecked("scjit_rt_barrier", {ctx_arg_, I32(Site(op))});
+      CallChecked(RuntimeFn::kBarrier, {ctx_arg_, I32(Site(op))});
       return absl::OkStatus();
     case OpKind::kDebugPrint: {
       int site = Site(op, op.text);
       llvm::Value* null = llvm::ConstantPointerNull::get(b_.getPtrTy());
       if (ops.empty()) {
-        CallChecked("scjit_rt_debug_print", {ctx_arg_, I32(site), I32(SCJIT_PRINT_NONE), I32(0), null, I64(0), null});
+        CallChecked(RuntimeFn::kDebugPrint, {ctx_arg_, I32(site), I32(SCJIT_PRINT_NONE), I32(0), null, I64(0), null});
         return absl::OkStatus();
       }
       const Operand& o = ops[0];
@@ -256,52 +231,38 @@ absl::Status Emitter::EmitSync(const Op& op) {
           CopyUnits(*r, copy, stride, true);
           *r = std::move(flat);
         }
-        llvm::Value* ref;
-        {
-          llvm::IRBuilder<>::InsertPointGuard guard(b_);
-          b_.SetInsertPoint(entry_->getTerminator());
-          ref = b_.CreateAlloca(RefTy());
-        }
+        llvm::Value* ref = EntryAlloca(RefTy());
         if (r->semaphore) {  // the view's shape, and its first semaphore's index
           RefVal shape = *r;
           shape.ptr = null;
           FillRef(ref, shape);
-          CallChecked("scjit_rt_debug_print", {ctx_arg_, I32(site), I32(SCJIT_PRINT_SEMS), I32(0), null,
+          CallChecked(RuntimeFn::kDebugPrint, {ctx_arg_, I32(site), I32(SCJIT_PRINT_SEMS), I32(0), null,
                                                b_.CreateSExt(r->ptr, b_.getInt64Ty()), ref});
           return absl::OkStatus();
         }
         FillRef(ref, *r);
-        CallChecked("scjit_rt_debug_print",
+        CallChecked(RuntimeFn::kDebugPrint,
                     {ctx_arg_, I32(site), I32(SCJIT_PRINT_REF), I32(static_cast<int>(r->element)), null, I64(0), ref});
         return absl::OkStatus();
       }
       const Type& t = o.value->type;
       if (Large(t)) {  // already in memory, i1 as bytes
-        CallChecked("scjit_rt_debug_print", {ctx_arg_, I32(site), I32(SCJIT_PRINT_VALUE),
+        CallChecked(RuntimeFn::kDebugPrint, {ctx_arg_, I32(site), I32(SCJIT_PRINT_VALUE),
                                              I32(static_cast<int>(t.element())), BufferOf(o), I64(t.NumElements()), null});
         return absl::OkStatus();
       }
       llvm::Value* v = ValueOf(o);
-      llvm::Value* tmp;
-      {
-        llvm::IRBuilder<>::InsertPointGuard guard(b_);
-        b_.SetInsertPoint(entry_->getTerminator());
-        tmp = b_.CreateAlloca(v->getType());
-      }
+      llvm::Value* tmp = EntryAlloca(v->getType());
       // i1 vectors are printed from bytes.
       if (t.element() == ElementType::kI1) {
         llvm::Type* bytes = t.is_vector() ? static_cast<llvm::Type*>(llvm::FixedVectorType::get(
                                                 b_.getInt8Ty(), static_cast<unsigned>(t.NumElements())))
                                           : b_.getInt8Ty();
-        {
-          llvm::IRBuilder<>::InsertPointGuard guard(b_);
-          b_.SetInsertPoint(entry_->getTerminator());
-          tmp = b_.CreateAlloca(bytes);
-        }
+        tmp = EntryAlloca(bytes);
         v = b_.CreateZExt(v, bytes);
       }
       b_.CreateStore(v, tmp);
-      CallChecked("scjit_rt_debug_print", {ctx_arg_, I32(site), I32(SCJIT_PRINT_VALUE),
+      CallChecked(RuntimeFn::kDebugPrint, {ctx_arg_, I32(site), I32(SCJIT_PRINT_VALUE),
                                            I32(static_cast<int>(t.element())), tmp, I64(t.NumElements()), null});
       return absl::OkStatus();
     }
@@ -310,9 +271,9 @@ absl::Status Emitter::EmitSync(const Op& op) {
       std::shared_ptr<RefVal> r = BaseRef(v);
       llvm::Value* null = llvm::ConstantPointerNull::get(b_.getPtrTy());
       if (r->semaphore) {
-        CallChecked("scjit_rt_alloc", {ctx_arg_, null, I64(v->type.NumElements()), I32(0), r->ptr});
+        CallChecked(RuntimeFn::kAlloc, {ctx_arg_, null, I64(v->type.NumElements()), I32(0), r->ptr});
       } else {
-        CallChecked("scjit_rt_alloc", {ctx_arg_, r->ptr, I64(v->type.NumElements()),
+        CallChecked(RuntimeFn::kAlloc, {ctx_arg_, r->ptr, I64(v->type.NumElements()),
                                        I32(static_cast<int>(v->type.element())), I32(-1)});
       }
       return absl::OkStatus();

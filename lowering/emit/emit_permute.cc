@@ -131,13 +131,13 @@ absl::Status Emitter::EmitSort(const Op& op) {
   // checked mode warns once a signed key is negative (one compare, one branch).
   if (!key_val && Info(e).kind == ElementKind::kSigned) {
     llvm::Value* negative = b_.CreateOrReduce(b_.CreateICmpSLT(keys, llvm::Constant::getNullValue(keys->getType())));
-    llvm::Value* on = b_.CreateICmpNE(b_.CreateAnd(CtxField(kChecks, b_.getInt32Ty()), I32(SCJIT_CHECK_SORT_SIGN)),
+    llvm::Value* on = b_.CreateICmpNE(b_.CreateAnd(Ctx(CtxField::kChecks), I32(SCJIT_CHECK_SORT_SIGN)),
                                       I32(0));
     llvm::BasicBlock* warn = llvm::BasicBlock::Create(ctx_, "sort_sign", fn_);
     llvm::BasicBlock* cont = llvm::BasicBlock::Create(ctx_, "sorted_sign", fn_);
     b_.CreateCondBr(b_.CreateAnd(negative, on), warn, cont, llvm::MDBuilder(ctx_).createUnlikelyBranchWeights());
     b_.SetInsertPoint(warn);
-    CallChecked("scjit_rt_warning", {ctx_arg_, I32(Site(op, std::string(IrName(e)))), I32(SCJIT_WARN_SORT_SIGN)});
+    CallChecked(RuntimeFn::kWarning, {ctx_arg_, I32(Site(op, std::string(IrName(e)))), I32(SCJIT_WARN_SORT_SIGN)});
     b_.CreateBr(cont);
     b_.SetInsertPoint(cont);
   }

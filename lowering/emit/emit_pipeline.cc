@@ -148,27 +148,16 @@ void Emitter::CopyBlock(const PipelineBlock& b, const std::vector<llvm::Value*>*
   RefVal buf = b.buffer;
   buf.sizes = mem.sizes;  // a ragged block fills the front of its buffer
   if (b.indirect) buf.sizes[0] = b.buffer.sizes[0];  // one row per list entry
-  llvm::Value* dma;
-  {
-    llvm::IRBuilder<>::InsertPointGuard guard(b_);
-    b_.SetInsertPoint(entry_->getTerminator());
-    dma = b_.CreateAlloca(DmaTy());
-  }
-  FillRef(b_.CreateStructGEP(DmaTy(), dma, 0), in ? mem : buf);
-  FillRef(b_.CreateStructGEP(DmaTy(), dma, 1), in ? buf : mem);
-  b_.CreateStore(I32(ByteWidth(mem.element)), b_.CreateStructGEP(DmaTy(), dma, 2));
-  b_.CreateStore(I32(static_cast<int>(mem.element)), b_.CreateStructGEP(DmaTy(), dma, 3));
-  b_.CreateStore(I32(-1), b_.CreateStructGEP(DmaTy(), dma, 4));
-  b_.CreateStore(I32(0), b_.CreateStructGEP(DmaTy(), dma, 5));
+  llvm::Value* dma = NewDma(in ? mem : buf, in ? buf : mem, I32(-1), /*add=*/false);
   // Only the array's side carries a list, so this cannot fail.
   absl::Status s = FillIndirect(*b.op, dma, in ? mem : buf, in ? buf : mem, nullptr);
   (void)s;
-  CallChecked("scjit_rt_copy", {ctx_arg_, dma, I32(b.copy_site)});
+  CallChecked(RuntimeFn::kCopy, {ctx_arg_, dma, I32(b.copy_site)});
 }
 
 void Emitter::PoisonBlock(const PipelineBlock& b) {
   const Type& t = b.arg->type;
-  CallChecked("scjit_rt_alloc",
+  CallChecked(RuntimeFn::kAlloc,
               {ctx_arg_, b.buffer.ptr, I64(t.NumElements()), I32(static_cast<int>(t.element())), I32(-1)});
 }
 
@@ -296,7 +285,7 @@ absl::Status Emitter::PartitionGrid(const PipelineInfo& p, const std::vector<llv
   for (MeshAxis a : p.partition) {
     bool core = a == MeshAxis::kCore;
     int64_t size = core ? info_.layout.cores : info_.layout.subcores;
-    llvm::Value* coord = b_.CreateZExt(CtxField(core ? kCore : kSubcore, b_.getInt32Ty()), b_.getInt64Ty());
+    llvm::Value* coord = b_.CreateZExt(Ctx(core ? CtxField::kCore : CtxField::kSubcore), b_.getInt64Ty());
     worker = b_.CreateAdd(b_.CreateMul(worker, I64(size)), coord);
     workers *= size;
   }

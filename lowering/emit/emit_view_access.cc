@@ -192,12 +192,7 @@ llvm::Value* Emitter::LoadUnits(const RefVal& r, const Type& t) {
     llvm::Value* offsets = UnitOffsets(r, idx, static_cast<int>(u), bits, lanes);
     if (auto known = ConstantOffsets(offsets, n)) {
       // Each run is one load, through a stack temporary LLVM turns into shuffles.
-      llvm::Value* tmp;
-      {
-        llvm::IRBuilder<>::InsertPointGuard guard(b_);
-        b_.SetInsertPoint(entry_->getTerminator());
-        tmp = b_.CreateAlloca(units_ty);
-      }
+      llvm::Value* tmp = EntryAlloca(units_ty);
       ForEachRun(*known, [&](int64_t first, int64_t offset, int64_t len) {
         llvm::Type* ty = len == 1 ? unit : llvm::FixedVectorType::get(unit, static_cast<unsigned>(len));
         llvm::Value* v = b_.CreateAlignedLoad(ty, b_.CreateConstGEP1_64(unit, r.ptr, static_cast<uint64_t>(offset)), align);
@@ -225,12 +220,7 @@ void Emitter::StoreUnits(const RefVal& r, llvm::Value* v, const Type& t) {
   for (size_t u = 0; u < units.size(); ++u) {
     llvm::Value* offsets = UnitOffsets(r, idx, static_cast<int>(u), bits, lanes);
     if (auto known = ConstantOffsets(offsets, n)) {
-      llvm::Value* tmp;
-      {
-        llvm::IRBuilder<>::InsertPointGuard guard(b_);
-        b_.SetInsertPoint(entry_->getTerminator());
-        tmp = b_.CreateAlloca(units[u]->getType());
-      }
+      llvm::Value* tmp = EntryAlloca(units[u]->getType());
       b_.CreateAlignedStore(units[u], tmp, align);
       ForEachRun(*known, [&](int64_t first, int64_t offset, int64_t len) {
         llvm::Type* ty = len == 1 ? unit : llvm::FixedVectorType::get(unit, static_cast<unsigned>(len));

@@ -24,6 +24,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "lowering/emit/emit_llvm.h"
+#include "lowering/emit/runtime_abi.h"
 #include "lowering/ir/ir.h"
 #include "lowering/analysis/kernel_info.h"
 #include "lowering/base/strings.h"
@@ -165,13 +166,24 @@ class Emitter {
   llvm::Value* I32(int64_t v) { return b_.getInt32(static_cast<uint32_t>(v)); }
   llvm::Value* I64(int64_t v) { return b_.getInt64(static_cast<uint64_t>(v)); }
 
-  // --- Runtime calls -------------------------------------------------------------
-  llvm::FunctionCallee Rt(std::string_view name);
+  // --- Runtime calls (runtime_abi.h) ----------------------------------------------
+  llvm::FunctionCallee Rt(RuntimeFn fn);
   // Calls a runtime function; on a non-zero status the kernel returns it.
-  void CallChecked(std::string_view name, std::vector<llvm::Value*> args);
+  void CallChecked(RuntimeFn fn, std::vector<llvm::Value*> args);
   // Branches to the exit with `status` when `fail` holds.
   void ExitIf(llvm::Value* fail, llvm::Value* status);
-  llvm::Value* CtxField(int field, llvm::Type* ty);
+  // The address of a field of the context, of the scjit_ref at `ref`, of the
+  // scjit_dma at `dma`; and a context field's value.
+  llvm::Value* FieldPtr(CtxField f) { return b_.CreateStructGEP(CtxTy(), ctx_arg_, static_cast<unsigned>(f)); }
+  llvm::Value* FieldPtr(llvm::Value* ref, RefField f) { return b_.CreateStructGEP(RefTy(), ref, static_cast<unsigned>(f)); }
+  llvm::Value* FieldPtr(llvm::Value* dma, DmaField f) { return b_.CreateStructGEP(DmaTy(), dma, static_cast<unsigned>(f)); }
+  llvm::Value* Ctx(CtxField f) { return b_.CreateLoad(CtxTy()->getElementType(static_cast<unsigned>(f)), FieldPtr(f)); }
+  // A stack slot of type `ty` in the entry block (so that every use dominates
+  // it and loops do not grow the frame).
+  llvm::AllocaInst* EntryAlloca(llvm::Type* ty);
+  // A DMA descriptor for `src` -> `dst` on semaphore `sem` (an i32; -1: none),
+  // adding when `add`; the indirect fields are FillIndirect's.
+  llvm::Value* NewDma(const RefVal& src, const RefVal& dst, llvm::Value* sem, bool add);
   int Site(const Op& op, std::string text = "", Location loc = {}) {
     return info_.AddSite(op, std::move(text), loc);
   }
@@ -446,9 +458,6 @@ class Emitter {
   };
   std::vector<GridFrame> grids_;
 };
-
-// Context fields, in scjit_ctx order.
-enum CtxField { kVmem, kSmem, kShared, kHbm, kCore, kSubcore, kNumCores, kNumSubcores, kTick, kChecks, kRuntime };
 
 inline absl::Status Unsupported(const KernelDef& k, const Op& op, std::string_view what) {
   return absl::UnimplementedError(Cat("not implemented yet: ", what, " (", op.name(), " at line ", op.loc.line,
