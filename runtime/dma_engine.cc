@@ -226,6 +226,16 @@ void TransferIndexed(const scjit_dma& d, const int32_t* indices) {
 
 }  // namespace
 
+int64_t ExtentBytes(const scjit_ref& r, int elem_bytes) {
+  if (ElementCount(r) == 0) return 0;
+  int64_t extent = elem_bytes;
+  for (int d = 0; d < r.rank; ++d) {
+    if (r.strides[d] < 0 || r.sizes[d] < 0) return -1;
+    extent += (r.sizes[d] - 1) * r.strides[d] * elem_bytes;
+  }
+  return extent;
+}
+
 void Transfer(const scjit_dma& d, const int32_t* indices) {
   if (d.indexed == SCJIT_DMA_PLAIN) {
     TransferStrided(d);

@@ -14,6 +14,11 @@ namespace scjit {
 // Elements of a view (the product of its sizes).
 int64_t ElementCount(const scjit_ref& r);
 
+// The bytes from a view's first element to the end of its last (0 when it has
+// none; -1 when a size or stride is negative): the view lies in
+// [r.base, r.base + ExtentBytes).
+int64_t ExtentBytes(const scjit_ref& r, int elem_bytes);
+
 // The view's shape without its size-1 dimensions, as "(4, 16)".
 std::string SqueezedShape(const scjit_ref& r);
 

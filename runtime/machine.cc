@@ -201,7 +201,14 @@ bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vecto
     }
     return true;
   }
-  Transfer(dma, indices->data());
+  {
+    // Other threads may write the same shared bytes (SharedWrites).
+    SharedWrites* writes = shared && !settling ? machine_->shared_writes() : nullptr;
+    SharedWrites::Guard guard = writes != nullptr
+                                    ? writes->Lock(dma.dst.base, dma.dst.base + ExtentBytes(dma.dst, dma.elem_bytes))
+                                    : SharedWrites::Guard();
+    Transfer(dma, indices->data());
+  }
   if (sem >= 0) {
     sems_[sem].value += credit;
     sems_[sem].last_site = site;
@@ -459,13 +466,10 @@ bool Machine::PastDeadline() {
 }
 
 bool Machine::Contains(const scjit_ref& r, int elem_bytes, int subcore) const {
-  if (ElementCount(r) == 0) return true;
+  int64_t extent = ExtentBytes(r, elem_bytes);
+  if (extent == 0) return true;
+  if (extent < 0) return false;
   const uint8_t* lo = r.base;
-  int64_t extent = elem_bytes;
-  for (int d = 0; d < r.rank; ++d) {
-    if (r.strides[d] < 0 || r.sizes[d] < 0) return false;
-    extent += (r.sizes[d] - 1) * r.strides[d] * elem_bytes;
-  }
   auto inside = [&](const uint8_t* base, int64_t bytes) {
     return base != nullptr && lo >= base && extent <= bytes && lo - base <= bytes - extent;
   };
@@ -553,6 +557,11 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
     if (param.direction == ParamDirection::kOut) FillPoison(params[p].data, param.num_elements(), param.dtype);
   }
   Stage(params, /*in=*/true);
+  if (options_.threads > 1) {
+    shared_writes_ = std::make_unique<SharedWrites>();
+    for (size_t p = 0; p < hbm_.size(); ++p) shared_writes_->AddRegion(hbm_[p], hbm_bytes_[p]);
+    for (int c = 0; c < layout_.cores; ++c) shared_writes_->AddRegion(shared_ + c * shared, layout_.vmem_shared_bytes);
+  }
 
   subcores_.clear();
   for (int i = 0; i < n; ++i) {

@@ -20,6 +20,7 @@
 #include "runtime/abi.h"
 #include "runtime/launch.h"
 #include "runtime/scheduler.h"
+#include "runtime/shared_writes.h"
 
 namespace scjit {
 
@@ -162,6 +163,8 @@ class Machine {
   // True when `site` has made a warning in an earlier epoch (read during epochs,
   // written only between them).
   bool Warned(int site) const { return warned_sites_.contains(site); }
+  // The writes into shared memory to order, when several threads run subcores.
+  SharedWrites* shared_writes() { return shared_writes_.get(); }
 
  private:
   // Between epochs (SubcoreScheduler's settle): see scheduler.h.
@@ -182,6 +185,7 @@ class Machine {
   std::vector<int64_t> hbm_bytes_;
   std::vector<std::unique_ptr<Subcore>> subcores_;
   std::unique_ptr<SubcoreScheduler> scheduler_;
+  std::unique_ptr<SharedWrites> shared_writes_;  // null on one thread
   std::vector<Diagnostic> findings_;
   std::set<int> warned_sites_;  // sites whose warning was kept
   std::atomic<bool> stopping_{false};

@@ -5,13 +5,16 @@
 #   bash tools/setup.sh              # Release build in build/
 #   bash tools/setup.sh --sanitize   # ASan+UBSan build of the tests in build-asan/
 #   bash tools/setup.sh --tsan       # ThreadSanitizer build of the tests in build-tsan/
+#   bash tools/setup.sh --tsan T...  # the same, building only targets T...
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
 build_dir=build
 cmake_args=(-DCMAKE_BUILD_TYPE=Release)
-case "${1:-}" in
+mode=${1:-}
+shift || true
+case "$mode" in
   "") ;;
   --sanitize)
     build_dir=build-asan
@@ -41,4 +44,8 @@ if ((${#missing[@]})); then
 fi
 
 cmake -S . -B "$build_dir" -G Ninja "${cmake_args[@]}"
-cmake --build "$build_dir"
+if (($#)); then
+  cmake --build "$build_dir" --target "$@"
+else
+  cmake --build "$build_dir"
+fi
