@@ -122,15 +122,18 @@ bool Subcore::ValidSemaphore(int sem, int site, int32_t* status) {
 }
 
 int32_t Subcore::CheckDma(const scjit_dma& dma, int site) {
-  const Site& s = machine_->layout().sites[site];
-  std::string what = Cat(s.op, " ", s.text);
+  // The op as written, for a finding (made only then: this runs for every DMA).
+  auto what = [&] {
+    const Site& s = machine_->layout().sites[site];
+    return Cat(s.op, " ", s.text);
+  };
   // Generated code bounds-checks every view; this guard keeps even a wrong
   // descriptor from touching host memory outside the kernel's buffers. (The
   // indexed side of a gather/scatter is its whole first dimension.)
   for (const scjit_ref* r : {&dma.src, &dma.dst}) {
     if (!machine_->Contains(*r, dma.elem_bytes, index_)) {
       return Fail(Finding(DiagId::kRtBounds, site,
-                          {{"detail", Cat(what, ": the ", r == &dma.src ? "source" : "destination",
+                          {{"detail", Cat(what(), ": the ", r == &dma.src ? "source" : "destination",
                                           " lies outside every buffer of the kernel")}}));
     }
   }
@@ -144,7 +147,7 @@ int32_t Subcore::CheckDma(const scjit_dma& dma, int site) {
     if (IndexedSide(dma).rank < 1 || dma.index_count < 0 ||
         (dma.list_in_vmem && !machine_->Contains(list, 4, index_))) {
       return Fail(Finding(DiagId::kRtBounds, site,
-                          {{"detail", Cat(what, ": the index list lies outside every buffer of the kernel")}}));
+                          {{"detail", Cat(what(), ": the index list lies outside every buffer of the kernel")}}));
     }
   }
   scjit_ref moved = MovedShape(dma);
@@ -152,7 +155,7 @@ int32_t Subcore::CheckDma(const scjit_dma& dma, int site) {
   const scjit_ref& src = dma.indexed == SCJIT_DMA_GATHER ? moved : dma.src;
   const scjit_ref& dst = dma.indexed == SCJIT_DMA_SCATTER ? moved : dma.dst;
   return Fail(Finding(DiagId::kRtBounds, site,
-                      {{"detail", Cat(what, " copies a source of shape ", SqueezedShape(src),
+                      {{"detail", Cat(what(), " copies a source of shape ", SqueezedShape(src),
                                       " into a destination of shape ", SqueezedShape(dst))}}));
 }
 
@@ -605,16 +608,20 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   stats.subcores = n;
   stats.threads = threads;
   stats.epochs = epochs;
+  std::vector<int64_t> ops(std::size(kRuntimeOps), 0);
   for (const auto& s : subcores_) {
     SubcoreStats per{s->core_, s->subcore_, s->dma_bytes_, 0};
-    for (size_t k = 0; k < s->ops_.size(); ++k) {
-      if (s->ops_[k] == 0) continue;
-      stats.ops[std::string(kRuntimeOps[k].name)] += s->ops_[k];
-      stats.ops_by_class[std::string(kRuntimeOps[k].group)] += s->ops_[k];
+    for (size_t k = 0; k < ops.size(); ++k) {
+      ops[k] += s->ops_[k];
       per.ops += s->ops_[k];
     }
     stats.dma_bytes += s->dma_bytes_;
     stats.per_subcore.push_back(per);
+  }
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (ops[k] == 0) continue;
+    stats.ops[std::string(kRuntimeOps[k].name)] = ops[k];
+    stats.ops_by_class[std::string(kRuntimeOps[k].group)] += ops[k];
   }
   stats.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
