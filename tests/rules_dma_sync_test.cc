@@ -783,7 +783,7 @@ R"(k.scir:7:8: error[XF-2]: NotImplementedError: Bitcast 1D ref with bitwidth ch
     7 |   %b = view_bitcast %buf : vmem<32xi16>
       |        ^~~~~~~~~~~~
 note: %buf is vmem<16xi32>, viewed as vmem<32xi16>
-help: view the ref as 2-D first (`view_reshape` to vmem<1x16xi32>), or bitcast loaded values with `bitcast`
+help: declare the ref 2-D (vmem<1x16xi32>; a 1-D ref cannot be reshaped either, XF-6), or bitcast loaded values with `bitcast`
 )",
 VECTOR_KERNEL R"(  %b = view_bitcast %w : vmem<2x16xi16>
 }
@@ -809,7 +809,7 @@ R"(k.scir:7:8: error[XF-5]: IndexError: list index out of range
     7 |   %b = view_bitcast %buf : vmem<16xf32>
       |        ^~~~~~~~~~~~
 note: %buf is vmem<16xi32>, viewed as vmem<16xf32>; Pallas' ref bitcast always rescales the second-minor dimension, which a 1-D ref does not have
-help: bitcast the loaded value instead (`bitcast` keeps the shape for equal widths), or view the ref as 2-D first
+help: bitcast the loaded value instead (`bitcast` keeps the shape for equal widths), or declare the ref 2-D
 )",
 VECTOR_KERNEL R"(  %b = view_bitcast %w : vmem<1x16xf32>
 }

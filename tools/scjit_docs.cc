@@ -77,13 +77,51 @@ std::string Cell(std::string_view s) {
   return out;
 }
 
+// How each op is written and the Pallas call it mirrors (op_docs.def).
+struct OpDoc {
+  std::string_view example, pallas;
+};
+
+std::vector<OpDoc> OpDocs() {
+  std::vector<OpDoc> docs(NumOpKinds());
+#define SCJIT_OP_DOC(Enum, example, pallas) docs[static_cast<size_t>(OpKind::Enum)] = OpDoc{example, pallas};
+#include "lowering/ir/op_docs.def"
+  return docs;
+}
+
+// One table per family: each op, how it is written, what it mirrors in Pallas.
+bool PrintOpExamples() {
+  std::vector<OpDoc> docs = OpDocs();
+  std::cout << "\n## Each op, written out\n\n"
+               "Every example below parses and verifies as written (tests/op_docs_test.cc runs them)\n"
+               "against these names: `%v %w %idx: vector<16xi32>`, `%a %b: vector<16xf32>`, `%m:\n"
+               "vector<16xi1>`, `%i %n: i32`, `%c: i1`; refs `%ref %buf: vmem<16xi32>`, `%tab:\n"
+               "vmem<64x16xi32>`, `%smem: smem<16xi32>`, `%x %o: hbm<64x16xi32>`; semaphores `%sem:\n"
+               "dma_sem`, `%rsem: sem`. Ops separated by `;` may also be written on separate lines.\n";
+  for (int f = 0; f <= static_cast<int>(OpFamily::kControl); ++f) {
+    std::cout << "\n### " << FamilyName(static_cast<OpFamily>(f)) << "\n\n| op | written as | Pallas |\n|---|---|---|\n";
+    for (size_t k = 0; k < NumOpKinds(); ++k) {
+      const OpInfo& info = Info(static_cast<OpKind>(k));
+      if (static_cast<int>(info.family) != f) continue;
+      if (docs[k].example.empty()) {
+        std::cerr << "scjit-docs: op '" << info.name << "' has no row in lowering/ir/op_docs.def\n";
+        return false;
+      }
+      std::cout << "| `" << info.name << "` | `" << Cell(docs[k].example) << "` | `" << Cell(docs[k].pallas)
+                << "` |\n";
+    }
+  }
+  return true;
+}
+
 void PrintOps() {
   std::cout << "# Op reference\n\n"
-               "Generated from `lowering/ir/ops.def` and `lowering/ir/attrs.def` by `scjit-docs ops`;\n"
-               "do not edit by hand. The language itself is specified in kernel-ir.md.\n\n"
+               "Generated from `lowering/ir/ops.def`, `op_docs.def` and `attrs.def` by `scjit-docs ops`;\n"
+               "do not edit by hand. [language.md](language.md) describes the language and\n"
+               "[pallas.md](pallas.md) maps Pallas' idioms to it.\n\n"
                "Family: the ops the verifier and the emitter handle together (ops.def documents\n"
                "each). Form: `operands` = `%r = op items ⟨mask %m⟩ ⟨{attrs}⟩ : types`; the others are\n"
-               "the special forms of kernel-ir.md §4 (`const`, `cmp`, `axis`, `dma`, `print`,\n"
+               "the special forms (`const`, `cmp`, `axis`, `dma`, `print`,\n"
                "`alloc`, and the region ops). Flags: V = vector subcore only in Pallas, TC =\n"
                "TensorCore only in Pallas (rejected with GEN-1), M = takes `mask %m`, I = takes\n"
                "index vectors `[%i0, ...]`.\n\n"
@@ -190,6 +228,7 @@ int main(int argc, char** argv) {
   std::string what = argc > 1 ? argv[1] : "";
   if (what == "ops") {
     scjit::PrintOps();
+    if (!scjit::PrintOpExamples()) return 1;
   } else if (what == "codes") {
     scjit::PrintCodes();
   } else if (what == "rules") {

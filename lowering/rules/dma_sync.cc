@@ -839,8 +839,8 @@ std::optional<Violation> BitcastTrace(const Ctx& c) {  // XF-2, XF-4, XF-5 (stat
   std::string what = Cat("%", c.op.operands[0].value->name, " is ", in.ToString(), ", viewed as ", out.ToString());
   if (from != to && in.rank() < 2) {
     return Violation{DiagId::kXf2, c.op.loc, {}, what,
-                     Cat("view the ref as 2-D first (`view_reshape` to ", Type::Ref(in.space(), in.element(), {1, in.rank() ? in.shape()[0] : 1}).ToString(),
-                         "), or bitcast loaded values with `bitcast`")};
+                     Cat("declare the ref 2-D (", Type::Ref(in.space(), in.element(), {1, in.rank() ? in.shape()[0] : 1}).ToString(),
+                         "; a 1-D ref cannot be reshaped either, XF-6), or bitcast loaded values with `bitcast`")};
   }
   if (from != to) {
     int64_t minor2 = in.shape()[in.rank() - 2];
@@ -855,8 +855,8 @@ std::optional<Violation> BitcastTrace(const Ctx& c) {  // XF-2, XF-4, XF-5 (stat
     return Violation{DiagId::kXf5, c.op.loc, {},
                      Cat(what, "; Pallas' ref bitcast always rescales the second-minor dimension, which a ",
                          in.rank(), "-D ref does not have"),
-                     "bitcast the loaded value instead (`bitcast` keeps the shape for equal widths), or view the ref as "
-                     "2-D first"};
+                     "bitcast the loaded value instead (`bitcast` keeps the shape for equal widths), or declare the "
+                     "ref 2-D"};
   }
   return std::nullopt;
 }
