@@ -81,13 +81,12 @@ Diagnostic Subcore::Finding(DiagId id, int site, std::initializer_list<DiagArg> 
   const LaunchLayout& layout = machine_->layout();
   Diagnostic d = layout.SiteDiagnostic(id, site, args);
   if (machine_->options().checks.warn) d.severity = Severity::kWarning;
-  d.notes.push_back(Cat("in kernel @", layout.kernel, ", ", machine_->SubcoreName(index_)));
   return d;
 }
 
 int32_t Subcore::Fail(Diagnostic d) {
   bool error = d.severity == Severity::kError;
-  findings_.push_back(std::move(d));
+  findings_.push_back(SubcoreFinding{std::move(d), core_, subcore_});
   return error ? kStatusFailed : 0;
 }
 
@@ -107,7 +106,7 @@ int32_t Subcore::Tick() {
                                   {{"kernel", Cat("@", machine_->layout().kernel)},
                                    {"seconds", absl::StrFormat("%g", o.time_limit_seconds)}});
     d.notes.push_back(Cat(machine_->SubcoreName(index_), " was still in a loop"));
-    findings_.push_back(std::move(d));
+    findings_.push_back(SubcoreFinding{std::move(d), core_, subcore_, /*name_subcore=*/false});
     return kStatusFailed;
   }
   return Park(Wait::kTick, -1);
@@ -453,7 +452,7 @@ int32_t Subcore::Warning(int site, int what) {
   }
   Diagnostic d = Finding(DiagId::kRtSortSign, site, {{"dtype", machine_->layout().sites[site].text}});
   d.severity = Severity::kWarning;
-  warnings_.emplace_back(site, std::move(d));
+  warnings_.emplace_back(site, SubcoreFinding{std::move(d), core_, subcore_});
   return 0;
 }
 
@@ -485,8 +484,8 @@ bool Machine::Contains(const scjit_ref& r, int elem_bytes, int subcore) const {
 }
 
 std::string Machine::SubcoreName(int i) const {
-  if (layout_.mesh == MeshKind::kScalar) return Cat("scalar subcore (core ", i, ")");
-  return Cat("subcore (core ", i / layout_.subcores, ", subcore ", i % layout_.subcores, ")");
+  if (layout_.mesh == MeshKind::kScalar) return scjit::SubcoreName(layout_.mesh, i, 0);
+  return scjit::SubcoreName(layout_.mesh, i / layout_.subcores, i % layout_.subcores);
 }
 
 void Machine::Stage(std::span<const ParamBuffer> params, bool in) {
@@ -603,7 +602,7 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   Stage(params, /*in=*/false);
 
   LaunchResult result;
-  result.findings = std::move(findings_);
+  result.findings = MergeFindings(std::move(findings_), layout_.kernel, layout_.mesh);
   LaunchStats& stats = result.stats;
   stats.subcores = n;
   stats.threads = threads;
@@ -655,13 +654,13 @@ absl::Status Machine::Settle() {
       if (options_.log) options_.log(s->prints_);
       s->prints_.clear();
     }
-    for (Diagnostic& d : s->findings_) {
-      if (d.severity == Severity::kError) stopping_ = true;
-      findings_.push_back(std::move(d));
+    for (SubcoreFinding& f : s->findings_) {
+      if (f.diagnostic.severity == Severity::kError) stopping_ = true;
+      findings_.push_back(std::move(f));
     }
     s->findings_.clear();
-    for (auto& [site, d] : s->warnings_) {
-      if (warned_sites_.insert(site).second) findings_.push_back(std::move(d));
+    for (auto& [site, f] : s->warnings_) {
+      if (warned_sites_.insert(site).second) findings_.push_back(std::move(f));
     }
     s->warnings_.clear();
   }
@@ -789,7 +788,7 @@ void Machine::ReportDeadlock() {
     for (const std::string& f : finished) Append(&list, list.empty() ? "" : ", ", f);
     d.notes.push_back(Cat(finished.size(), " finished: ", list));
   }
-  findings_.push_back(std::move(d));
+  findings_.push_back(SubcoreFinding{std::move(d), 0, 0, /*name_subcore=*/false});
 }
 
 size_t StackBytesFor(const LaunchLayout& layout) {

@@ -18,6 +18,7 @@
 #include "lowering/base/diagnostic.h"
 #include "lowering/base/launch_layout.h"
 #include "runtime/abi.h"
+#include "runtime/findings.h"
 #include "runtime/launch.h"
 #include "runtime/scheduler.h"
 #include "runtime/shared_writes.h"
@@ -103,7 +104,9 @@ class Subcore {
   // Suspends until the machine resumes this subcore; returns the status to give
   // the kernel (kStatusCancelled when the launch stopped meanwhile).
   int32_t Park(Wait wait, int site);
+  // Records finding `d` of this subcore; returns kStatusFailed for an error.
   int32_t Fail(Diagnostic d);
+  // A finding at `site` (the machine names the subcore when it merges them).
   Diagnostic Finding(DiagId id, int site, std::initializer_list<DiagArg> args) const;
   bool ValidSemaphore(int sem, int site, int32_t* status);
   int32_t CheckDma(const scjit_dma& dma, int site);
@@ -124,9 +127,9 @@ class Subcore {
   int index_, core_, subcore_;
   std::vector<Semaphore> sems_;
   std::vector<Effect> outbox_;
-  std::vector<Diagnostic> findings_;
+  std::vector<SubcoreFinding> findings_;
   // Warnings of this epoch, by site; the machine keeps the first of each site.
-  std::vector<std::pair<int, Diagnostic>> warnings_;
+  std::vector<std::pair<int, SubcoreFinding>> warnings_;
   std::string prints_;
   std::vector<int64_t> ops_;
   int64_t dma_bytes_ = 0;
@@ -186,7 +189,7 @@ class Machine {
   std::vector<std::unique_ptr<Subcore>> subcores_;
   std::unique_ptr<SubcoreScheduler> scheduler_;
   std::unique_ptr<SharedWrites> shared_writes_;  // null on one thread
-  std::vector<Diagnostic> findings_;
+  std::vector<SubcoreFinding> findings_;  // merged per op when the launch ends
   std::set<int> warned_sites_;  // sites whose warning was kept
   std::atomic<bool> stopping_{false};
   std::atomic<bool> timed_out_{false};

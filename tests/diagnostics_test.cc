@@ -31,9 +31,10 @@ struct Case {
 const Case kCases[] = {
     {"arity_dma", kBody,
      R"(  dma_start %x -> %buf)",
-     R"(arity_dma.scir:5:3: error[IR-ARITY]: 'dma_start' expects a semaphore after the destination: src -> dst, %sem
+     R"(arity_dma.scir:5:23: error[IR-SYNTAX]: expected ',' and the semaphore, found the end of the line
     5 |   dma_start %x -> %buf
-      |   ^~~~~~~~~
+      |                       ^
+help: a copy is written `dma_start %src -> %dst, %sem` (Pallas' `pltpu.async_copy(src, dst, sem)`)
 )"},
     {"arity_operands", kBody,
      R"(  %a = const 3 : i32
@@ -268,11 +269,10 @@ help: a value is already loaded; use it directly
 help: load it first: %v = get %buf[...] : ...
 )"},
     {"operand_vector_literal", kBody,
-     R"(  %v = get %buf[:] : vector<16xi32>
-  %w = add %v, 1 : vector<16xi32>)",
-     R"(operand_vector_literal.scir:6:16: error[IR-OPERAND]: 'add' cannot take the literal 1 for a vector operand; use a const dense<...> value
-    6 |   %w = add %v, 1 : vector<16xi32>
-      |                ^
+     R"(  %w = cumsum 1 : vector<16xi32>)",
+     R"(operand_vector_literal.scir:5:15: error[IR-OPERAND]: 'cumsum' scans a vector value
+    5 |   %w = cumsum 1 : vector<16xi32>
+      |               ^
 )"},
     {"redefined_shadow", kBody,
      R"(  %a = const 3 : i32
@@ -367,9 +367,77 @@ func @g() {}
 )"},
     {"syntax_types", kBody,
      R"(  %a = iota)",
-     R"(syntax_types.scir:6:1: error[IR-SYNTAX]: expected ':' and the result types, found '}'
-    6 | }
-      | ^
+     R"(syntax_types.scir:5:12: error[IR-SYNTAX]: expected ':' and the result types, found the end of the line
+    5 |   %a = iota
+      |            ^
+help: every op that defines a value writes its type after ':' (`%v = get %buf[...] : vector<16xi32>`)
+)"},
+    {"syntax_continued_line", kBody,
+     R"(  %a = const 1 : i32
+  %b = add %a,
+      , %a : i32)",
+     R"(syntax_continued_line.scir:7:7: error[IR-SYNTAX]: expected an operand, found ','
+    7 |       , %a : i32
+      |       ^
+)"},
+    {"syntax_copy_without_arrow", kBody,
+     R"(  copy %x, %buf)",
+     R"(syntax_copy_without_arrow.scir:5:10: error[IR-SYNTAX]: expected '->' and the destination, found ','
+    5 |   copy %x, %buf
+      |          ^
+help: a copy is written `copy %src -> %dst` (Pallas' `pltpu.sync_copy(src, dst)`)
+)"},
+    {"syntax_dma_wait_without_copy", kBody,
+     R"(  dma_start %x -> %buf, %sem
+  dma_wait %sem
+  barrier)",
+     R"(syntax_dma_wait_without_copy.scir:6:16: error[IR-SYNTAX]: expected '->' and the destination, found the end of the line
+    6 |   dma_wait %sem
+      |                ^
+help: dma_wait names the copy it waits for with the operands of its dma_start: `dma_wait %src -> %dst, %sem` (Pallas' `copy.wait()`); it waits for the destination's bytes
+)"},
+    {"syntax_ellipsis_twice", kBody,
+     R"(  %v = get %buf[..., ...] : vector<16xi32>)",
+     R"(syntax_ellipsis_twice.scir:5:22: error[IR-SYNTAX]: expected an index, a slice (a:b, ds(...)), ':' or idx(...), found '...'
+    5 |   %v = get %buf[..., ...] : vector<16xi32>
+      |                      ^~~
+help: '...' may appear once in an indexer: it stands for every dimension the other entries do not name
+)"},
+    {"syntax_missing_i1", kBody,
+     R"(  %i = axis_index subcore : i32
+  %c = cmp lt %i, 3
+  if %c {
+    barrier
+  })",
+     R"(syntax_missing_i1.scir:6:20: error[IR-SYNTAX]: expected ':' and the result types, found the end of the line
+    6 |   %c = cmp lt %i, 3
+      |                    ^
+help: every op that defines a value writes its type: end this one with `: i1`
+)"},
+    {"syntax_param_list_line_end", kFile,
+     R"(kernel @k(in %x: hbm<16xi32>
+    mesh vector(cores = 1, subcores = 1)
+{
+}
+)",
+     R"(syntax_param_list_line_end.scir:1:29: error[IR-SYNTAX]: expected ',' or ')', found the end of the line
+    1 | kernel @k(in %x: hbm<16xi32>
+      |                             ^
+)"},
+    {"syntax_print_type", kBody,
+     R"(  %v = get %buf : vector<16xi32>
+  debug_print "v" %v : vector<16xi32>)",
+     R"(syntax_print_type.scir:6:22: error[IR-SYNTAX]: expected the end of the operation, found ':'
+    6 |   debug_print "v" %v : vector<16xi32>
+      |                      ^
+help: debug_print has no result, so no type is written: `debug_print "v" %v` prints %v with the type it was defined with
+)"},
+    {"syntax_pl_ds", kBody,
+     R"(  copy %x[pl.ds(0, 16)] -> %buf)",
+     R"(syntax_pl_ds.scir:5:11: error[IR-SYNTAX]: expected an index, a slice (a:b, ds(...)), ':' or idx(...), found 'pl.ds'
+    5 |   copy %x[pl.ds(0, 16)] -> %buf
+      |           ^~~~~
+help: Pallas' pl.ds(start, size) is written `ds(%start, 16)`
 )"},
     {"target", kFile,
      R"(target "v9"
@@ -440,6 +508,13 @@ kernel @k(in %x: hbm<16xi32>)
 note: %t is defined at undefined_scope.scir:6:5, inside a region that has ended before this use
 help: pass the value out of the region with 'yield' and use the op's result
 )"},
+    {"undefined_ref_at", kBody,
+     R"(  copy %x.at[0] -> %buf)",
+     R"(undefined_ref_at.scir:5:8: error[IR-UNDEFINED]: use of undefined value %x.at
+    5 |   copy %x.at[0] -> %buf
+      |        ^~~~~
+help: Pallas' x.at[...] is a view in .scir: `%row = view %x[...] : <type>`, or index the operand in place: `copy %x[%i] -> %buf`
+)"},
     {"unknown_op", kBody,
      R"(  %a = const 3 : i32
   %b = addi %a, %a : i32)",
@@ -447,6 +522,13 @@ help: pass the value out of the region with 'yield' and use the op's result
     6 |   %b = addi %a, %a : i32
       |        ^~~~
 help: did you mean 'add'?
+)"},
+    {"unknown_op_pallas", kBody,
+     R"(  pltpu.sync_copy %x -> %buf)",
+     R"(unknown_op_pallas.scir:5:3: error[IR-UNKNOWN-OP]: unknown operation 'pltpu.sync_copy'
+    5 |   pltpu.sync_copy %x -> %buf
+      |   ^~~~~~~~~~~~~~~
+help: Pallas' pltpu.sync_copy is the op 'copy': `copy %x[%i] -> %ref`
 )"},
 };
 

@@ -110,6 +110,12 @@ Token Lexer::Next() {
     case '=': return single(Tok::kEqual);
     case '?': return single(Tok::kQuestion);
     case ';': return single(Tok::kSemicolon);
+    case '.':
+      if (s.substr(pos_, 3) == "...") {
+        pos_ += 3;
+        return Make(Tok::kEllipsis, begin);
+      }
+      break;
     case '"': return LexString(begin);
     case '%': return LexName(Tok::kValueName, begin);
     case '@': return LexName(Tok::kSymbol, begin);

@@ -23,6 +23,7 @@ enum class Tok : uint8_t {
   kShapeBody,  // `16x128xi32` inside a type's angle brackets (see LexShapeBody)
   kLParen, kRParen, kLBracket, kRBracket, kLBrace, kRBrace,
   kLess, kGreater, kComma, kColon, kEqual, kArrow, kQuestion, kSemicolon,
+  kEllipsis,   // `...` in an indexer: the whole ref, or the dimensions not named
 };
 
 struct Token {

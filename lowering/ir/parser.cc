@@ -1,7 +1,8 @@
 #include "lowering/ir/parser.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <deque>
 #include <limits>
 
@@ -44,6 +45,53 @@ std::string_view NearestOpName(std::string_view name) {
   return best;
 }
 
+// The result type `op` has by its operands alone, for the help of a missing
+// `: type` ("" when it depends on more than the first operand's type).
+std::string ImpliedResultType(const Op& op) {
+  if (op.operands.empty() || !op.operands[0].is_value() || op.operands[0].indexed ||
+      op.operands[0].value == nullptr) {
+    return "";
+  }
+  const Type& t = op.operands[0].value->type;
+  if (!t.is_value()) return "";
+  switch (op.info().family) {
+    case OpFamily::kElementwise:
+      if (op.kind == OpKind::kCmp) return t.WithElement(ElementType::kI1).ToString();
+      if (op.kind == OpKind::kConvert || op.kind == OpKind::kBitcast || op.kind == OpKind::kSelect) return "";
+      return t.ToString();
+    case OpFamily::kReduction:
+      return Type::Scalar(t.element()).ToString();
+    case OpFamily::kScan:
+      return op.info().max_results == 1 ? t.ToString() : "";
+    default:
+      return "";
+  }
+}
+
+// The op whose Pallas spelling (op_docs.def) names `written`, the last part of
+// a dotted name (`pltpu.sync_copy` -> copy, `jnp.where` -> select, `fori_loop`
+// -> for), with its .scir example; {} when none does.
+struct PallasMatch {
+  std::string_view op, example;
+};
+std::optional<PallasMatch> OpForPallasName(std::string_view written) {
+  std::string_view base = written.substr(written.rfind('.') + 1);
+  if (base.size() < 3) return std::nullopt;
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::optional<PallasMatch> found;
+  auto consider = [&](OpKind kind, std::string_view example, std::string_view pallas) {
+    for (size_t at = pallas.find(base); !found && at != std::string_view::npos; at = pallas.find(base, at + 1)) {
+      size_t end = at + base.size();
+      if ((at == 0 || !ident(pallas[at - 1])) && (end == pallas.size() || !ident(pallas[end]))) {
+        found = PallasMatch{Info(kind).name, example};
+      }
+    }
+  };
+#define SCJIT_OP_DOC(Enum, example, pallas, ...) consider(OpKind::Enum, example, pallas);
+#include "lowering/ir/op_docs.def"
+  return found;
+}
+
 class Parser {
  public:
   Parser(std::shared_ptr<const SourceFile> file, DiagnosticSink& sink)
@@ -68,8 +116,15 @@ class Parser {
   }
 
   // --- Errors --------------------------------------------------------------------
-  // Reports IR-SYNTAX "expected <what>, found <current token>" and stops parsing.
-  bool SyntaxError(std::string_view what);
+  // Reports IR-SYNTAX "expected <what>, found <current token>" (with `help` when
+  // given) and stops parsing. Where the construct being parsed ended early at a
+  // line break (see LineEndedEarly) the error is placed at that line's end.
+  bool SyntaxError(std::string_view what, std::string_view help = {});
+  // True when the current token starts a new line although the construct being
+  // parsed (an op after its name, the kernel's parameter list) was not finished,
+  // and the previous line did not end in a token that asks for more (`,`, `->`,
+  // an open bracket...): the user ended it there, so that is where it is wrong.
+  bool LineEndedEarly() const;
   bool Expect(Tok k, std::string_view what);
   bool ExpectIdent(std::string_view word);
   void Report(DiagId id, Location loc, std::initializer_list<DiagArg> args) {
@@ -128,6 +183,7 @@ class Parser {
   bool ParseAttrDict(std::vector<Attribute>* out);
   bool ParseAttrValue(AttrValue* v, int depth);
   bool ExpectOpEnd(const Op& op, bool more_items, bool needs_types);
+  void SplatLiterals(Op& op, const std::vector<Type>& types, Region* region);
   bool EnterNesting(Location loc);
   // Parses `item (',' item)* close`, the opening token already consumed; `item`
   // parses one element and returns false after reporting an error.
@@ -141,6 +197,8 @@ class Parser {
   Token tok_;
   std::deque<Token> ahead_;
   size_t prev_end_ = 0;  // end offset of the last consumed token
+  Tok prev_kind_ = Tok::kEof;  // ... and its kind
+  bool continuing_ = false;  // inside an op after its name, or the parameter list
   bool failed_ = false;
   int depth_ = 0;
 
@@ -161,7 +219,10 @@ const Token& Parser::Peek(size_t n) {
 }
 
 void Parser::Advance() {
-  if (tok_.kind != Tok::kEof) prev_end_ = tok_.offset + tok_.text.size();
+  if (tok_.kind != Tok::kEof) {
+    prev_end_ = tok_.offset + tok_.text.size();
+    prev_kind_ = tok_.kind;
+  }
   if (!ahead_.empty()) {
     tok_ = std::move(ahead_.front());
     ahead_.pop_front();
@@ -184,10 +245,26 @@ bool Parser::AtItemStart() const {
   }
 }
 
-bool Parser::SyntaxError(std::string_view what) {
+bool Parser::LineEndedEarly() const {
+  if (!continuing_ || !OnNewLine()) return false;
+  switch (prev_kind_) {
+    case Tok::kComma: case Tok::kArrow: case Tok::kEqual: case Tok::kColon: case Tok::kLParen:
+    case Tok::kLBracket: case Tok::kLBrace: case Tok::kLess:
+      return false;
+    default:
+      return true;
+  }
+}
+
+bool Parser::SyntaxError(std::string_view what, std::string_view help) {
   // A lexer error was already reported for the current token.
   if (tok_.kind != Tok::kError) {
-    Report(DiagId::kIrSyntax, Loc(tok_), {{"expected", std::string(what)}, {"found", Describe(tok_)}});
+    bool line_ended = LineEndedEarly();
+    Location loc = line_ended ? file_->LocationOf(prev_end_, 1) : Loc(tok_);
+    Diagnostic& d = sink_.Report(MakeDiagnostic(
+        DiagId::kIrSyntax, file_.get(), loc,
+        {{"expected", std::string(what)}, {"found", line_ended ? std::string("the end of the line") : Describe(tok_)}}));
+    if (!help.empty()) d.help = std::string(help);
   }
   failed_ = true;
   return false;
@@ -244,6 +321,14 @@ Value* Parser::Resolve(const Token& t) {
   Value* v = Lookup(t.str);
   if (v != nullptr) return v;
   Diagnostic& d = sink_.Report(MakeDiagnostic(DiagId::kIrUndefined, file_.get(), Loc(t), {{"name", Cat("%", t.str)}}));
+  // Pallas' `ref.at[...]` reads as the name `%ref.at`.
+  if (std::string_view n = t.str; n.size() > 3 && n.substr(n.size() - 3) == ".at" &&
+                                  Lookup(std::string(n.substr(0, n.size() - 3))) != nullptr) {
+    std::string ref(n.substr(0, n.size() - 3));
+    d.help = Cat("Pallas' ", ref, ".at[...] is a view in .scir: `%row = view %", ref,
+                 "[...] : <type>`, or index the operand in place: `copy %", ref, "[%i] -> %buf`");
+    return nullptr;
+  }
   // A definition in a region that has ended explains most of these.
   for (const auto& other : kernel_->values) {
     if (other->name == t.str) {
@@ -342,6 +427,7 @@ bool Parser::ParseKernel() {
   scopes_.clear();
   ScopeGuard kernel_scope(this);
   if (!Expect(Tok::kLParen, "'(' and the kernel's parameters")) return false;
+  continuing_ = true;
   bool params_ok = ParseListUntil(Tok::kRParen, [&] {
     Param p;
     if (AtIdent("in")) {
@@ -365,6 +451,7 @@ bool Parser::ParseKernel() {
     k.params.push_back(p);
     return true;
   });
+  continuing_ = false;
   if (!params_ok) return false;
 
   bool seen_scratch = false, seen_attrs = false;
@@ -576,6 +663,8 @@ bool Parser::ParseRegion(Region* region) {
   if (!EnterNesting(region->loc)) return false;
   ++depth_;
   regions_.push_back(region);
+  bool enclosing_continuing = continuing_;  // the op that owns the region goes on after it
+  continuing_ = false;
   ScopeGuard scope(this);
   // Region arguments were created by the caller; they live in this scope.
   for (Value* arg : region->args) Define(arg);
@@ -593,6 +682,7 @@ bool Parser::ParseRegion(Region* region) {
   }
   regions_.pop_back();
   --depth_;
+  continuing_ = enclosing_continuing;
   if (!ok) return false;
   region->end_loc = Loc(tok_);
   Advance();  // '}'
@@ -620,13 +710,18 @@ bool Parser::ParseOp(Region* region) {
     std::string name(tok_.text.substr(0, 40));
     if (tok_.text.size() > 40) name += "...";
     Diagnostic& d = sink_.Report(MakeDiagnostic(DiagId::kIrUnknownOp, file_.get(), Loc(tok_), {{"name", name}}));
-    if (std::string_view near = NearestOpName(tok_.text); !near.empty()) d.help = Cat("did you mean '", near, "'?");
+    if (std::optional<PallasMatch> pallas = OpForPallasName(tok_.text)) {
+      d.help = Cat("Pallas' ", name, " is the op '", pallas->op, "': `", pallas->example, "`");
+    } else if (std::string_view near = NearestOpName(tok_.text); !near.empty()) {
+      d.help = Cat("did you mean '", near, "'?");
+    }
     failed_ = true;
     return false;
   }
   auto op = std::make_unique<Op>(*kind, Loc(tok_));
   op->parent = region;
   Advance();
+  continuing_ = true;
 
   std::vector<Type> types;
   bool explicit_types = true;  // the result types come from `: types`
@@ -669,7 +764,9 @@ bool Parser::ParseOp(Region* region) {
       ok = ParsePipeline(op.get());
       break;
   }
+  continuing_ = false;
   if (!ok) return false;
+  SplatLiterals(*op, types, region);
 
   if (names.size() != types.size() && (explicit_types || !names.empty())) {
     bool carries = op->info().syntax == Syntax::kFor || op->info().syntax == Syntax::kWhile;
@@ -746,12 +843,61 @@ bool Parser::ParseGeneric(Op* op, std::vector<Type>* types, bool has_results) {
   return ExpectOpEnd(*op, more_items && !op->operands.empty(), has_results && types->empty());
 }
 
+// Pallas' `x + 1`: a scalar literal where an elementwise op computes on vectors
+// is broadcast. The parser puts a `const dense<literal>` of the vector type
+// before the op and uses its value, so every later stage sees an ordinary
+// vector operand (and the literal's range is checked as a constant's).
+void Parser::SplatLiterals(Op& op, const std::vector<Type>& types, Region* region) {
+  if (op.info().family != OpFamily::kElementwise || op.kind == OpKind::kConvert || op.kind == OpKind::kBitcast) return;
+  // The data operands' type: a vector operand's, else the result's (not for
+  // cmp, whose result is i1). Select's condition stays as written.
+  size_t first = op.kind == OpKind::kSelect ? 1 : 0;
+  Type vector;
+  for (size_t i = first; i < op.operands.size() && !vector.is_vector(); ++i) {
+    const Operand& o = op.operands[i];
+    if (o.is_value() && !o.indexed && o.value != nullptr && o.value->type.is_vector()) vector = o.value->type;
+  }
+  if (!vector.is_vector() && op.kind != OpKind::kCmp && !types.empty()) vector = types[0];
+  if (!vector.is_vector()) return;
+  for (size_t i = first; i < op.operands.size(); ++i) {
+    Operand& o = op.operands[i];
+    if (!o.is_literal()) continue;
+    auto splat = std::make_unique<Op>(OpKind::kConst, o.loc);
+    splat->parent = region;
+    splat->constant.dense = true;
+    splat->constant.elements.push_back(o);
+    // A name no kernel value has, so that the printed IR parses back.
+    std::string name = Cat("splat.", o.loc.line, ".", o.loc.col);
+    for (int k = 1; std::any_of(kernel_->values.begin(), kernel_->values.end(),
+                                [&](const auto& v) { return v->name == name; });
+         ++k) {
+      name = Cat("splat.", o.loc.line, ".", o.loc.col, ".", k);
+    }
+    Value* v = kernel_->NewValue(name, vector, o.loc, Value::Kind::kResult);
+    v->def = splat.get();
+    v->index = 0;
+    splat->results.push_back(v);
+    region->ops.push_back(std::move(splat));
+    Operand use;
+    use.kind = Operand::Kind::kValue;
+    use.value = v;
+    use.name = name;
+    use.loc = o.loc;
+    o = std::move(use);
+  }
+}
+
 // After an op: the next token must end it (`}`, `;`, end of file) or start a new
 // line. Otherwise say what could have continued the op.
 bool Parser::ExpectOpEnd(const Op& op, bool more_items, bool needs_types) {
   if (At(Tok::kRBrace) || At(Tok::kSemicolon) || At(Tok::kEof) || OnNewLine()) {
-    if (needs_types) return SyntaxError("':' and the result types");
-    return true;
+    if (!needs_types) return true;
+    std::string implied = ImpliedResultType(op);
+    return SyntaxError("':' and the result types",
+                       implied.empty() ? "every op that defines a value writes its type after ':' "
+                                         "(`%v = get %buf[...] : vector<16xi32>`)"
+                                       : Cat("every op that defines a value writes its type: end this one with `: ",
+                                             implied, "`"));
   }
   std::vector<std::string_view> options;
   if (more_items) options.push_back("','");
@@ -828,10 +974,26 @@ bool Parser::ParseLiteral(Operand* o) {
   return true;
 }
 
+// `[entries]`. Pallas' `...` is accepted: `%ref[...]` is the whole ref (the same
+// as no indexer), and among other entries it stands for as many `:` as the
+// dimensions they leave unnamed (`%ref[..., 0]` on a 2-D ref is `%ref[:, 0]`).
 bool Parser::ParseIndexer(Operand* o) {
   o->indexed = true;
   Advance();  // '['
+  std::optional<size_t> ellipsis;  // where `...` stands among the entries
+  Location ellipsis_loc;
   if (!ParseListUntil(Tok::kRBracket, [&] {
+      if (At(Tok::kEllipsis)) {
+        if (ellipsis) {
+          return SyntaxError("an index, a slice (a:b, ds(...)), ':' or idx(...)",
+                             "'...' may appear once in an indexer: it stands for every dimension the other "
+                             "entries do not name");
+        }
+        ellipsis = o->index.size();
+        ellipsis_loc = Loc(tok_);
+        Advance();
+        return true;
+      }
       IndexEntry e;
       if (!ParseIndexEntry(&e)) return false;
       o->index.push_back(std::move(e));
@@ -839,6 +1001,18 @@ bool Parser::ParseIndexer(Operand* o) {
     })) {
     return false;
   }
+  if (!ellipsis) return true;
+  if (o->index.empty()) {
+    o->indexed = false;  // `%ref[...]`: the whole ref
+    return true;
+  }
+  // Too many entries for the rank stay as written: the verifier reports them.
+  int rank = o->value != nullptr ? o->value->type.rank() : 0;
+  int unnamed = rank - static_cast<int>(o->index.size());
+  IndexEntry all;
+  all.kind = IndexEntry::Kind::kAll;
+  all.loc = ellipsis_loc;
+  if (unnamed > 0) o->index.insert(o->index.begin() + static_cast<std::ptrdiff_t>(*ellipsis), unnamed, all);
   return true;
 }
 
@@ -877,7 +1051,11 @@ bool Parser::ParseIndexEntry(IndexEntry* e) {
     if (!ParseIndirect(e)) return false;
   } else {
     e->kind = IndexEntry::Kind::kIndex;
-    if (!AtItemStart()) return SyntaxError("an index, a slice (a:b, ds(...)), ':' or idx(...)");
+    if (!AtItemStart()) {
+      return SyntaxError("an index, a slice (a:b, ds(...)), ':' or idx(...)",
+                         AtIdent("pl.ds") || AtIdent("pl.dslice") ? "Pallas' pl.ds(start, size) is written `ds(%start, 16)`"
+                                                                  : "");
+    }
     if (!ParseItem(&e->start, false)) return false;
   }
   e->loc = Span(begin);
@@ -992,11 +1170,30 @@ bool Parser::ParseDenseList(std::vector<Operand>* out, int depth) {
   return true;
 }
 
+// How each DMA op is written, for the help of a malformed one.
+std::string_view DmaForm(OpKind kind) {
+  switch (kind) {
+    case OpKind::kDmaWait:
+      return "dma_wait names the copy it waits for with the operands of its dma_start: "
+             "`dma_wait %src -> %dst, %sem` (Pallas' `copy.wait()`); it waits for the destination's bytes";
+    case OpKind::kDmaStart:
+      return "a copy is written `dma_start %src -> %dst, %sem` (Pallas' `pltpu.async_copy(src, dst, sem)`)";
+    default:
+      return "a copy is written `copy %src -> %dst` (Pallas' `pltpu.sync_copy(src, dst)`)";
+  }
+}
+
 bool Parser::ParseDma(Op* op) {
   Operand src, dst;
-  if (!ParseItem(&src, true) || !Expect(Tok::kArrow, "'->'") || !ParseItem(&dst, true)) return false;
+  if (!ParseItem(&src, true)) return false;
+  if (!At(Tok::kArrow)) return SyntaxError("'->' and the destination", DmaForm(op->kind));
+  Advance();
+  if (!ParseItem(&dst, true)) return false;
   op->operands.push_back(std::move(src));
   op->operands.push_back(std::move(dst));
+  if (op->kind != OpKind::kCopy && !At(Tok::kComma)) {
+    return SyntaxError("',' and the semaphore", DmaForm(op->kind));
+  }
   if (At(Tok::kComma)) {
     Advance();
     Operand sem;
@@ -1027,6 +1224,11 @@ bool Parser::ParsePrint(Op* op) {
   if (!ParseItems(&op->operands, op, /*optional=*/true)) return false;
   if (At(Tok::kLBrace) && IsAttrDictAhead()) {
     if (!ParseAttrDict(&op->attrs)) return false;
+  }
+  if (At(Tok::kColon) && !OnNewLine()) {
+    return SyntaxError("the end of the operation",
+                       "debug_print has no result, so no type is written: `debug_print \"v\" %v` prints %v "
+                       "with the type it was defined with");
   }
   return ExpectOpEnd(*op, !op->operands.empty(), false);
 }

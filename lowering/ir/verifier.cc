@@ -298,9 +298,6 @@ bool Verifier::VerifyArity(Op& op) {
     } else {
       want = Cat(info.min_operands, " to ", Plural(info.max_operands, "operand"));
     }
-    if (syntax == Syntax::kDma && op.kind != OpKind::kCopy && n == 2) {
-      return OpError(DiagId::kIrArity, op, op.loc, "expects a semaphore after the destination: src -> dst, %sem");
-    }
     return OpError(DiagId::kIrArity, op, op.loc, Cat("expects ", want, ", got ", n));
   }
   int r = static_cast<int>(op.results.size());
@@ -730,12 +727,9 @@ void Verifier::VerifySame(Op& op) {
   }
   if (common == nullptr && !op.results.empty()) common = &op.results[0]->type;
   if (common == nullptr) return;
+  // A literal facing vectors was broadcast by the parser (Parser::SplatLiterals).
   for (Operand& o : op.operands) {
     if (o.is_literal()) {
-      if (!common->is_scalar()) {
-        OperandError(op, o.loc, Cat("cannot take the literal ", Name(o), " for a vector operand; use a const dense<...> value"));
-        return;
-      }
       if (!TypeLiteral(op, o, *common)) return;
     } else if (o.value->type != *common) {
       TypeError(op, o.loc,
@@ -852,11 +846,7 @@ void Verifier::VerifyCmp(Op& op) {
   Type literal_type = common != nullptr ? Type::Scalar(common->element()) : Type::Scalar(ElementType::kI32);
   if (common == nullptr && ops[0].kind == Operand::Kind::kFloat) literal_type = Type::Scalar(ElementType::kF32);
   for (Operand& o : ops) {
-    if (o.is_literal()) {
-      if (common != nullptr && !common->is_scalar()) {
-        OperandError(op, o.loc, Cat("cannot take the literal ", Name(o), " for a vector operand; use a const dense<...> value"));
-        return;
-      }
+    if (o.is_literal()) {  // facing a vector, it was broadcast by the parser
       if (!TypeLiteral(op, o, literal_type)) return;
     } else if (o.value->type.shape() != common->shape() || o.value->type.kind() != common->kind()) {
       // Mixed element types are an SC rule (EL-7); mixed shapes are not.
