@@ -1,7 +1,8 @@
 // jit-run as a user runs it: exit codes, stdout and the exact stderr text.
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <cstring>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,23 @@ using testing::CommandResult;
 using testing::RunCommand;
 
 constexpr const char kUsageHelp[] = "help: run `jit-run --help` for the options\n";
+
+// The example kernels: examples/*.scir and the guide's, examples/guide/*.scir (not
+// examples/errors/, whose kernels are rejected on purpose).
+std::vector<std::string> ExampleFiles() {
+  std::vector<std::string> files = testing::FilesIn("examples", ".scir");
+  std::vector<std::string> guide = testing::FilesIn("examples/guide", ".scir");
+  files.insert(files.end(), guide.begin(), guide.end());
+  return files;
+}
+
+// The target a kernel file names (`target "v6e"`), else the default, v7x.
+std::string OwnTarget(const std::string& path) {
+  std::smatch m;
+  std::string text = testing::ReadFile(path);
+  if (std::regex_search(text, m, std::regex(R"re((^|\n)target "(\w+)")re"))) return m[2];
+  return "v7x";
+}
 
 class CliTest : public ::testing::Test {
  protected:
@@ -126,7 +144,7 @@ TEST_F(CliTest, EmitIrPrintsTheVerifiedModule) {
   EXPECT_EQ(r.out, testing::kAddOneKernel);
 
   // Every example re-parses to identical output.
-  for (const std::string& path : testing::FilesIn("examples", ".scir")) {
+  for (const std::string& path : ExampleFiles()) {
     CommandResult first = Run("'" + path + "' --emit ir");
     ASSERT_EQ(first.exit_code, 0) << path << first.err;
     Write("printed.scir", first.out);
@@ -303,29 +321,28 @@ TEST_F(CliTest, UnimplementedOptionsAreRefused) {
 // output's hash) wherever the target's chip is large enough, and a rejection
 // by the same rule Pallas applies where it is not (MESH-1/2: the mesh is bigger
 // than the chip; SHAPE-1: 16-lane vectors on an 8-lane chip with
-// layout_passes = false). v7x, which the examples are written for, runs them
-// all, also in eager mode, with a seeded interleaving and on 3 threads.
+// layout_passes = false). The target a file is written for (its `target`, else
+// v7x) runs it also in eager mode, with a seeded interleaving and on 3 threads.
 TEST_F(CliTest, EveryExampleOnEveryTarget) {
-  std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(testing::SourceDir() + "/examples")) {
-    if (e.path().extension() == ".scir") files.push_back(e.path());
-  }
-  ASSERT_GE(files.size(), 13u);
-  for (const auto& f : files) {
-    SCOPED_TRACE(f.filename().string());
-    std::string file = "'" + f.string() + "'";
-    CommandResult v7x = Run(file + " --target v7x");
-    ASSERT_EQ(v7x.exit_code, 0) << v7x.err;
-    ASSERT_NE(v7x.out.find("fnv1a64="), std::string::npos) << v7x.out;
+  std::vector<std::string> files = ExampleFiles();
+  ASSERT_GE(files.size(), 20u);
+  for (const std::string& f : files) {
+    SCOPED_TRACE(f);
+    std::string file = "'" + f + "'";
+    std::string own = OwnTarget(f);
+    CommandResult first = Run(file + " --target " + own);
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    ASSERT_NE(first.out.find("fnv1a64="), std::string::npos) << first.out;
     for (const char* more : {"--dma eager --threads 3", "--seed 11 --threads 2"}) {
-      CommandResult r = Run(file + " --target v7x " + more);
+      CommandResult r = Run(file + " --target " + own + " " + more);
       EXPECT_EQ(r.exit_code, 0) << more << "\n" << r.err;
-      EXPECT_EQ(r.out, v7x.out) << more;
+      EXPECT_EQ(r.out, first.out) << more;
     }
-    for (const char* target : {"v5p", "v6e", "v8i", "v8t"}) {
+    for (const char* target : {"v5p", "v6e", "v7x", "v8i", "v8t"}) {
+      if (target == own) continue;
       CommandResult r = Run(file + " --target " + target);
       if (r.exit_code == 0) {
-        EXPECT_EQ(r.out, v7x.out) << target;
+        EXPECT_EQ(r.out, first.out) << target;
         continue;
       }
       EXPECT_EQ(r.exit_code, 3) << target << "\n" << r.err;

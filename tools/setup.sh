@@ -2,7 +2,8 @@
 # Sets up a Debian 12 machine for scjit and builds it. Idempotent: installs only
 # the Debian packages that are missing, then configures and builds.
 #
-#   bash tools/setup.sh              # Release build in build/
+#   bash tools/setup.sh              # Release build in build/, and the Python
+#                                    # environment .venv of the tests in tests/python
 #   bash tools/setup.sh --sanitize   # ASan+UBSan build of the tests in build-asan/
 #   bash tools/setup.sh --tsan       # ThreadSanitizer build of the tests in build-tsan/
 #   bash tools/setup.sh --tsan T...  # the same, building only targets T...
@@ -27,7 +28,8 @@ case "$mode" in
   *) echo "usage: bash tools/setup.sh [--sanitize | --tsan]" >&2; exit 2 ;;
 esac
 
-packages=(cmake ninja-build g++ llvm-19-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev pkg-config)
+packages=(cmake ninja-build g++ llvm-19-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev pkg-config
+  python3 python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -41,6 +43,24 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   "${sudo[@]}" apt-get update -qq
   "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The Python tests (tests/python, run by CTest in the Release build) use Debian's
+# python3 in a virtual environment, .venv, holding tests/python/requirements.txt. pip
+# runs only when that file differs from the one last installed, so a second run is
+# quick and needs no network.
+if [ -z "$mode" ]; then
+  requirements=tests/python/requirements.txt
+  if ! .venv/bin/python -c '' 2>/dev/null; then
+    echo "setup: creating .venv"
+    rm -rf .venv
+    /usr/bin/python3 -m venv .venv
+  fi
+  if ! cmp -s "$requirements" .venv/requirements.installed; then
+    echo "setup: installing $requirements into .venv"
+    .venv/bin/python -m pip install -q --disable-pip-version-check -r "$requirements"
+    cp "$requirements" .venv/requirements.installed
+  fi
 fi
 
 cmake -S . -B "$build_dir" -G Ninja "${cmake_args[@]}"
