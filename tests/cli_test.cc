@@ -9,6 +9,7 @@
 #include "lowering/base/diagnostic.h"
 #include "lowering/ir/printer.h"
 #include "scjit/io.h"
+#include "scjit/types.h"
 #include "tests/test_util.h"
 
 namespace scjit {
@@ -44,7 +45,8 @@ TEST_F(CliTest, HelpListsTheOptions) {
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "usage: jit-run KERNEL.scir [options]");
   for (const char* option : {"--kernel", "--target", "--in", "--out", "--expect", "--engine", "-O", "--threads",
                              "--deterministic", "--seed", "--dma", "--check", "--unchecked", "--emit", "--time",
-                             "--repeat", "--report", "--cache-dir", "--explain"}) {
+                             "--repeat", "--report", "--cache-dir", "--explain",
+                             "--target-info [CHIP]"}) {
     EXPECT_NE(r.out.find(std::string("\n  ") + option), std::string::npos) << option;
   }
   EXPECT_EQ(r.err, "");
@@ -279,6 +281,66 @@ TEST_F(CliTest, EmitsEachStage) {
   r = Run("k.scir --emit asm");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("scjit_kernel_add_one:"), std::string::npos);
+}
+
+constexpr char kV7xInfo[] = R"(v7x (the default target)
+  SparseCores (cores) per chip  2
+  vector subcores per core      16
+  lanes (32-bit)                16
+  VMEM per subcore              524288 bytes (512 KiB)
+  SMEM per subcore              65536 bytes (64 KiB, default)
+  VMEM_SHARED per core          8388608 bytes (8 MiB, default)
+  DMA granule                   32 bytes
+  32-bit vector register        vector<16xT>, T = i32 u32 f32
+  16-bit vector register        vector<32xT> or vector<2x16xT>, T = i16 u16 bf16 f16
+  8-bit vector register         vector<64xT> or vector<4x16xT>, T = i8 u8
+  plsc.get_sparse_core_info()   SparseCoreInfo(num_cores=2, num_subcores=16, num_lanes=16, vmem_capacity_bytes=524288, dma_granule_size_bytes=32)
+)";
+
+constexpr char kV6eInfo[] = R"(v6e
+  SparseCores (cores) per chip  2
+  vector subcores per core      16
+  lanes (32-bit)                8
+  VMEM per subcore              262144 bytes (256 KiB)
+  SMEM per subcore              65536 bytes (64 KiB, default)
+  VMEM_SHARED per core          8388608 bytes (8 MiB, default)
+  DMA granule                   32 bytes
+  32-bit vector register        vector<8xT>, T = i32 u32 f32
+  16-bit vector register        vector<16xT> or vector<2x8xT>, T = i16 u16 bf16 f16
+  8-bit vector register         vector<32xT> or vector<4x8xT>, T = i8 u8
+  plsc.get_sparse_core_info()   SparseCoreInfo(num_cores=2, num_subcores=16, num_lanes=8, vmem_capacity_bytes=262144, dma_granule_size_bytes=32)
+)";
+
+TEST_F(CliTest, TargetInfoPrintsOneChipOrEveryChip) {
+  for (const auto& [args, want] : {std::pair{"--target-info v7x", kV7xInfo}, std::pair{"--target-info=v6e", kV6eInfo}}) {
+    CommandResult r = Run(args);
+    EXPECT_EQ(r.exit_code, 0) << args;
+    EXPECT_EQ(r.out, want) << args;
+    EXPECT_EQ(r.err, "") << args;
+  }
+  // Every chip in target.def's order, separated by blank lines.
+  CommandResult r = Run("--target-info");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+  std::string v5p = r.out.substr(0, r.out.find("\n\n") + 1);
+  EXPECT_EQ(v5p.substr(0, v5p.find('\n')), "v5p");
+  EXPECT_NE(v5p.find("\n  SparseCores (cores) per chip  4\n"), std::string::npos) << v5p;
+  std::string v8i = Run("--target-info v8i").out;
+  std::string v8t = Run("--target-info v8t").out;
+  EXPECT_EQ(r.out, v5p + "\n" + kV6eInfo + "\n" + kV7xInfo + "\n" + v8i + "\n" + v8t);
+  // A chip JAX does not know says so.
+  EXPECT_EQ(v8t.substr(v8t.rfind("\n  ") + 1),
+            "  plsc.get_sparse_core_info()   SparseCoreInfo(num_cores=2, num_subcores=16, num_lanes=16, "
+            "vmem_capacity_bytes=262144, dma_granule_size_bytes=64); not in JAX 0.10.2\n");
+  // A kernel file given as well is not run.
+  Write("k.scir", testing::kAddOneKernel);
+  EXPECT_EQ(Run("k.scir --target-info v7x").out, kV7xInfo);
+
+  r = Run("--target-info v9");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, std::string("error[IO-USAGE]: unknown target 'v9'; expected one of v5p, v6e, v7x, v8i, v8t\n") +
+                       kUsageHelp);
 }
 
 // Options whose machinery arrives in later issues are refused, never ignored.

@@ -226,6 +226,16 @@ int Main(int argc, char** argv) {
     std::cout << *text;
     return kExitOk;
   }
+  if (options.target_info) {
+    std::string text;
+    for (const TargetInfo& t : Targets()) {
+      if (options.target_info->empty() || t.name == *options.target_info) {
+        Append(&text, text.empty() ? "" : "\n", DescribeTarget(t));
+      }
+    }
+    std::cout << text;
+    return kExitOk;
+  }
   // Options whose machinery does not exist yet are refused, never ignored.
   if (std::vector<std::string> missing = UnimplementedOptions(options); !missing.empty()) {
     std::cerr << "jit-run: not implemented yet: " << missing[0] << "\n";

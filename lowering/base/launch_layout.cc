@@ -69,7 +69,7 @@ constexpr int kDTypes = 0
 #include "scjit/dtype.def"
     ;
 constexpr int kTargetCount = 0
-#define SCJIT_TARGET(Enum, name, cores, subcores, lanes, vmem, granule) +1
+#define SCJIT_TARGET(Enum, ...) +1
 #include "lowering/base/target.def"
     ;
 
