@@ -189,6 +189,11 @@ absl::Status SetCacheDir(CliOptions& o, std::string_view, std::string_view v) {
   return absl::OkStatus();
 }
 
+absl::Status SetSaveInputs(CliOptions& o, std::string_view, std::string_view v) {
+  o.save_inputs = std::string(v);
+  return absl::OkStatus();
+}
+
 absl::Status SetExplain(CliOptions& o, std::string_view, std::string_view v) {
   o.explain = std::string(v);
   return absl::OkStatus();
@@ -222,6 +227,8 @@ constexpr OptionSpec kOptions[] = {
     {"--in", true, true, true, "NAME=SOURCE",
      "an input: FILE.npy, zeros, ones, iota, random[:SEED], randint:LO:HI[:SEED] or fill:VALUE (default iota)",
      AddBinding},
+    {"--save-inputs", true, false, true, "DIR",
+     "write every in/inout parameter's input as DIR/NAME.npy (DIR is created if missing)", SetSaveInputs},
     {"--out", true, true, true, "NAME=FILE.npy", "write an out/inout parameter after the run", AddBinding},
     {"--expect", true, true, true, "NAME=FILE.npy", "compare an out/inout parameter with a file (mismatch: exit 1)",
      AddBinding},

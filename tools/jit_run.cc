@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -101,7 +102,19 @@ struct Buffers {
   }
 };
 
+// --save-inputs DIR: DIR, created if missing, or a located IO-WRITE error.
+absl::Status MakeDirectory(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (!ec && !std::filesystem::is_directory(dir, ec)) ec = std::make_error_code(std::errc::not_a_directory);
+  if (!ec) return absl::OkStatus();
+  return DiagnosticStatus(CatalogDiagnostic("IO-WRITE", {{"path", dir}, {"reason", ec.message()}}));
+}
+
 absl::StatusOr<Buffers> PrepareBuffers(const Kernel& kernel, const CliOptions& options, bool restage) {
+  if (options.save_inputs) {
+    if (absl::Status s = MakeDirectory(*options.save_inputs); !s.ok()) return s;
+  }
   Buffers buffers;
   for (const ParamInfo& p : kernel.params()) {
     absl::StatusOr<Buffer> live = Buffer();
@@ -122,6 +135,10 @@ absl::StatusOr<Buffers> PrepareBuffers(const Kernel& kernel, const CliOptions& o
       }
     }
     if (!live.ok()) return live.status();
+    if (options.save_inputs && !p.semaphore && p.direction != ParamDirection::kOut) {
+      absl::Status s = WriteNpy(Cat(*options.save_inputs, "/", p.name, ".npy"), *live);
+      if (!s.ok()) return s;
+    }
     Buffer pristine;
     if (restage && !p.semaphore && p.direction != ParamDirection::kOut) {
       absl::StatusOr<Buffer> copy = Buffer::Allocate(p.dtype, p.shape);
