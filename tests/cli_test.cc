@@ -406,6 +406,56 @@ TEST_F(CliTest, SaveInputsWritesEveryInputTheRunUsed) {
   }
 }
 
+// The Pallas guide's gather at a small size: 256 ids into a table of 128 rows.
+constexpr char kSmallGather[] = R"(kernel @gather(in %x: hbm<128x16xi32>, in %ids: hbm<1x256xi32>,
+               out %o: hbm<256x16xi32>)
+    mesh vector(cores = 1, subcores = 2)
+{
+  pipeline grid(2) partition(subcore) parallel
+      in(%ids, block [1, 128], map (%i) -> (0, %i))
+      out(%o, block [128, 16], map (%i) -> (%i, 0))
+      body(%i_vmem: vmem<1x128xi32>, %o_vmem: vmem<128x16xi32>) {
+    %row_ids = view %i_vmem[0] : vmem<128xi32>
+    copy %x[idx(%row_ids)] -> %o_vmem
+  }
+}
+)";
+
+TEST_F(CliTest, DefaultIotaThatIndexesOutOfRangeIsAWarning) {
+  Write("g.scir", kSmallGather);
+  const std::string warning =
+      "warning[IO-INDEX]: %ids defaults to iota (0 .. 255), but its values index a dimension of size 128 (%x); "
+      "out-of-range entries will be RT-BOUNDS findings\n"
+      "help: pass --in ids=randint:0:128 (or a .npy file)\n";
+  CommandResult r = Run("g.scir");
+  EXPECT_EQ(r.exit_code, 1);  // the findings decide the exit code, as without the warning
+  EXPECT_EQ(r.err.substr(0, warning.size()), warning) << r.err;
+  EXPECT_NE(r.err.find("error[RT-BOUNDS]", warning.size()), std::string::npos) << r.err;
+  r = Run("g.scir --unchecked");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, warning);
+
+  // No warning for a parameter given with --in, in range or not.
+  r = Run("g.scir --in ids=randint:0:128");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  r = Run("g.scir --in ids=iota --unchecked");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+  // Nor when iota stays in range: the guide's gather example, 4096 ids into 4096 rows.
+  r = Run(Example("gather_indirect.scir"));
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+
+  // The guide's own sizes: 131072 ids into 4096 rows.
+  r = Run("'" + testing::SourceDir() + "/bench/kernels/gather_pipeline.scir' --unchecked");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err,
+            "warning[IO-INDEX]: %ids defaults to iota (0 .. 131071), but its values index a dimension of size 4096 "
+            "(%x); out-of-range entries will be RT-BOUNDS findings\n"
+            "help: pass --in ids=randint:0:4096 (or a .npy file)\n");
+}
+
 // Options whose machinery arrives in later issues are refused, never ignored.
 TEST_F(CliTest, UnimplementedOptionsAreRefused) {
   Write("k.scir", testing::kAddOneKernel);

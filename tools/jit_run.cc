@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,37 @@ absl::Status CheckBindings(const Kernel& kernel, const CliOptions& options) {
     }
   }
   return absl::OkStatus();
+}
+
+// IO-INDEX: an integer parameter left to the default iota whose values the
+// kernel uses as indices (ParamInfo::index_bound) and which iota would take
+// out of range. iota wraps into the dtype's range when it has more elements
+// than the dtype has non-negative values.
+std::vector<Diagnostic> DefaultIndexWarnings(const Kernel& kernel, const CliOptions& options) {
+  std::vector<Diagnostic> out;
+  for (const ParamInfo& p : kernel.params()) {
+    if (!p.index_bound || p.direction == ParamDirection::kOut || FindBinding(options.inputs, p.name) != nullptr) {
+      continue;
+    }
+    int bits = 8 * DTypeBytes(p.dtype);
+    bool is_unsigned = DTypeName(p.dtype).starts_with("uint");
+    int64_t top = bits >= 63      ? std::numeric_limits<int64_t>::max()  // iota cannot wrap
+                  : is_unsigned ? (int64_t{1} << bits) - 1
+                                : (int64_t{1} << (bits - 1)) - 1;
+    int64_t n = p.num_elements();
+    if (n == 0) continue;
+    int64_t hi = std::min(n - 1, top);
+    int64_t lo = n - 1 > top && !is_unsigned ? -top - 1 : 0;
+    if (lo >= 0 && hi < *p.index_bound) continue;
+    Diagnostic d = CatalogDiagnostic("IO-INDEX", {{"param", Cat("%", p.name)},
+                                                  {"range", Cat(lo, " .. ", hi)},
+                                                  {"bound", Cat(*p.index_bound)},
+                                                  {"ref", Cat("%", p.indexed_ref)}});
+    d.severity = Severity::kWarning;
+    d.help = Cat("pass --in ", p.name, "=randint:0:", *p.index_bound, " (or a .npy file)");
+    out.push_back(std::move(d));
+  }
+  return out;
 }
 
 // The parameters' buffers: each input read or generated (default: iota) and
@@ -292,6 +324,7 @@ int Main(int argc, char** argv) {
   if (!kernel.ok()) return CompileFailure(kernel.status());
   PrintWarnings(kernel->warnings());
   if (absl::Status s = CheckBindings(*kernel, options); !s.ok()) return PrintStatus(s, kExitUsage);
+  PrintWarnings(DefaultIndexWarnings(*kernel, options));
 
   // With --repeat or --time: one uncounted warm-up launch, then N timed ones,
   // each on freshly staged inputs.
