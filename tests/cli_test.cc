@@ -318,20 +318,36 @@ TEST_F(CliTest, TargetInfoPrintsOneChipOrEveryChip) {
     EXPECT_EQ(r.out, want) << args;
     EXPECT_EQ(r.err, "") << args;
   }
-  // Every chip in target.def's order, separated by blank lines.
+  // Every chip in target.def's order, separated by blank lines; each block is
+  // what --target-info prints for the chip alone.
   CommandResult r = Run("--target-info");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.err, "");
-  std::string v5p = r.out.substr(0, r.out.find("\n\n") + 1);
-  EXPECT_EQ(v5p.substr(0, v5p.find('\n')), "v5p");
-  EXPECT_NE(v5p.find("\n  SparseCores (cores) per chip  4\n"), std::string::npos) << v5p;
-  std::string v8i = Run("--target-info v8i").out;
-  std::string v8t = Run("--target-info v8t").out;
-  EXPECT_EQ(r.out, v5p + "\n" + kV6eInfo + "\n" + kV7xInfo + "\n" + v8i + "\n" + v8t);
-  // A chip JAX does not know says so.
-  EXPECT_EQ(v8t.substr(v8t.rfind("\n  ") + 1),
-            "  plsc.get_sparse_core_info()   SparseCoreInfo(num_cores=2, num_subcores=16, num_lanes=16, "
-            "vmem_capacity_bytes=262144, dma_granule_size_bytes=64); not in JAX 0.10.2\n");
+  std::string all;
+  for (const char* chip : {"v5p", "v6e", "v7x", "v8i", "v8t"}) {
+    all += (all.empty() ? "" : "\n") + Run(std::string("--target-info ") + chip).out;
+  }
+  EXPECT_EQ(r.out, all);
+  EXPECT_NE(r.out.find(std::string("\n\n") + kV6eInfo + "\n" + kV7xInfo + "\n"), std::string::npos);
+  // Each chip's figures (runtime.md §1) in the order SparseCoreInfo has them;
+  // a chip JAX does not know says so.
+  std::string blocks = "\n" + r.out;
+  size_t at = 0;
+  for (const char* info : {"\nv5p\n", "SparseCoreInfo(num_cores=4, num_subcores=16, num_lanes=8, vmem_capacity_bytes=524288, "
+                                   "dma_granule_size_bytes=32)\n\nv6e",
+                           "SparseCoreInfo(num_cores=2, num_subcores=16, num_lanes=8, vmem_capacity_bytes=262144, "
+                           "dma_granule_size_bytes=32)\n\nv7x",
+                           "SparseCoreInfo(num_cores=2, num_subcores=16, num_lanes=16, vmem_capacity_bytes=524288, "
+                           "dma_granule_size_bytes=32)\n\nv8i\n",
+                           "SparseCoreInfo(num_cores=1, num_subcores=4, num_lanes=16, vmem_capacity_bytes=524288, "
+                           "dma_granule_size_bytes=64)\n\nv8t\n",
+                           "SparseCoreInfo(num_cores=2, num_subcores=16, num_lanes=16, vmem_capacity_bytes=262144, "
+                           "dma_granule_size_bytes=64); not in JAX 0.10.2\n"}) {
+    size_t found = blocks.find(info, at);
+    EXPECT_NE(found, std::string::npos) << info;
+    at = found == std::string::npos ? at : found + 1;
+  }
+  EXPECT_TRUE(blocks.ends_with("dma_granule_size_bytes=64); not in JAX 0.10.2\n"));
   // A kernel file given as well is not run.
   Write("k.scir", testing::kAddOneKernel);
   EXPECT_EQ(Run("k.scir --target-info v7x").out, kV7xInfo);
