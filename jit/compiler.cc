@@ -19,6 +19,7 @@
 #include "jit/compiled_kernel.h"
 #include "jit/disk_cache.h"
 #include "jit/jit_session.h"
+#include "lowering/analysis/index_bounds.h"
 #include "lowering/analysis/kernel_info.h"
 #include "lowering/base/diagnostic.h"
 #include "lowering/base/strings.h"
@@ -104,6 +105,12 @@ absl::Status FrontEnd(Compilation& c) {
 
 absl::Status Lower(Compilation& c) {
   c.info = PlanKernel(*c.module, *c.kernel, c.target);
+  std::vector<std::optional<IndexBound>> bounds = IndexBounds(*c.kernel);
+  for (size_t p = 0; p < bounds.size(); ++p) {
+    if (!bounds[p]) continue;
+    c.info.layout.params[p].index_bound = bounds[p]->size;
+    c.info.layout.params[p].indexed_ref = bounds[p]->ref;
+  }
   EmitOptions emit;
   emit.bounds_checks = c.options.checks.bounds;
   absl::StatusOr<EmittedKernel> emitted = EmitKernel(*c.kernel, c.info, emit);
@@ -163,6 +170,8 @@ std::vector<ParamInfo> PublicParams(const LaunchLayout& layout) {
     info.shape = p.shape;
     info.space = p.space;
     info.type = p.type_text;
+    info.index_bound = p.index_bound;
+    info.indexed_ref = p.indexed_ref;
     out.push_back(std::move(info));
   }
   return out;

@@ -10,6 +10,7 @@
 #include "lowering/base/diagnostic.h"
 #include "lowering/ir/printer.h"
 #include "scjit/io.h"
+#include "scjit/types.h"
 #include "tests/test_util.h"
 
 namespace scjit {
@@ -62,7 +63,8 @@ TEST_F(CliTest, HelpListsTheOptions) {
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "usage: jit-run KERNEL.scir [options]");
   for (const char* option : {"--kernel", "--target", "--in", "--out", "--expect", "--engine", "-O", "--threads",
                              "--deterministic", "--seed", "--dma", "--check", "--unchecked", "--emit", "--time",
-                             "--repeat", "--report", "--cache-dir", "--explain"}) {
+                             "--repeat", "--report", "--cache-dir", "--explain", "--save-inputs",
+                             "--target-info [CHIP]"}) {
     EXPECT_NE(r.out.find(std::string("\n  ") + option), std::string::npos) << option;
   }
   EXPECT_EQ(r.err, "");
@@ -297,6 +299,195 @@ TEST_F(CliTest, EmitsEachStage) {
   r = Run("k.scir --emit asm");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("scjit_kernel_add_one:"), std::string::npos);
+}
+
+constexpr char kV7xInfo[] = R"(v7x (the default target)
+  SparseCores (cores) per chip  2
+  vector subcores per core      16
+  lanes (32-bit)                16
+  VMEM per subcore              524288 bytes (512 KiB)
+  SMEM per subcore              65536 bytes (64 KiB, default)
+  VMEM_SHARED per core          8388608 bytes (8 MiB, default)
+  DMA granule                   32 bytes
+  32-bit vector register        vector<16xT>, T = i32 u32 f32
+  16-bit vector register        vector<32xT> or vector<2x16xT>, T = i16 u16 bf16 f16
+  8-bit vector register         vector<64xT> or vector<4x16xT>, T = i8 u8
+  plsc.get_sparse_core_info()   SparseCoreInfo(num_cores=2, num_subcores=16, num_lanes=16, vmem_capacity_bytes=524288, dma_granule_size_bytes=32)
+)";
+
+constexpr char kV6eInfo[] = R"(v6e
+  SparseCores (cores) per chip  2
+  vector subcores per core      16
+  lanes (32-bit)                8
+  VMEM per subcore              262144 bytes (256 KiB)
+  SMEM per subcore              65536 bytes (64 KiB, default)
+  VMEM_SHARED per core          8388608 bytes (8 MiB, default)
+  DMA granule                   32 bytes
+  32-bit vector register        vector<8xT>, T = i32 u32 f32
+  16-bit vector register        vector<16xT> or vector<2x8xT>, T = i16 u16 bf16 f16
+  8-bit vector register         vector<32xT> or vector<4x8xT>, T = i8 u8
+  plsc.get_sparse_core_info()   SparseCoreInfo(num_cores=2, num_subcores=16, num_lanes=8, vmem_capacity_bytes=262144, dma_granule_size_bytes=32)
+)";
+
+TEST_F(CliTest, TargetInfoPrintsOneChipOrEveryChip) {
+  for (const auto& [args, want] : {std::pair{"--target-info v7x", kV7xInfo}, std::pair{"--target-info=v6e", kV6eInfo}}) {
+    CommandResult r = Run(args);
+    EXPECT_EQ(r.exit_code, 0) << args;
+    EXPECT_EQ(r.out, want) << args;
+    EXPECT_EQ(r.err, "") << args;
+  }
+  // Every chip in target.def's order, separated by blank lines; each block is
+  // what --target-info prints for the chip alone.
+  CommandResult r = Run("--target-info");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+  std::string all;
+  for (const char* chip : {"v5p", "v6e", "v7x", "v8i", "v8t"}) {
+    all += (all.empty() ? "" : "\n") + Run(std::string("--target-info ") + chip).out;
+  }
+  EXPECT_EQ(r.out, all);
+  EXPECT_NE(r.out.find(std::string("\n\n") + kV6eInfo + "\n" + kV7xInfo + "\n"), std::string::npos);
+  // Each chip's figures (runtime.md §1) in the order SparseCoreInfo has them;
+  // a chip JAX does not know says so.
+  std::string blocks = "\n" + r.out;
+  size_t at = 0;
+  for (const char* info : {"\nv5p\n", "SparseCoreInfo(num_cores=4, num_subcores=16, num_lanes=8, vmem_capacity_bytes=524288, "
+                                   "dma_granule_size_bytes=32)\n\nv6e",
+                           "SparseCoreInfo(num_cores=2, num_subcores=16, num_lanes=8, vmem_capacity_bytes=262144, "
+                           "dma_granule_size_bytes=32)\n\nv7x",
+                           "SparseCoreInfo(num_cores=2, num_subcores=16, num_lanes=16, vmem_capacity_bytes=524288, "
+                           "dma_granule_size_bytes=32)\n\nv8i\n",
+                           "SparseCoreInfo(num_cores=1, num_subcores=4, num_lanes=16, vmem_capacity_bytes=524288, "
+                           "dma_granule_size_bytes=64)\n\nv8t\n",
+                           "SparseCoreInfo(num_cores=2, num_subcores=16, num_lanes=16, vmem_capacity_bytes=262144, "
+                           "dma_granule_size_bytes=64); not in JAX 0.10.2\n"}) {
+    size_t found = blocks.find(info, at);
+    EXPECT_NE(found, std::string::npos) << info;
+    at = found == std::string::npos ? at : found + 1;
+  }
+  EXPECT_TRUE(blocks.ends_with("dma_granule_size_bytes=64); not in JAX 0.10.2\n"));
+  // A kernel file given as well is not run.
+  Write("k.scir", testing::kAddOneKernel);
+  EXPECT_EQ(Run("k.scir --target-info v7x").out, kV7xInfo);
+
+  r = Run("--target-info v9");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, std::string("error[IO-USAGE]: unknown target 'v9'; expected one of v5p, v6e, v7x, v8i, v8t\n") +
+                       kUsageHelp);
+}
+
+// Parameters of every input dtype kind; only %a reaches the output.
+constexpr char kManyInputs[] = R"(kernel @k(in %a: hbm<8x16xi32>, in %b: hbm<40xbf16>, inout %c: hbm<16xf16>,
+          in %d: vmem<16xi8>, out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<16xi32>)
+{
+  copy %a[3] -> %buf
+  copy %buf -> %o
+}
+)";
+
+TEST_F(CliTest, SaveInputsWritesEveryInputTheRunUsed) {
+  Write("k.scir", kManyInputs);
+  CommandResult first = Run("k.scir --in a=random:5 --in b=random:9 --in d=randint:-3:3:2 --save-inputs saved/in");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(first.err, "");
+  struct Saved {
+    const char* name;
+    const char* spec;  // what made it
+    DType dtype;
+    std::vector<int64_t> shape;
+  };
+  const Saved saved[] = {{"a", "random:5", DType::kI32, {8, 16}},
+                         {"b", "random:9", DType::kBF16, {40}},
+                         {"c", "iota", DType::kF16, {16}},
+                         {"d", "randint:-3:3:2", DType::kI8, {16}}};
+  for (const Saved& s : saved) {
+    std::string path = dir_ + "/saved/in/" + s.name + ".npy";
+    absl::StatusOr<Buffer> got = ReadNpy(path);
+    ASSERT_TRUE(got.ok()) << got.status();
+    absl::StatusOr<Buffer> want = Generate(s.spec, s.dtype, s.shape);
+    ASSERT_TRUE(want.ok());
+    EXPECT_EQ(got->dtype(), s.dtype) << s.name;
+    EXPECT_EQ(got->shape(), s.shape) << s.name;
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(got->data()), got->bytes()),
+              std::string(reinterpret_cast<const char*>(want->data()), want->bytes()))
+        << s.name;
+  }
+  EXPECT_NE(testing::ReadFile(dir_ + "/saved/in/b.npy").find("'descr': '<V2'"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/saved/in/o.npy"));  // outputs are not inputs
+
+  // The saved files reproduce the run; saving inputs read from files copies them.
+  CommandResult again = Run(
+      "k.scir --in a=saved/in/a.npy --in b=saved/in/b.npy --in c=saved/in/c.npy --in d=saved/in/d.npy "
+      "--save-inputs copy");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out, first.out);
+  for (const char* name : {"a", "b", "c", "d"}) {
+    EXPECT_EQ(testing::ReadFile(dir_ + "/copy/" + name + ".npy"),
+              testing::ReadFile(dir_ + "/saved/in/" + name + ".npy"))
+        << name;
+  }
+
+  // A directory that cannot be made: a located IO-WRITE error, and nothing runs.
+  Write("file", "not a directory");
+  for (const char* dir : {"file", "file/sub"}) {
+    CommandResult r = Run(std::string("k.scir --save-inputs ") + dir);
+    EXPECT_EQ(r.exit_code, 2) << dir;
+    EXPECT_EQ(r.err, std::string("error[IO-WRITE]: cannot write '") + dir + "': Not a directory\n") << dir;
+    EXPECT_EQ(r.out, "") << dir;
+  }
+}
+
+// The Pallas guide's gather at a small size: 256 ids into a table of 128 rows.
+constexpr char kSmallGather[] = R"(kernel @gather(in %x: hbm<128x16xi32>, in %ids: hbm<1x256xi32>,
+               out %o: hbm<256x16xi32>)
+    mesh vector(cores = 1, subcores = 2)
+{
+  pipeline grid(2) partition(subcore) parallel
+      in(%ids, block [1, 128], map (%i) -> (0, %i))
+      out(%o, block [128, 16], map (%i) -> (%i, 0))
+      body(%i_vmem: vmem<1x128xi32>, %o_vmem: vmem<128x16xi32>) {
+    %row_ids = view %i_vmem[0] : vmem<128xi32>
+    copy %x[idx(%row_ids)] -> %o_vmem
+  }
+}
+)";
+
+TEST_F(CliTest, DefaultIotaThatIndexesOutOfRangeIsAWarning) {
+  Write("g.scir", kSmallGather);
+  const std::string warning =
+      "warning[IO-INDEX]: %ids defaults to iota (0 .. 255), but its values index a dimension of size 128 (%x); "
+      "out-of-range entries will be RT-BOUNDS findings\n"
+      "help: pass --in ids=randint:0:128 (or a .npy file)\n";
+  CommandResult r = Run("g.scir");
+  EXPECT_EQ(r.exit_code, 1);  // the findings decide the exit code, as without the warning
+  EXPECT_EQ(r.err.substr(0, warning.size()), warning) << r.err;
+  EXPECT_NE(r.err.find("error[RT-BOUNDS]", warning.size()), std::string::npos) << r.err;
+  r = Run("g.scir --unchecked");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, warning);
+
+  // No warning for a parameter given with --in, in range or not.
+  r = Run("g.scir --in ids=randint:0:128");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  r = Run("g.scir --in ids=iota --unchecked");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+  // Nor when iota stays in range: the guide's gather example, 4096 ids into 4096 rows.
+  r = Run(Example("gather_indirect.scir"));
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+
+  // The guide's own sizes: 131072 ids into 4096 rows.
+  r = Run("'" + testing::SourceDir() + "/bench/kernels/gather_pipeline.scir' --unchecked");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err,
+            "warning[IO-INDEX]: %ids defaults to iota (0 .. 131071), but its values index a dimension of size 4096 "
+            "(%x); out-of-range entries will be RT-BOUNDS findings\n"
+            "help: pass --in ids=randint:0:4096 (or a .npy file)\n");
 }
 
 // Options whose machinery arrives in later issues are refused, never ignored.

@@ -17,6 +17,7 @@ void ExpectGenerated(const std::string& what, const std::string& page) {
 TEST(DocsTest, OpReferenceIsCurrent) { ExpectGenerated("ops", "docs/ops.md"); }
 TEST(DocsTest, DiagnosticCodesAreCurrent) { ExpectGenerated("codes", "docs/diagnostics.md"); }
 TEST(DocsTest, ScRulesAreCurrent) { ExpectGenerated("rules", "docs/sc-rules.md"); }
+TEST(DocsTest, TargetsAreCurrent) { ExpectGenerated("targets", "docs/targets.md"); }
 
 }  // namespace
 }  // namespace scjit

@@ -50,6 +50,9 @@ struct OptionSpec {
   std::string_view value_help;
   std::string_view help;
   Apply apply;
+  // The value may be left out; then it is the next argument only when that
+  // does not start with '-' (`--target-info`, `--target-info v6e`).
+  bool optional_value = false;
 };
 
 absl::Status SetKernel(CliOptions& o, std::string_view, std::string_view v) {
@@ -62,6 +65,14 @@ absl::Status SetKernel(CliOptions& o, std::string_view, std::string_view v) {
 absl::Status SetTarget(CliOptions& o, std::string_view, std::string_view v) {
   if (FindTarget(v) == nullptr) return Usage(Cat("unknown target '", v, "'; expected one of ", TargetNames()));
   o.target = std::string(v);
+  return absl::OkStatus();
+}
+
+absl::Status SetTargetInfo(CliOptions& o, std::string_view, std::string_view v) {
+  if (!v.empty() && FindTarget(v) == nullptr) {
+    return Usage(Cat("unknown target '", v, "'; expected one of ", TargetNames()));
+  }
+  o.target_info = std::string(v);
   return absl::OkStatus();
 }
 
@@ -178,6 +189,11 @@ absl::Status SetCacheDir(CliOptions& o, std::string_view, std::string_view v) {
   return absl::OkStatus();
 }
 
+absl::Status SetSaveInputs(CliOptions& o, std::string_view, std::string_view v) {
+  o.save_inputs = std::string(v);
+  return absl::OkStatus();
+}
+
 absl::Status SetExplain(CliOptions& o, std::string_view, std::string_view v) {
   o.explain = std::string(v);
   return absl::OkStatus();
@@ -211,6 +227,8 @@ constexpr OptionSpec kOptions[] = {
     {"--in", true, true, true, "NAME=SOURCE",
      "an input: FILE.npy, zeros, ones, iota, random[:SEED], randint:LO:HI[:SEED] or fill:VALUE (default iota)",
      AddBinding},
+    {"--save-inputs", true, false, true, "DIR",
+     "write every in/inout parameter's input as DIR/NAME.npy (DIR is created if missing)", SetSaveInputs},
     {"--out", true, true, true, "NAME=FILE.npy", "write an out/inout parameter after the run", AddBinding},
     {"--expect", true, true, true, "NAME=FILE.npy", "compare an out/inout parameter with a file (mismatch: exit 1)",
      AddBinding},
@@ -236,6 +254,8 @@ constexpr OptionSpec kOptions[] = {
     {"--cache-dir", true, false, true, "DIR", "cache compiled kernels on disk (default: $SCJIT_CACHE_DIR, else none)",
      SetCacheDir},
     {"--explain", true, false, true, "CODE", "explain a diagnostic code (IR-*, IO-*, RT-*, SC rules)", SetExplain},
+    {"--target-info", true, false, true, "[CHIP]",
+     "print a chip's geometry and capacities (every chip's without CHIP) and exit", SetTargetInfo, true},
     {"--help", false, false, true, "", "this text", SetHelp},
 };
 
@@ -286,7 +306,9 @@ absl::StatusOr<CliOptions> ParseCommandLine(const std::vector<std::string_view>&
       }
     }
     seen.push_back(spec->name);
-    if (spec->takes_value && !value) {
+    if (spec->takes_value && !value && spec->optional_value) {
+      if (i + 1 < args.size() && !args[i + 1].empty() && args[i + 1][0] != '-') value = args[++i];
+    } else if (spec->takes_value && !value) {
       if (i + 1 >= args.size()) return Usage(Cat("option '", name, "' needs a value: ", spec->name, " ", spec->value_help));
       value = args[++i];
     } else if (!spec->takes_value && value) {
@@ -296,7 +318,7 @@ absl::StatusOr<CliOptions> ParseCommandLine(const std::vector<std::string_view>&
     o.given.push_back(std::string(spec->name));
   }
   if (o.deterministic && o.seed) return Usage("--deterministic and --seed exclude each other");
-  if (o.help || o.explain) return o;
+  if (o.help || o.explain || o.target_info) return o;
   if (positional.empty()) return Usage("no kernel file given: jit-run KERNEL.scir [options]");
   if (positional.size() > 1) {
     return Usage(Cat("one kernel file is run at a time, got '", positional[0], "' and '", positional[1], "'"));
@@ -317,7 +339,8 @@ std::vector<std::string> UnimplementedOptions(const CliOptions& options) {
 std::string UsageText() {
   std::string out =
       "usage: jit-run KERNEL.scir [options]\n"
-      "       jit-run --explain CODE\n\n"
+      "       jit-run --explain CODE\n"
+      "       jit-run --target-info [CHIP]\n\n"
       "Runs a SparseCore kernel written in the scjit Kernel IR on this host.\n\n"
       "options:\n";
   for (const OptionSpec& spec : kOptions) {

@@ -40,6 +40,8 @@ struct CliOptions {
   std::optional<std::string> report;
   std::optional<std::string> cache_dir;
   std::optional<std::string> explain;
+  std::optional<std::string> target_info;  // a chip's name, "" for every chip
+  std::optional<std::string> save_inputs;  // a directory
   std::optional<double> rtol, atol;
   double time_limit = 600;  // seconds; 0: none
   bool help = false;

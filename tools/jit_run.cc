@@ -8,8 +8,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -86,6 +88,37 @@ absl::Status CheckBindings(const Kernel& kernel, const CliOptions& options) {
   return absl::OkStatus();
 }
 
+// IO-INDEX: an integer parameter left to the default iota whose values the
+// kernel uses as indices (ParamInfo::index_bound) and which iota would take
+// out of range. iota wraps into the dtype's range when it has more elements
+// than the dtype has non-negative values.
+std::vector<Diagnostic> DefaultIndexWarnings(const Kernel& kernel, const CliOptions& options) {
+  std::vector<Diagnostic> out;
+  for (const ParamInfo& p : kernel.params()) {
+    if (!p.index_bound || p.direction == ParamDirection::kOut || FindBinding(options.inputs, p.name) != nullptr) {
+      continue;
+    }
+    int bits = 8 * DTypeBytes(p.dtype);
+    bool is_unsigned = DTypeName(p.dtype).starts_with("uint");
+    int64_t top = bits >= 63      ? std::numeric_limits<int64_t>::max()  // iota cannot wrap
+                  : is_unsigned ? (int64_t{1} << bits) - 1
+                                : (int64_t{1} << (bits - 1)) - 1;
+    int64_t n = p.num_elements();
+    if (n == 0) continue;
+    int64_t hi = std::min(n - 1, top);
+    int64_t lo = n - 1 > top && !is_unsigned ? -top - 1 : 0;
+    if (lo >= 0 && hi < *p.index_bound) continue;
+    Diagnostic d = CatalogDiagnostic("IO-INDEX", {{"param", Cat("%", p.name)},
+                                                  {"range", Cat(lo, " .. ", hi)},
+                                                  {"bound", Cat(*p.index_bound)},
+                                                  {"ref", Cat("%", p.indexed_ref)}});
+    d.severity = Severity::kWarning;
+    d.help = Cat("pass --in ", p.name, "=randint:0:", *p.index_bound, " (or a .npy file)");
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 // The parameters' buffers: each input read or generated (default: iota) and
 // launched on as it is; `pristine` keeps a copy of the inputs when the kernel is
 // launched more than once (it may write them), to restage each launch.
@@ -101,7 +134,19 @@ struct Buffers {
   }
 };
 
+// --save-inputs DIR: DIR, created if missing, or a located IO-WRITE error.
+absl::Status MakeDirectory(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (!ec && !std::filesystem::is_directory(dir, ec)) ec = std::make_error_code(std::errc::not_a_directory);
+  if (!ec) return absl::OkStatus();
+  return DiagnosticStatus(CatalogDiagnostic("IO-WRITE", {{"path", dir}, {"reason", ec.message()}}));
+}
+
 absl::StatusOr<Buffers> PrepareBuffers(const Kernel& kernel, const CliOptions& options, bool restage) {
+  if (options.save_inputs) {
+    if (absl::Status s = MakeDirectory(*options.save_inputs); !s.ok()) return s;
+  }
   Buffers buffers;
   for (const ParamInfo& p : kernel.params()) {
     absl::StatusOr<Buffer> live = Buffer();
@@ -122,6 +167,10 @@ absl::StatusOr<Buffers> PrepareBuffers(const Kernel& kernel, const CliOptions& o
       }
     }
     if (!live.ok()) return live.status();
+    if (options.save_inputs && !p.semaphore && p.direction != ParamDirection::kOut) {
+      absl::Status s = WriteNpy(Cat(*options.save_inputs, "/", p.name, ".npy"), *live);
+      if (!s.ok()) return s;
+    }
     Buffer pristine;
     if (restage && !p.semaphore && p.direction != ParamDirection::kOut) {
       absl::StatusOr<Buffer> copy = Buffer::Allocate(p.dtype, p.shape);
@@ -226,6 +275,16 @@ int Main(int argc, char** argv) {
     std::cout << *text;
     return kExitOk;
   }
+  if (options.target_info) {
+    std::string text;
+    for (const TargetInfo& t : Targets()) {
+      if (options.target_info->empty() || t.name == *options.target_info) {
+        Append(&text, text.empty() ? "" : "\n", DescribeTarget(t));
+      }
+    }
+    std::cout << text;
+    return kExitOk;
+  }
   // Options whose machinery does not exist yet are refused, never ignored.
   if (std::vector<std::string> missing = UnimplementedOptions(options); !missing.empty()) {
     std::cerr << "jit-run: not implemented yet: " << missing[0] << "\n";
@@ -265,6 +324,7 @@ int Main(int argc, char** argv) {
   if (!kernel.ok()) return CompileFailure(kernel.status());
   PrintWarnings(kernel->warnings());
   if (absl::Status s = CheckBindings(*kernel, options); !s.ok()) return PrintStatus(s, kExitUsage);
+  PrintWarnings(DefaultIndexWarnings(*kernel, options));
 
   // With --repeat or --time: one uncounted warm-up launch, then N timed ones,
   // each on freshly staged inputs.

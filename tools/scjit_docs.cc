@@ -4,12 +4,15 @@
 //   scjit-docs ops     > docs/ops.md          (from lowering/ir/ops.def, attrs.def)
 //   scjit-docs codes   > docs/diagnostics.md  (from lowering/base/diagnostics.def)
 //   scjit-docs rules   > docs/sc-rules.md     (from the SC rule tables)
+//   scjit-docs targets > docs/targets.md      (from lowering/base/target.def)
 #include <algorithm>
 #include <iostream>
 #include <vector>
 #include <string>
 
 #include "lowering/base/diagnostic.h"
+#include "lowering/base/dtype.h"
+#include "lowering/base/target.h"
 #include "lowering/ir/ir.h"
 #include "lowering/rules/sc_rules.h"
 #include "lowering/base/strings.h"
@@ -221,6 +224,90 @@ void PrintRules() {
   for (const Row& r : rows) std::cout << "| " << r.code << " | " << r.status << " | " << r.detail << " |\n";
 }
 
+// "vector<16xbf16> or vector<2x8xbf16>": the registers of `t` for `e`.
+std::string RegisterTypes(const TargetInfo& t, ElementType e) {
+  std::string out;
+  for (const Shape& s : RegisterShapes(t, ByteWidth(e))) {
+    std::string dims;
+    for (int64_t d : s) Append(&dims, d, "x");
+    Append(&out, out.empty() ? "" : " or ", "`vector<", dims, IrName(e), ">`");
+  }
+  return out;
+}
+
+void PrintTargets() {
+  std::cout << "# Targets\n\n"
+               "Generated from `lowering/base/target.def` by `scjit-docs targets`; do not edit by\n"
+               "hand. `jit-run --target-info CHIP` prints one chip's block of [Each chip](#each-chip),\n"
+               "`jit-run --target-info` all of them.\n\n"
+               "## Choosing a target\n\n"
+               "A kernel is compiled for one chip: the one `jit-run --target CHIP` names (the\n"
+               "library's `CompileOptions::target`), else the one its file names with `target \"v6e\"`\n"
+               "before its first kernel, else **"
+            << kDefaultTargetName
+            << "**. The chip decides the mesh a `mesh vector` or `mesh scalar`\n"
+               "clause without sizes gets (all its cores and subcores), the lanes of a vector\n"
+               "register, and the limits the SC rules check: a mesh larger than the chip (MESH-1,\n"
+               "MESH-2), more VMEM per subcore than it has (MESH-VMEM), a vector that is not one\n"
+               "register with `layout_passes = false` (SHAPE-1).\n\n"
+               "## The chips\n\n"
+               "| target | SparseCores (cores) per chip | vector subcores per core | lanes (32-bit) | VMEM per "
+               "subcore | SMEM per subcore | VMEM_SHARED per core | DMA granule | in JAX 0.10.2 |\n"
+               "|---|---|---|---|---|---|---|---|---|\n";
+  for (const TargetInfo& t : Targets()) {
+    std::cout << "| " << t.name << (t.name == kDefaultTargetName ? " (default)" : "") << " | " << t.cores << " | "
+              << t.subcores << " | " << t.lanes << " | " << t.vmem_bytes / 1024 << " KiB | " << t.smem_bytes / 1024
+              << " KiB | " << t.vmem_shared_bytes / (1 << 20) << " MiB | " << t.dma_granule_bytes << " B | "
+              << (t.in_jax ? "yes" : "no") << " |\n";
+  }
+  std::cout << "\nSMEM and VMEM_SHARED are runtime.md §1's default capacities, the same on every\n"
+               "chip. scjit does not check a kernel against them yet: each subcore's SMEM arena and\n"
+               "each core's VMEM_SHARED arena are as large as the kernel's refs there.\n\n"
+               "## Vector registers\n\n"
+               "A register holds `lanes` 32-bit lanes: that many elements of a 32-bit type, twice\n"
+               "as many of a 16-bit type and four times as many of an 8-bit type, as a flat vector\n"
+               "or with the packing as the major dimension. With `attributes { layout_passes =\n"
+               "false }` every vector a kernel loads or stores must be exactly one register\n"
+               "(SHAPE-1, Pallas' `supported_shapes`); by default the compiler splits other shapes\n"
+               "into registers.\n\n| element type |";
+  std::vector<const TargetInfo*> by_lanes;  // the first chip of each lane count
+  for (const TargetInfo& t : Targets()) {
+    bool seen = false;
+    for (const TargetInfo* b : by_lanes) seen = seen || b->lanes == t.lanes;
+    if (seen) continue;
+    by_lanes.push_back(&t);
+    std::string chips;
+    for (const TargetInfo& u : Targets()) {
+      if (u.lanes == t.lanes) Append(&chips, chips.empty() ? "" : ", ", u.name);
+    }
+    std::cout << " " << t.lanes << " lanes (" << chips << ") |";
+  }
+  std::cout << "\n|---|";
+  for (size_t i = 0; i < by_lanes.size(); ++i) std::cout << "---|";
+  std::cout << "\n";
+  for (int bytes : {4, 2, 1}) {
+    for (ElementType e : AllElementTypes()) {
+      if (IsBool(e) || ByteWidth(e) != bytes) continue;
+      std::cout << "| " << IrName(e) << " |";
+      for (const TargetInfo* t : by_lanes) std::cout << " " << RegisterTypes(*t, e) << " |";
+      std::cout << "\n";
+    }
+  }
+  std::cout << "\n## What Pallas reports\n\n"
+               "`plsc.get_sparse_core_info()`, the same object as `pltpu.get_tpu_info().sparse_core`,\n"
+               "is a `SparseCoreInfo(num_cores, num_subcores, num_lanes, vmem_capacity_bytes,\n"
+               "dma_granule_size_bytes)`: SparseCores per chip, vector subcores per core, lanes,\n"
+               "VMEM per subcore and the DMA granule of the table above. JAX 0.10.2 reports exactly\n"
+               "these figures for every chip it knows (the last column); for the others the row is\n"
+               "runtime.md §1's. SMEM and VMEM_SHARED are not in `SparseCoreInfo`; the\n"
+               "`vmem_capacity_bytes` and `smem_capacity_bytes` of `pltpu.get_tpu_info()` itself\n"
+               "describe a TensorCore, not a SparseCore.\n\n"
+               "## Each chip\n\n"
+               "`jit-run --target-info CHIP` prints the chip's block; `T` stands for each element\n"
+               "type listed after it.\n";
+  for (const TargetInfo& t : Targets()) std::cout << "\n```text\n" << DescribeTarget(t) << "```\n";
+}
+
 }  // namespace
 }  // namespace scjit
 
@@ -233,8 +320,10 @@ int main(int argc, char** argv) {
     scjit::PrintCodes();
   } else if (what == "rules") {
     scjit::PrintRules();
+  } else if (what == "targets") {
+    scjit::PrintTargets();
   } else {
-    std::cerr << "usage: scjit-docs ops|codes|rules\n";
+    std::cerr << "usage: scjit-docs ops|codes|rules|targets\n";
     return 2;
   }
   return 0;

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -36,6 +37,14 @@ struct ParamInfo {
   std::vector<int64_t> shape;
   MemorySpace space = MemorySpace::kHbm;
   std::string type;  // as written in .scir: "hbm<4096x128xi32>"
+  // For an integer parameter whose values the kernel uses as indices (idx(...)
+  // lists of indirect DMAs and pipeline blocks, gather/scatter index vectors):
+  // the smallest dimension size they index, and the ref it belongs to (without
+  // '%'). Values outside [0, index_bound) are out of range. A static analysis,
+  // conservative: empty when the kernel computes its indices or stages them
+  // in ways it does not follow.
+  std::optional<int64_t> index_bound;
+  std::string indexed_ref;
 
   int64_t num_elements() const;
   int64_t bytes() const;  // 0 for semaphores

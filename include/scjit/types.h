@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -45,21 +46,30 @@ std::string_view DirectionName(ParamDirection d);
 // What a kernel runs on: every vector subcore, or each SparseCore's scalar subcore.
 enum class MeshKind : uint8_t { kVector, kScalar };
 
-// One SparseCore chip scjit emulates (what Pallas' plsc.get_sparse_core_info()
-// and pltpu.get_tpu_info() say of it).
+// One SparseCore chip scjit emulates. The first five figures are what Pallas'
+// plsc.get_sparse_core_info() (pltpu.get_tpu_info().sparse_core) reports as
+// SparseCoreInfo(num_cores, num_subcores, num_lanes, vmem_capacity_bytes,
+// dma_granule_size_bytes).
 struct TargetInfo {
-  std::string_view name;   // "v7x"
-  int cores;               // SparseCores per chip
-  int subcores;            // vector subcores per SparseCore
-  int lanes;               // 32-bit lanes of a vector register
-  int64_t vmem_bytes;      // VMEM of each vector subcore
-  int dma_granule_bytes;   // the DMA granule
+  std::string_view name;      // "v7x"
+  int cores;                  // SparseCores per chip
+  int subcores;               // vector subcores per SparseCore
+  int lanes;                  // 32-bit lanes of a vector register
+  int64_t vmem_bytes;         // VMEM of each vector subcore
+  int dma_granule_bytes;      // the DMA granule
+  int64_t smem_bytes;         // SMEM of each subcore (runtime.md §1's default)
+  int64_t vmem_shared_bytes;  // VMEM_SHARED of each SparseCore (the default)
+  bool in_jax;                // JAX 0.10.2 knows the chip
 };
 
 // Every target: v5p, v6e, v7x, v8i, v8t.
 std::span<const TargetInfo> Targets();
 // The target named `name`, or null.
 const TargetInfo* FindTarget(std::string_view name);
+// The chip's geometry, capacities, native vector shapes and SparseCoreInfo as
+// text, one fact a line, ending with a newline (`jit-run --target-info`,
+// docs/targets.md).
+std::string DescribeTarget(const TargetInfo& target);
 // The target a kernel gets when neither its file nor the options name one.
 inline constexpr std::string_view kDefaultTargetName = "v7x";
 

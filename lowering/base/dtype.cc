@@ -11,7 +11,14 @@ constexpr std::array kInfos = {
 #include "scjit/dtype.def"
 };
 
+constexpr ElementType kAll[] = {
+#define SCJIT_DTYPE(Enum, ...) ElementType::Enum,
+#include "scjit/dtype.def"
+};
+
 }  // namespace
+
+std::span<const ElementType> AllElementTypes() { return kAll; }
 
 const ElementTypeInfo& Info(ElementType t) { return kInfos[static_cast<size_t>(t)]; }
 

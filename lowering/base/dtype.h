@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "scjit/types.h"
@@ -25,6 +26,8 @@ struct ElementTypeInfo {
 
 // Properties of `t`. Never fails: every enumerator has a row.
 const ElementTypeInfo& Info(ElementType t);
+// Every element type, in dtype.def's order.
+std::span<const ElementType> AllElementTypes();
 
 // The element type spelled `name` in .scir (`i32`, `bf16`), if any.
 std::optional<ElementType> ElementTypeFromIrName(std::string_view name);

@@ -27,7 +27,7 @@ Diagnostic LaunchLayout::SiteDiagnostic(DiagId id, int site, std::initializer_li
 
 namespace {
 
-constexpr uint32_t kLayoutVersion = 1;
+constexpr uint32_t kLayoutVersion = 2;
 
 void Put(Writer& w, const Location& l) {
   w.Put<int32_t>(l.line);
@@ -69,7 +69,7 @@ constexpr int kDTypes = 0
 #include "scjit/dtype.def"
     ;
 constexpr int kTargetCount = 0
-#define SCJIT_TARGET(Enum, name, cores, subcores, lanes, vmem, granule) +1
+#define SCJIT_TARGET(Enum, ...) +1
 #include "lowering/base/target.def"
     ;
 
@@ -95,6 +95,8 @@ std::string Serialize(const LaunchLayout& l) {
     w.Put(static_cast<uint8_t>(p.space));
     w.Put(p.type_text);
     w.Put(p.offset);
+    w.Put<int64_t>(p.index_bound.value_or(0));
+    w.Put(p.indexed_ref);
   }
   w.Put(l.vmem_bytes);
   w.Put(l.smem_bytes);
@@ -130,10 +132,13 @@ absl::StatusOr<LaunchLayout> Deserialize(std::string_view bytes) {
             r.Get(&lanes);
   ok = ok && GetList(r, &l.params, [&](ParamLayout* p) {
          uint8_t semaphore = 0;
+         int64_t bound = 0;  // 0: none
          bool got = r.Get(&p->name) && GetEnum(r, &p->direction, 3) && r.Get(&semaphore) &&
                     GetEnum(r, &p->dtype, kDTypes) && r.Get(&p->shape) && GetEnum(r, &p->space, 4) &&
-                    r.Get(&p->type_text) && r.Get(&p->offset);
+                    r.Get(&p->type_text) && r.Get(&p->offset) && r.Get(&bound) && bound >= 0 &&
+                    r.Get(&p->indexed_ref);
          p->semaphore = semaphore != 0;
+         if (bound > 0) p->index_bound = bound;
          return got;
        });
   ok = ok && r.Get(&l.vmem_bytes) && r.Get(&l.smem_bytes) && r.Get(&l.vmem_shared_bytes) && r.Get(&semaphores) &&

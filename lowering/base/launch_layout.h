@@ -8,6 +8,7 @@
 #define SCJIT_LOWERING_BASE_LAUNCH_LAYOUT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,10 @@ struct ParamLayout {
   // Staged parameters (vmem, smem, vmem_shared): their offset in each copy of
   // their arena; HBM ones are used in place (ctx->hbm[position]).
   int64_t offset = 0;
+  // Integer parameters whose values the kernel uses as indices: the smallest
+  // dimension they index and its ref (lowering/analysis/index_bounds.h).
+  std::optional<int64_t> index_bound;
+  std::string indexed_ref;  // without '%'
 
   bool staged() const { return !semaphore && space != MemorySpace::kHbm; }
   int64_t num_elements() const;

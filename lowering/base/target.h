@@ -8,14 +8,16 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "lowering/base/shape.h"
 #include "scjit/types.h"
 
 namespace scjit {
 
 // The rows of target.def, in order: TargetId(i) is Targets()[i].
 enum class TargetId : uint8_t {
-#define SCJIT_TARGET(Enum, name, cores, subcores, lanes, vmem, granule) Enum,
+#define SCJIT_TARGET(Enum, ...) Enum,
 #include "lowering/base/target.def"
 };
 
@@ -25,6 +27,11 @@ const TargetInfo& Info(TargetId id);
 std::optional<TargetId> TargetFromName(std::string_view name);
 // "v5p, v6e, v7x, v8i, v8t", for messages.
 std::string TargetNameList();
+
+// The shapes of one vector register of `t` for elements of `bytes` (1, 2 or 4)
+// bytes: (L * 4 / bytes,), and (4 / bytes, L) for packed types, as Pallas'
+// sc_core.supported_shapes.
+std::vector<Shape> RegisterShapes(const TargetInfo& t, int bytes);
 
 }  // namespace scjit
 

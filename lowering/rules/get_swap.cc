@@ -192,10 +192,7 @@ std::optional<Violation> RegisterShape(const Ctx& c) {
     return Violation{DiagId::kShape2, loc, {{"dtype", std::string(NumpyName(aval.element()))}},
                      Cat("the value has type ", aval.ToString()), ""};
   }
-  int64_t lanes = c.target.lanes;
-  int64_t pack = 4 / bytes;
-  std::vector<Shape> supported = {{lanes * pack}};
-  if (pack > 1) supported.push_back({pack, lanes});
+  std::vector<Shape> supported = RegisterShapes(c.target, bytes);
   for (const Shape& s : supported) {
     if (aval.shape() == s) return std::nullopt;
   }
