@@ -220,9 +220,9 @@ void PrintRules() {
   for (const Row& r : rows) implemented += r.status.rfind("implemented", 0) == 0;
   std::cout << "# SC rules: the catalog, ID by ID\n\n"
                "Generated from the rule tables (`lowering/rules/`) by `scjit-docs rules`; do not\n"
-               "edit by hand. Every ID of sc-errors.md is either implemented, with Pallas' exact\n"
-               "message, or listed with the reason no `.scir` kernel can trigger it\n"
-               "(`tests/catalog_test.cc` checks that none is missing).\n\n"
+               "edit by hand. Every ID of the catalog of Pallas' SparseCore errors is either\n"
+               "implemented, with Pallas' exact message, or listed with the reason no `.scir`\n"
+               "kernel can trigger it (`tests/catalog_test.cc` checks that none is missing).\n\n"
                "An implemented rule is tested by its catalog example kernels — the failing one\n"
                "must fail with exactly its code, the fixed one must pass (`sc_rules_test`,\n"
                "CatalogRulesTest) — and by the test file named in its row, which checks its\n"
