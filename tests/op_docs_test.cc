@@ -34,7 +34,7 @@ struct Row {
 };
 
 constexpr Row kRows[] = {
-#define SCJIT_OP_DOC(Enum, example, pallas) {OpKind::Enum, #Enum, example},
+#define SCJIT_OP_DOC(Enum, example, pallas, types) {OpKind::Enum, #Enum, example},
 #include "lowering/ir/op_docs.def"
 };
 

@@ -80,19 +80,22 @@ std::string Cell(std::string_view s) {
   return out;
 }
 
-// How each op is written and the Pallas call it mirrors (op_docs.def).
+// How each op is written, what it takes and the Pallas call it mirrors
+// (op_docs.def).
 struct OpDoc {
-  std::string_view example, pallas;
+  std::string_view example, pallas, types;
 };
 
 std::vector<OpDoc> OpDocs() {
   std::vector<OpDoc> docs(NumOpKinds());
-#define SCJIT_OP_DOC(Enum, example, pallas) docs[static_cast<size_t>(OpKind::Enum)] = OpDoc{example, pallas};
+#define SCJIT_OP_DOC(Enum, example, pallas, types) \
+  docs[static_cast<size_t>(OpKind::Enum)] = OpDoc{example, pallas, types};
 #include "lowering/ir/op_docs.def"
   return docs;
 }
 
-// One table per family: each op, how it is written, what it mirrors in Pallas.
+// One table per family: each op, how it is written, its operands and result, and
+// what it mirrors in Pallas.
 bool PrintOpExamples() {
   std::vector<OpDoc> docs = OpDocs();
   std::cout << "\n## Each op, written out\n\n"
@@ -100,9 +103,14 @@ bool PrintOpExamples() {
                "against these names: `%v %w %idx: vector<16xi32>`, `%a %b: vector<16xf32>`, `%m:\n"
                "vector<16xi1>`, `%i %n: i32`, `%c: i1`; refs `%ref %buf: vmem<16xi32>`, `%tab:\n"
                "vmem<64x16xi32>`, `%smem: smem<16xi32>`, `%x %o: hbm<64x16xi32>`; semaphores `%sem:\n"
-               "dma_sem`, `%rsem: sem`. Ops separated by `;` may also be written on separate lines.\n";
+               "dma_sem`, `%rsem: sem`. Ops separated by `;` may also be written on separate lines.\n"
+               "\n"
+               "\"Operands and result\" says what each operand must be, in order, and the type of the\n"
+               "result (L is the target's lane count); the codes in parentheses are the SC rules\n"
+               "that reject the rest, with Pallas' messages ([sc-rules.md](sc-rules.md)).\n";
   for (int f = 0; f <= static_cast<int>(OpFamily::kControl); ++f) {
-    std::cout << "\n### " << FamilyName(static_cast<OpFamily>(f)) << "\n\n| op | written as | Pallas |\n|---|---|---|\n";
+    std::cout << "\n### " << FamilyName(static_cast<OpFamily>(f))
+              << "\n\n| op | written as | operands and result | Pallas |\n|---|---|---|---|\n";
     for (size_t k = 0; k < NumOpKinds(); ++k) {
       const OpInfo& info = Info(static_cast<OpKind>(k));
       if (static_cast<int>(info.family) != f) continue;
@@ -110,8 +118,12 @@ bool PrintOpExamples() {
         std::cerr << "scjit-docs: op '" << info.name << "' has no row in lowering/ir/op_docs.def\n";
         return false;
       }
-      std::cout << "| `" << info.name << "` | `" << Cell(docs[k].example) << "` | `" << Cell(docs[k].pallas)
-                << "` |\n";
+      if (docs[k].types.empty()) {
+        std::cerr << "scjit-docs: op '" << info.name << "' has no operand types in lowering/ir/op_docs.def\n";
+        return false;
+      }
+      std::cout << "| `" << info.name << "` | `" << Cell(docs[k].example) << "` | " << Cell(docs[k].types) << " | `"
+                << Cell(docs[k].pallas) << "` |\n";
     }
   }
   return true;
@@ -211,9 +223,9 @@ void PrintRules() {
   for (const Row& r : rows) implemented += r.status.rfind("implemented", 0) == 0;
   std::cout << "# SC rules: the catalog, ID by ID\n\n"
                "Generated from the rule tables (`lowering/rules/`) by `scjit-docs rules`; do not\n"
-               "edit by hand. Every ID of sc-errors.md is either implemented, with Pallas' exact\n"
-               "message, or listed with the reason no `.scir` kernel can trigger it\n"
-               "(`tests/catalog_test.cc` checks that none is missing).\n\n"
+               "edit by hand. Every ID of the catalog of Pallas' SparseCore errors is either\n"
+               "implemented, with Pallas' exact message, or listed with the reason no `.scir`\n"
+               "kernel can trigger it (`tests/catalog_test.cc` checks that none is missing).\n\n"
                "An implemented rule is tested by its catalog example kernels — the failing one\n"
                "must fail with exactly its code, the fixed one must pass (`sc_rules_test`,\n"
                "CatalogRulesTest) — and by the test file named in its row, which checks its\n"
