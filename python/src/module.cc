@@ -14,6 +14,9 @@
 
 #include "absl/status/status.h"
 #include "scjit/scjit.h"
+#ifdef SCJIT_XLA_FFI
+#include "python/src/ffi_launch.h"
+#endif
 
 namespace py = pybind11;
 
@@ -231,6 +234,8 @@ PYBIND11_MODULE(_scjit, m) {
       .def_property_readonly("params",
                              [](const Kernel& k) { return std::vector<ParamInfo>(k.params().begin(), k.params().end()); })
       .def_property_readonly("times", &Kernel::times)
+      // The object's address, which the FFI handler is given (scjit_launch).
+      .def_property_readonly("address", [](const Kernel& k) { return reinterpret_cast<uintptr_t>(&k); })
       .def_property_readonly("warnings", &Kernel::warnings)
       .def("launch", &Launch, py::arg("arrays"), py::arg("threads"), py::arg("seed"), py::arg("dma"),
            py::arg("checks"), py::arg("time_limit"), py::arg("log"));
@@ -248,6 +253,9 @@ PYBIND11_MODULE(_scjit, m) {
         d["compiled"] = s.compiled;
         return d;
       });
+#ifdef SCJIT_XLA_FFI
+  m.def("ffi_launch_handler", [] { return py::capsule(reinterpret_cast<void*>(&ScjitLaunch)); });
+#endif
   m.def("read_source", [](const std::string& path) -> py::object {
     absl::StatusOr<Source> s = Source::FromFile(path);
     if (!s.ok()) return py::cast(FailureOf(s.status()));
