@@ -1,0 +1,1917 @@
+"""scjit.jax.export: Pallas SparseCore kernels traced with JAX, written as .scir, run by
+jit-run and compared with numpy.
+
+Each case below is a Pallas kernel: the SparseCore guide's (cumsum on the scalar
+subcores, the pipelined add-one, the gather and the scatter), a hand-written double
+buffer, and kernels written after those of JAX's own SparseCore tests
+(tests/pallas/tpu_sparsecore_pallas_test.py at jax-v0.10.2), one per primitive or idiom
+they exercise. Every case is exported for v6e (8 lanes) and v7x (16 lanes), run with
+`jit-run --in ... --out ...` on numpy inputs, and its outputs compared with an
+independent numpy computation. Further tests check the `loc(...)` of every op, the
+parameters `kernel_from_params` reports, and the ExportError of what scjit lacks.
+
+jit-run is $SCJIT_JIT_RUN (CTest sets it), else build/jit-run of this checkout.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import os
+import pathlib
+import re
+import subprocess
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import ml_dtypes
+import numpy as np
+import pytest
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+from jax.experimental.pallas import tpu_sc as plsc
+
+import scjit.jax as sjax
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+JIT_RUN = os.environ.get("SCJIT_JIT_RUN", str(ROOT / "build" / "jit-run"))
+TARGETS = ("v6e", "v7x")
+LANES = {"v6e": 8, "v7x": 16}
+# The loc(...) suffix of the .scir parser; until the parser of this checkout has it,
+# kernels are run without locations and the locations are checked on the text.
+LOC_RE = re.compile(r' loc\("((?:[^"\\]|\\.)*)":(\d+):(\d+)\)$')
+
+
+@dataclasses.dataclass
+class Case:
+    """A kernel and its data: `fn(*args)` binds one SparseCore kernel; `want` holds
+    the expected value of each out/inout parameter in order (None: not checked);
+    `inputs`, when given, are the in/inout parameters' values (else `args`)."""
+
+    fn: Callable[..., Any]
+    args: tuple[np.ndarray, ...]
+    want: tuple[Any, ...]
+    inputs: tuple[np.ndarray, ...] | None = None
+
+
+CASES: dict[str, Callable[[int], Case]] = {}
+
+
+def case(fn):
+    """Registers a case builder; it takes the lane count and runs where JAX traces
+    for the target's chip (meshes ask the chip for their defaults)."""
+    CASES[fn.__name__] = fn
+    return fn
+
+
+def export_case(name, target, *, locations=False):
+    with sjax.abstract_tpu(target):
+        c = CASES[name](LANES[target])
+    [kernel] = sjax.export_kernels(c.fn, *c.args, target=target, locations=locations)
+    return c, kernel
+
+
+def run_scir(tmp_path, kernel, inputs, target):
+    """Runs an ExportedKernel with jit-run on `inputs` (one array per in/inout
+    parameter, in order); returns the out/inout parameters' arrays in order."""
+    path = tmp_path / f"{kernel.kernel}.scir"
+    path.write_text(kernel.scir)
+    args = [JIT_RUN, str(path), "--target", target]
+    ins = [p for p in kernel.params if p.direction != "out"]
+    assert len(ins) == len(inputs), (ins, len(inputs))
+    for p, array in zip(ins, inputs):
+        f = tmp_path / f"in_{p.name}.npy"
+        np.save(f, array)
+        args += ["--in", f"{p.name}={f}"]
+    outs = [p for p in kernel.params if p.direction != "in"]
+    for p in outs:
+        args += ["--out", f"{p.name}={tmp_path / f'out_{p.name}.npy'}"]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"{' '.join(args)} exited {proc.returncode}:\n{proc.stderr}\n{kernel.scir}"
+    return [np.load(tmp_path / f"out_{p.name}.npy") for p in outs]
+
+
+def expect_equal(got, want, scir):
+    want = np.asarray(want)
+    if want.dtype == ml_dtypes.bfloat16:
+        assert got.dtype.itemsize == 2, got.dtype
+        got = got.view(np.uint16).view(ml_dtypes.bfloat16)
+    assert got.shape == want.shape and got.dtype == want.dtype, (got.dtype, got.shape, want.dtype, want.shape)
+    np.testing.assert_array_equal(got, want, err_msg=scir)
+
+
+# --- helpers for writing kernels --------------------------------------------------------
+
+
+def vector_mesh(num_cores=1, num_subcores=None):
+    kw = {} if num_subcores is None else {"num_subcores": num_subcores}
+    return plsc.VectorSubcoreMesh(core_axis_name="core", subcore_axis_name="subcore",
+                                  num_cores=num_cores, **kw)
+
+
+def sds(a):
+    return jax.ShapeDtypeStruct(np.shape(a), np.asarray(a).dtype)
+
+
+def whole_array_kernel(out_type, *, scratch=(), layout_passes=True, grid=(1,),
+                       in_specs=None, out_specs=None):
+    """A kernel on one SparseCore whose body sees its operands in VMEM: an
+    emit_pipeline over `grid` with whole-array blocks by default (the form of JAX's
+    SparseCore tests)."""
+    params = pltpu.CompilerParams(needs_layout_passes=layout_passes)
+
+    def decorate(body):
+        n_out = len(jax.tree.leaves(out_type))
+
+        @pl.kernel(out_type=out_type, mesh=vector_mesh(), compiler_params=params,
+                   scratch_types=dict(scratch_refs=tuple(scratch)))
+        def kernel(*hbm_refs, scratch_refs):
+            n_in = len(hbm_refs) - n_out
+            pipeline = pltpu.emit_pipeline(
+                lambda *refs: body(*refs, *scratch_refs),
+                grid=grid,
+                in_specs=[pl.BlockSpec()] * n_in if in_specs is None else in_specs,
+                out_specs=[pl.BlockSpec()] * n_out if out_specs is None else out_specs,
+            )
+            pipeline(*hbm_refs)
+
+        return kernel
+
+    return decorate
+
+
+def rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+def permutation(n, seed=42):
+    return rng(seed).permutation(n).astype(np.int32)
+
+
+# --- the SparseCore guide ------------------------------------------------------------
+
+
+@case
+def guide_cumsum(nl):
+    """"A basic SparseCore kernel": each scalar subcore takes the prefix sum of its
+    row in SMEM."""
+    x = rng().integers(0, 64, size=(2, nl), dtype=np.int32)
+
+    @pl.kernel(out_type=sds(x), mesh=plsc.ScalarSubcoreMesh(axis_name="core", num_cores=2),
+               scratch_types=[pltpu.SMEM((nl,), jnp.int32), pltpu.SemaphoreType.DMA])
+    def cumsum(x_ref, o_ref, tmp_ref, sem):
+        idx = lax.axis_index("core")
+        pltpu.async_copy(x_ref.at[idx], tmp_ref, sem).wait()
+
+        @pl.loop(1, nl)
+        def _(i):
+            tmp_ref[i] += tmp_ref[i - 1]
+
+        pltpu.async_copy(tmp_ref, o_ref.at[idx], sem).wait()
+
+    return Case(cumsum, (x,), (np.cumsum(x, axis=1, dtype=np.int32),))
+
+
+@case
+def guide_add_one(nl):
+    """"Pipelining in SparseCore kernels": emit_pipeline over (8, 128) blocks, the
+    grid split over every (core, subcore), the body adding 1 in (1, lanes) pieces."""
+    x = rng().integers(0, 64, size=(512, 256), dtype=np.int32)
+
+    def body(in_vmem, out_vmem):
+        @pl.loop(0, in_vmem.shape[0])
+        def _(c0):
+            @pl.loop(0, in_vmem.shape[1], step=nl)
+            def _(c1):
+                slc = (pl.ds(c0, 1), pl.ds(c1, nl))
+                out_vmem.at[*slc][...] = in_vmem.at[*slc][...] + 1
+
+    @pl.kernel(out_type=sds(x), mesh=plsc.VectorSubcoreMesh(core_axis_name="core",
+                                                             subcore_axis_name="subcore"))
+    def sc_add_one(x_hbm_ref, o_hbm_ref):
+        pltpu.emit_pipeline(
+            body, grid=(x.shape[0] // 8, x.shape[1] // 128),
+            in_specs=[pl.BlockSpec((8, 128), lambda i, j: (i, j))],
+            out_specs=[pl.BlockSpec((8, 128), lambda i, j: (i, j))],
+            core_axis_name=("core", "subcore"),
+            dimension_semantics=(pltpu.PARALLEL, pltpu.PARALLEL))(x_hbm_ref, o_hbm_ref)
+
+    return Case(sc_add_one, (x,), (x + 1,))
+
+
+@case
+def guide_gather(nl):
+    """"Gather and scatter": index windows pipelined into VMEM, one indirect DMA
+    `x_hbm.at[i_vmem.at[0]]` per window."""
+    x = np.arange(256 * 128, dtype=np.int32).reshape(256, 128)
+    ids = rng(1).integers(0, 256, size=(1, 512), dtype=np.int32)
+    window = 64
+
+    @pl.kernel(out_type=jax.ShapeDtypeStruct((512, 128), jnp.int32), mesh=vector_mesh(2))
+    def gather(x_hbm, i_hbm, o_hbm):
+        def body(i_vmem, o_vmem):
+            pltpu.sync_copy(x_hbm.at[i_vmem.at[0]], o_vmem)
+
+        pltpu.emit_pipeline(
+            body, grid=(512 // window,),
+            in_specs=[pl.BlockSpec((1, window), lambda i: (0, i))],
+            out_specs=[pl.BlockSpec((window, 128), lambda i: (i, 0))],
+            core_axis_name="subcore", dimension_semantics=(pltpu.PARALLEL,))(i_hbm, o_hbm)
+
+    return Case(gather, (x, ids), (x[ids[0]],))
+
+
+@case
+def guide_scatter(nl):
+    """"Gather and scatter": rows and index windows pipelined into VMEM, one
+    indirect DMA `o_hbm.at[i_vmem.at[0]]` per window."""
+    x = rng(2).integers(0, 1000, size=(512, 128), dtype=np.int32)
+    ids = permutation(512, 3).reshape(1, 512)
+    window = 64
+
+    @pl.kernel(out_type=jax.ShapeDtypeStruct((512, 128), jnp.int32), mesh=vector_mesh(2))
+    def scatter(x_hbm, i_hbm, o_hbm):
+        def body(x_vmem, i_vmem):
+            pltpu.sync_copy(x_vmem, o_hbm.at[i_vmem.at[0]])
+
+        pltpu.emit_pipeline(
+            body, grid=(512 // window,),
+            in_specs=[pl.BlockSpec((window, 128), lambda i: (i, 0)),
+                      pl.BlockSpec((1, window), lambda i: (0, i))],
+            out_specs=[], core_axis_name="subcore",
+            dimension_semantics=(pltpu.PARALLEL,))(x_hbm, i_hbm)
+
+    want = np.empty_like(x)
+    want[ids[0]] = x
+    return Case(scatter, (x, ids), (want,))
+
+
+@case
+def double_buffer(nl):
+    """make_async_copy start/wait by hand: three buffers of each side, semaphore
+    arrays indexed by core and buffer, copies started ahead (after JAX's
+    PipelineTest.test_manual)."""
+    steps, nbuf, window = 6, 3, 64
+    x = rng(4).integers(-1000, 1000, size=(2 * 16, window * steps), dtype=np.int32)
+    mesh = vector_mesh(2)
+
+    @pl.kernel(out_type=sds(x), mesh=mesh,
+               scratch_types=[pltpu.VMEM((nbuf, window), jnp.int32),
+                              pltpu.VMEM((nbuf, window), jnp.int32),
+                              pltpu.SemaphoreType.DMA((2, nbuf)),
+                              pltpu.SemaphoreType.DMA((2, nbuf))])
+    def add_one(x_hbm, o_hbm, x_vmem, o_vmem, in_sem, out_sem):
+        core = lax.axis_index("core")
+        row = core * mesh.num_subcores + lax.axis_index("subcore")
+
+        def copy_in(step, buf):
+            return pltpu.make_async_copy(x_hbm.at[row, pl.ds(step * window, window)],
+                                         x_vmem.at[buf], in_sem.at[core, buf])
+
+        def copy_out(step, buf):
+            return pltpu.make_async_copy(o_vmem.at[buf],
+                                         o_hbm.at[row, pl.ds(step * window, window)],
+                                         out_sem.at[core, buf])
+
+        def step_body(i, carry):
+            buf = i % nbuf
+            copy_in(i, buf).wait()
+
+            @pl.when(i >= nbuf)
+            def _():
+                copy_out(i - nbuf, buf).wait()
+
+            @pl.loop(0, window, step=nl)
+            def _(c):
+                o_vmem.at[buf, pl.ds(c, nl)][...] = x_vmem.at[buf, pl.ds(c, nl)][...] + 1
+
+            copy_out(i, buf).start()
+
+            @pl.when(i + nbuf < steps)
+            def _():
+                copy_in(i + nbuf, buf).start()
+
+            return carry
+
+        for b in range(nbuf):
+            copy_in(b, b).start()
+        lax.fori_loop(0, steps, step_body, None)
+        for b in range(nbuf):
+            copy_out(steps - nbuf + b, b).wait()
+
+    return Case(add_one, (x,), (x + 1,))
+
+
+# --- vector subcore: values and refs (after JAX's VectorSubcoreTest) ---------------------
+
+
+def _add_sub(nl, dtype, op):
+    x = np.arange(nl, dtype=dtype) * 3 - 7
+
+    @whole_array_kernel(sds(x))
+    def kernel(x_ref, o_ref):
+        o_ref[...] = op(x_ref[...], 1)
+
+    return Case(kernel, (x,), (np.asarray(op(x, dtype(1))),))
+
+
+@case
+def add_one_i32(nl):
+    return _add_sub(nl, np.int32, jnp.add)
+
+
+@case
+def sub_one_f32(nl):
+    return _add_sub(nl, np.float32, jnp.subtract)
+
+
+@case
+def add_one_block_specs(nl):
+    """A grid of 4 lane-wide blocks, each walked by a pl.loop of pl.ds slices."""
+    x = np.arange(4 * 2 * nl, dtype=np.int32)
+
+    @whole_array_kernel(sds(x), grid=(4,), in_specs=[pl.BlockSpec([2 * nl], lambda i: i)],
+                        out_specs=[pl.BlockSpec([2 * nl], lambda i: i)])
+    def kernel(x_ref, o_ref):
+        @pl.loop(0, x_ref.size, step=nl)
+        def _(i):
+            s = pl.ds(i, nl)
+            o_ref[s] = x_ref[s] + 1
+
+    return Case(kernel, (x,), (x + 1,))
+
+
+def _slicing(nl, dtype, minor_scale):
+    """`x_ref[..., slice]` pieces of a wider ref, summed (16-bit types as (2, lanes))."""
+    shape = (nl,) if np.dtype(dtype).itemsize == 4 else (4 // np.dtype(dtype).itemsize, nl)
+    minor = shape[-1]
+    x = (np.arange(np.prod(shape) * minor_scale) % 50).astype(dtype).reshape(*shape[:-1], minor * minor_scale)
+    pieces = [slice(k * minor, (k + 1) * minor) for k in range(minor_scale)]
+
+    @whole_array_kernel(jax.ShapeDtypeStruct(shape, dtype))
+    def kernel(x_ref, o_ref):
+        o_ref[...] = sum(x_ref[..., p] for p in pieces)
+
+    return Case(kernel, (x,), (sum(x[..., p] for p in pieces).astype(dtype),))
+
+
+@case
+def slicing_i32(nl):
+    return _slicing(nl, np.int32, 4)
+
+
+@case
+def slicing_f32(nl):
+    return _slicing(nl, np.float32, 2)
+
+
+@case
+def slicing_bf16(nl):
+    return _slicing(nl, ml_dtypes.bfloat16, 2)
+
+
+@case
+def slicing_i16(nl):
+    return _slicing(nl, np.int16, 2)
+
+
+@case
+def slicing_u16(nl):
+    return _slicing(nl, np.uint16, 4)
+
+
+@case
+def odd_load_store(nl):
+    x = np.arange(100, dtype=np.int32)
+
+    @whole_array_kernel(sds(x))
+    def kernel(x_ref, o_ref):
+        o_ref[...] = x_ref[...]
+
+    return Case(kernel, (x,), (x,))
+
+
+@case
+def get_index_fori_carry(nl):
+    """lax.fori_loop(1, n, acc + x_ref[i], x_ref[0]): a carried vector."""
+    x = np.arange(3 * nl, dtype=np.int32).reshape(3, nl) * 5
+
+    @whole_array_kernel(jax.ShapeDtypeStruct((nl,), jnp.int32), layout_passes=False)
+    def kernel(x_ref, o_ref):
+        o_ref[...] = lax.fori_loop(1, 3, lambda i, acc: acc + x_ref[i], x_ref[0])
+
+    return Case(kernel, (x,), (x.sum(axis=0, dtype=np.int32),))
+
+
+@case
+def get_multi_index(nl):
+    """`o_ref[...] += x_ref.at[i][j]` over every (i, j): views of views."""
+    x = np.arange(3 * 4 * nl, dtype=np.int32).reshape(3, 4, nl)
+
+    @whole_array_kernel(jax.ShapeDtypeStruct((nl,), jnp.int32))
+    def kernel(x_ref, o_ref):
+        o_ref[...] = jnp.zeros_like(o_ref)
+        for i in range(3):
+            for j in range(4):
+                o_ref[...] += x_ref.at[i][j]
+
+    return Case(kernel, (x,), (x.sum(axis=(0, 1), dtype=np.int32),))
+
+
+@case
+def swap_index(nl):
+    """Rows written in reverse order from a pl.loop."""
+    x = np.arange(4 * nl, dtype=np.int32).reshape(4, nl)
+
+    @whole_array_kernel(sds(x))
+    def kernel(x_ref, o_ref):
+        @pl.loop(0, 4)
+        def _(i):
+            o_ref[3 - i] = x_ref[i]
+
+    return Case(kernel, (x,), (x[::-1],))
+
+
+@case
+def scatter_major_async(nl):
+    """async_copy(x_ref, o_hbm.at[indices_ref], sem).wait() in a run_scoped of one
+    semaphore: a scatter of rows."""
+    x = np.arange(nl * 2 * nl, dtype=np.int32).reshape(nl, 2 * nl)
+    idx = permutation(nl)
+
+    @whole_array_kernel(sds(x), out_specs=pl.BlockSpec(memory_space=pltpu.HBM))
+    def kernel(x_ref, indices_ref, o_hbm_ref):
+        @functools.partial(pl.run_scoped, sem=pltpu.SemaphoreType.DMA)
+        def _(sem):
+            pltpu.async_copy(x_ref, o_hbm_ref.at[indices_ref], sem).wait()
+
+    want = np.empty_like(x)
+    want[idx] = x
+    return Case(kernel, (x, idx), (want,))
+
+
+@case
+def scatter_1d_array(nl):
+    """sync_copy(x_ref, o_hbm.at[indices_ref[...]]): the index list as a value."""
+    x = np.arange(nl, dtype=np.int32) * 7
+    idx = permutation(nl)
+
+    @whole_array_kernel(sds(x), out_specs=pl.BlockSpec(memory_space=pltpu.HBM))
+    def kernel(x_ref, indices_ref, o_hbm_ref):
+        pltpu.sync_copy(x_ref, o_hbm_ref.at[indices_ref[...]])
+
+    want = np.empty_like(x)
+    want[idx] = x
+    return Case(kernel, (x, idx), (want,))
+
+
+@case
+def scatter_1d_from_transformed_src(nl):
+    x = np.arange(2 * nl, dtype=np.int32).reshape(2, nl)
+    idx = permutation(nl)
+
+    @whole_array_kernel(jax.ShapeDtypeStruct((nl,), jnp.int32),
+                        out_specs=pl.BlockSpec(memory_space=pltpu.HBM))
+    def kernel(x_ref, indices_ref, o_hbm_ref):
+        pltpu.sync_copy(x_ref.at[1], o_hbm_ref.at[indices_ref[...]])
+
+    want = np.empty_like(x[1])
+    want[idx] = x[1]
+    return Case(kernel, (x, idx), (want,))
+
+
+@case
+def addupdate_scatter_core_memory_space(nl):
+    """plsc.addupdate_scatter into a scratch allocated `@ mesh`."""
+    mesh = vector_mesh()
+
+    @pl.kernel(out_type=jax.ShapeDtypeStruct((nl,), jnp.int32), mesh=mesh,
+               scratch_types=[pltpu.VMEM((nl,), jnp.int32) @ mesh],
+               compiler_params=pltpu.CompilerParams(needs_layout_passes=False))
+    def kernel(output_ref, scratch):
+        scratch[...] = jnp.zeros_like(scratch)
+        plsc.addupdate_scatter(scratch, [jnp.arange(nl)], jnp.ones(nl, jnp.int32))
+        pltpu.sync_copy(scratch, output_ref)
+
+    return Case(kernel, (), (np.ones(nl, np.int32),))
+
+
+def _gather_1d(nl, kind):
+    x = np.arange(nl, dtype=np.int32) * 3
+    idx = permutation(nl)
+
+    @whole_array_kernel(sds(x), in_specs=(pl.BlockSpec(memory_space=pltpu.HBM),
+                                          pl.BlockSpec(memory_space=pltpu.VMEM)))
+    def kernel(x_hbm_ref, indices_ref, o_ref):
+        indices = indices_ref if kind == "ref" else indices_ref[...]
+        pltpu.sync_copy(x_hbm_ref.at[indices], o_ref)
+
+    return Case(kernel, (x, idx), (x[idx],))
+
+
+@case
+def gather_1d_ref(nl):
+    return _gather_1d(nl, "ref")
+
+
+@case
+def gather_1d_array(nl):
+    return _gather_1d(nl, "array")
+
+
+@case
+def gather_1d_with_filter(nl):
+    """plsc.Indices(indices_ref, ignored_value=4): entries equal to 4 move nothing."""
+    x = np.arange(nl, dtype=np.int32)
+    idx = permutation(nl)
+
+    @whole_array_kernel(sds(x), in_specs=(pl.BlockSpec(memory_space=pltpu.HBM),
+                                          pl.BlockSpec(memory_space=pltpu.VMEM)))
+    def kernel(x_hbm_ref, indices_ref, o_ref):
+        o_ref[...] = lax.broadcast(-100_000, o_ref.shape)
+        pltpu.sync_copy(x_hbm_ref.at[plsc.Indices(indices_ref, ignored_value=4)], o_ref)
+
+    want = np.where(idx == 4, -100_000, x[idx]).astype(np.int32)
+    return Case(kernel, (x, idx), (want,))
+
+
+@case
+def gather_1d_to_transformed_dst(nl):
+    x = np.arange(nl, dtype=np.int32) + 5
+    idx = permutation(nl)
+
+    @whole_array_kernel(jax.ShapeDtypeStruct((2, nl), jnp.int32),
+                        in_specs=(pl.BlockSpec(memory_space=pltpu.HBM),
+                                  pl.BlockSpec(memory_space=pltpu.VMEM)))
+    def kernel(x_hbm_ref, indices_ref, o_ref):
+        o_ref[1] = jnp.zeros((nl,), jnp.int32)
+        pltpu.sync_copy(x_hbm_ref.at[indices_ref], o_ref.at[0])
+
+    return Case(kernel, (x, idx), (np.stack([x[idx], np.zeros(nl, np.int32)]),))
+
+
+@case
+def large_gather_1d(nl):
+    x = np.arange(1024, dtype=np.int32)
+    idx = permutation(1024)
+
+    @whole_array_kernel(sds(x), in_specs=(pl.BlockSpec(memory_space=pltpu.HBM),
+                                          pl.BlockSpec(memory_space=pltpu.VMEM)))
+    def kernel(x_hbm_ref, indices_ref, o_ref):
+        pltpu.sync_copy(x_hbm_ref.at[indices_ref], o_ref)
+
+    return Case(kernel, (x, idx), (x[idx],))
+
+
+@case
+def gather_1d_with_indexing(nl):
+    """x_hbm_ref.at[1, 2].at[indices_ref]: an indexed view, then a gather."""
+    x = np.arange(4 * 4 * nl, dtype=np.int32).reshape(4, 4, nl)
+    idx = permutation(nl)
+
+    @whole_array_kernel(jax.ShapeDtypeStruct((nl,), jnp.int32),
+                        in_specs=(pl.BlockSpec(memory_space=pltpu.HBM),
+                                  pl.BlockSpec(memory_space=pltpu.VMEM)))
+    def kernel(x_hbm_ref, indices_ref, o_ref):
+        pltpu.sync_copy(x_hbm_ref.at[1, 2].at[indices_ref], o_ref)
+
+    return Case(kernel, (x, idx), (x[1, 2, idx],))
+
+
+@case
+def gather_2d_with_indexing(nl):
+    x = np.arange(4 * 16 * 128, dtype=np.int32).reshape(4, 16, 128)
+    idx = permutation(8)
+
+    @whole_array_kernel(jax.ShapeDtypeStruct((8, 128), jnp.int32),
+                        in_specs=(pl.BlockSpec(memory_space=pltpu.HBM),
+                                  pl.BlockSpec(memory_space=pltpu.VMEM)))
+    def kernel(x_hbm_ref, indices_ref, o_ref):
+        pltpu.sync_copy(x_hbm_ref.at[1, pl.ds(8, 8), :].at[indices_ref], o_ref)
+
+    return Case(kernel, (x, idx), (x[1, 8:][idx],))
+
+
+@case
+def gather_1d_with_indexed_ref(nl):
+    """The index list a view of the index ref: `indices_ref.at[:8]`."""
+    x = np.arange(16, dtype=np.int32) * 2
+    idx = permutation(16)
+
+    @whole_array_kernel(jax.ShapeDtypeStruct((8,), jnp.int32),
+                        in_specs=(pl.BlockSpec(memory_space=pltpu.HBM),
+                                  pl.BlockSpec(memory_space=pltpu.VMEM)))
+    def kernel(x_hbm_ref, indices_ref, o_ref):
+        pltpu.sync_copy(x_hbm_ref.at[indices_ref.at[:8]], o_ref)
+
+    return Case(kernel, (x, idx), (x[idx[:8]],))
+
+
+@case
+def gather_1d_with_dynamically_sized_ref(nl):
+    """A run-time sized index list and destination: pl.ds(n) with n traced."""
+    x = np.arange(16, dtype=np.int32) * 3
+    idx = permutation(16)
+
+    @whole_array_kernel(jax.ShapeDtypeStruct((8,), jnp.int32),
+                        in_specs=(pl.BlockSpec(memory_space=pltpu.HBM),
+                                  pl.BlockSpec(memory_space=pltpu.VMEM)))
+    def kernel(x_hbm_ref, indices_ref, o_ref):
+        n = pl.program_id(0) + indices_ref.size // 2
+        pltpu.sync_copy(x_hbm_ref.at[indices_ref.at[pl.ds(n)]], o_ref.at[pl.ds(0, n)])
+
+    return Case(kernel, (x, idx), (x[idx[:8]],))
+
+
+@case
+def gather_1d_with_dynamically_sized_2d_ref(nl):
+    x = np.arange(16, dtype=np.int32) * 3
+    idx = np.stack([permutation(16, 1), permutation(16, 2)])
+
+    @whole_array_kernel(jax.ShapeDtypeStruct((8,), jnp.int32),
+                        in_specs=(pl.BlockSpec(memory_space=pltpu.HBM),
+                                  pl.BlockSpec(memory_space=pltpu.VMEM)))
+    def kernel(x_hbm_ref, indices_ref, o_ref):
+        pid = pl.program_id(0)
+        n = pid + indices_ref.size // 4
+        pltpu.sync_copy(x_hbm_ref.at[indices_ref.at[pid, pl.ds(0, n)]], o_ref.at[pl.ds(0, n)])
+
+    return Case(kernel, (x, idx), (x[idx[0, :8]],))
+
+
+# --- vector subcore: gathers, scatters, masks and packing ---------------------------------
+
+MASKS = {"lt4": lambda x: x < 4, "ge4": lambda x: x >= 4, "even": lambda x: x % 2 == 0}
+
+
+@case
+def load_gather_1d(nl):
+    x = np.arange(nl, dtype=np.int32) * 11
+    idx = permutation(nl)
+
+    @whole_array_kernel(sds(x), layout_passes=False)
+    def kernel(x_ref, indices_ref, o_ref):
+        o_ref[...] = plsc.load_gather(x_ref, [indices_ref[...]])
+
+    return Case(kernel, (x, idx), (x[idx],))
+
+
+@case
+def load_gather_2d(nl):
+    x = np.arange(nl * nl, dtype=np.int32).reshape(nl, nl)
+    i0, i1 = permutation(nl, 1), permutation(nl, 2)
+
+    @whole_array_kernel(jax.ShapeDtypeStruct((nl,), jnp.int32), layout_passes=False)
+    def kernel(x_ref, i0_ref, i1_ref, o_ref):
+        o_ref[...] = plsc.load_gather(x_ref, [i0_ref[...], i1_ref[...]])
+
+    return Case(kernel, (x, i0, i1), (x[i0, i1],))
+
+
+@case
+def load_gather_with_indexing(nl):
+    """plsc.load_gather of `x_ref.at[i]`, one row at a time."""
+    x = np.arange(4 * nl, dtype=np.float32).reshape(4, nl) / 4
+    idx = permutation(nl)
+
+    @whole_array_kernel(sds(x), layout_passes=False)
+    def kernel(x_ref, indices_ref, o_ref):
+        indices = indices_ref[...]
+        for i in range(4):
+            o_ref[i] = plsc.load_gather(x_ref.at[i], [indices])
+
+    return Case(kernel, (x, idx), (x[:, idx],))
+
+
+def _load_gather_masked(nl, mask):
+    x = np.arange(nl, dtype=np.int32)
+    idx = permutation(nl)
+
+    @whole_array_kernel(sds(x), layout_passes=False)
+    def kernel(x_ref, indices_ref, o_ref):
+        gathered = plsc.load_gather(x_ref, [indices_ref[...]], mask=MASKS[mask](x_ref[...]))
+        o_ref[...] = jnp.where(MASKS[mask](x_ref[...]), gathered, -1)
+
+    return Case(kernel, (x, idx), (np.where(MASKS[mask](x), x[idx], -1).astype(np.int32),))
+
+
+@case
+def load_gather_masked_lt4(nl):
+    return _load_gather_masked(nl, "lt4")
+
+
+@case
+def load_gather_masked_even(nl):
+    return _load_gather_masked(nl, "even")
+
+
+@case
+def store_scatter(nl):
+    x = np.arange(nl, dtype=np.int32) + 100
+    idx = permutation(nl)
+
+    @whole_array_kernel(sds(x), layout_passes=False)
+    def kernel(x_ref, indices_ref, o_ref):
+        plsc.store_scatter(o_ref, [indices_ref[...]], x_ref[...])
+
+    want = np.zeros_like(x)
+    want[idx] = x
+    return Case(kernel, (x, idx), (want,))
+
+
+def _store_scatter_masked(nl, mask):
+    x = np.arange(nl, dtype=np.int32)
+    idx = permutation(nl)
+
+    @whole_array_kernel(sds(x), layout_passes=False)
+    def kernel(x_ref, indices_ref, o_ref):
+        x = x_ref[...]
+        o_ref[...] = jnp.zeros_like(o_ref)
+        plsc.store_scatter(o_ref, [indices_ref[...]], x, mask=MASKS[mask](x))
+
+    m = MASKS[mask](x)
+    want = np.zeros_like(x)
+    want[idx[m]] = x[m]
+    return Case(kernel, (x, idx), (want,))
+
+
+@case
+def store_scatter_masked_ge4(nl):
+    return _store_scatter_masked(nl, "ge4")
+
+
+@case
+def store_scatter_masked_even(nl):
+    return _store_scatter_masked(nl, "even")
+
+
+@case
+def store_scatter_2d(nl):
+    """Index vectors for both dimensions, one a jnp.full of the row."""
+    x = np.arange(4 * nl, dtype=np.int32).reshape(4, nl)
+    idx = permutation(nl)
+
+    @whole_array_kernel(sds(x), layout_passes=False)
+    def kernel(x_ref, indices_ref, o_ref):
+        indices = indices_ref[...]
+        for i in range(4):
+            plsc.store_scatter(o_ref, [jnp.full(indices.shape, i), indices], x_ref[i])
+
+    want = np.zeros_like(x)
+    want[:, idx] = x
+    return Case(kernel, (x, idx), (want,))
+
+
+@case
+def addupdate_scatter_masked(nl):
+    x = np.arange(nl, dtype=np.int32)
+    idx = permutation(nl)
+
+    @whole_array_kernel(sds(x), layout_passes=False)
+    def kernel(x_ref, indices_ref, o_ref):
+        x = x_ref[...]
+        o_ref[...] = jnp.ones_like(o_ref)
+        plsc.addupdate_scatter(o_ref, [indices_ref[...]], x, mask=x % 2 == 0)
+
+    m = x % 2 == 0
+    want = np.ones_like(x)
+    np.add.at(want, idx[m], x[m])
+    return Case(kernel, (x, idx), (want,))
+
+
+def _load_expanded(nl, mask):
+    x = np.arange(nl, dtype=np.int32) * 2
+
+    @whole_array_kernel(sds(x), layout_passes=False)
+    def kernel(x_ref, o_ref):
+        m = MASKS[mask](x_ref[...] // 2)
+        o_ref[...] = jnp.where(m, plsc.load_expanded(x_ref.at[...], mask=m), 7)
+
+    m = MASKS[mask](x // 2)
+    want = np.full_like(x, 7)
+    want[m] = x[:m.sum()]
+    return Case(kernel, (x,), (want,))
+
+
+@case
+def load_expanded_ge4(nl):
+    return _load_expanded(nl, "ge4")
+
+
+@case
+def load_expanded_even(nl):
+    return _load_expanded(nl, "even")
+
+
+@case
+def store_compressed(nl):
+    x = np.arange(nl, dtype=np.int32) + 1
+
+    @whole_array_kernel(sds(x), layout_passes=False)
+    def kernel(x_ref, o_ref):
+        o_ref[...] = jnp.zeros_like(o_ref)
+        x = x_ref[...]
+        plsc.store_compressed(o_ref.at[...], x, mask=x % 2 == 0)
+
+    kept = x[x % 2 == 0]
+    want = np.zeros_like(x)
+    want[:len(kept)] = kept
+    return Case(kernel, (x,), (want,))
+
+
+@case
+def addupdate(nl):
+    @whole_array_kernel(jax.ShapeDtypeStruct((nl,), jnp.int32))
+    def kernel(o_ref):
+        o_ref[...] = jnp.zeros_like(o_ref)
+        for i in range(nl):
+            plsc.addupdate(o_ref.at[...], lax.broadcast(i, o_ref.shape))
+
+    return Case(kernel, (), (np.full(nl, sum(range(nl)), np.int32),))
+
+
+@case
+def addupdate_compressed(nl):
+    x = np.arange(nl, dtype=np.int32)
+
+    @whole_array_kernel(jax.ShapeDtypeStruct((nl,), jnp.int32), layout_passes=False)
+    def kernel(x_ref, o_ref):
+        o_ref[...] = jnp.zeros_like(o_ref)
+        for i in range(nl):
+            plsc.addupdate_compressed(o_ref.at[...], lax.broadcast(i, o_ref.shape),
+                                      mask=x_ref[...] < 4)
+
+    want = np.zeros(nl, np.int32)
+    want[:4] = sum(range(nl))
+    return Case(kernel, (x,), (want,))
+
+
+def _bitcast(nl, new_dtype):
+    x = np.arange(nl, dtype=np.int32) * 77777
+    new_shape = (nl * 4 // np.dtype(new_dtype).itemsize,)
+
+    @whole_array_kernel(jax.ShapeDtypeStruct(new_shape, new_dtype), layout_passes=False)
+    def kernel(x_ref, o_ref):
+        o_ref[...] = plsc.bitcast(x_ref[...], o_ref.dtype)
+
+    return Case(kernel, (x,), (x.view(new_dtype),))
+
+
+@case
+def bitcast_i8(nl):
+    return _bitcast(nl, np.int8)
+
+
+@case
+def bitcast_i16(nl):
+    return _bitcast(nl, np.int16)
+
+
+@case
+def bitcast_f32(nl):
+    return _bitcast(nl, np.float32)
+
+
+@case
+def lax_bitcast_view(nl):
+    """x.view(uint32) of a float32 vector."""
+    x = np.arange(nl, dtype=np.float32) - 3.5
+
+    @whole_array_kernel(jax.ShapeDtypeStruct((nl,), jnp.uint32), layout_passes=False)
+    def kernel(x_ref, o_ref):
+        o_ref[...] = x_ref[...].view(o_ref.dtype)
+
+    return Case(kernel, (x,), (x.view(np.uint32),))
+
+
+@case
+def load_from_bitcast_ref(nl):
+    """x_ref.bitcast(uint32)[0]: a view of another element type."""
+    x = (np.arange(nl, dtype=np.float32) * 1.25)[None]
+
+    @whole_array_kernel(jax.ShapeDtypeStruct((1, nl), jnp.uint32))
+    def kernel(x_ref, o_ref):
+        o_ref[0] = x_ref.bitcast(o_ref.dtype)[0]
+
+    return Case(kernel, (x,), (x.view(np.uint32),))
+
+
+@case
+def store_to_bitcast_ref(nl):
+    """Storing int16 ones through `o_ref.bitcast(jnp.int16)` of an int32 (1, lanes)."""
+
+    @whole_array_kernel(jax.ShapeDtypeStruct((1, nl), jnp.int32))
+    def kernel(o_ref):
+        o_i16 = o_ref.bitcast(jnp.int16)
+        o_i16[...] = jnp.ones_like(o_i16)
+
+    return Case(kernel, (), (np.full((1, nl), 65537, np.int32),))
+
+
+def _pack_unpack(nl, fmt, dtype):
+    a = np.arange(nl, dtype=dtype)
+    b = -a
+
+    @whole_array_kernel((jax.ShapeDtypeStruct((nl,), dtype),) * 2, layout_passes=False)
+    def kernel(a_ref, b_ref, oa_ref, ob_ref):
+        ab = plsc.pack(a_ref[...], b_ref[...], format=fmt)
+        oa_ref[...], ob_ref[...] = plsc.unpack(ab, format=fmt)
+
+    return Case(kernel, (a, b), (a, b))
+
+
+@case
+def pack_unpack_interleaved_f32(nl):
+    return _pack_unpack(nl, plsc.PackFormat.INTERLEAVED, np.float32)
+
+
+@case
+def pack_unpack_compressed_i32(nl):
+    return _pack_unpack(nl, plsc.PackFormat.COMPRESSED, np.int32)
+
+
+@case
+def scan_count(nl):
+    x = rng(5).integers(0, 4, size=nl).astype(np.int32)
+
+    @whole_array_kernel((jax.ShapeDtypeStruct((nl,), jnp.int32),) * 2, layout_passes=False)
+    def kernel(x_ref, counts_ref, last_ref):
+        counts_ref[...], last = plsc.scan_count(x_ref[...])
+        last_ref[...] = last.astype(jnp.int32)
+
+    counts = np.array([(x[:i + 1] == x[i]).sum() for i in range(nl)], np.int32)
+    last = np.array([(x[i + 1:] != x[i]).all() for i in range(nl)], np.int32)
+    return Case(kernel, (x,), (counts, last))
+
+
+@case
+def population_count(nl):
+    x = rng(6).integers(0, 100, size=nl).astype(np.int32)
+
+    @whole_array_kernel(sds(x), layout_passes=False)
+    def kernel(x_ref, o_ref):
+        o_ref[...] = plsc.all_reduce_population_count(x_ref[...] < 50)
+
+    return Case(kernel, (x,), (np.full(nl, (x < 50).sum(), np.int32),))
+
+
+@case
+def ffs(nl):
+    x = np.zeros(nl, np.int32)
+    x[2] = x[5] = 1
+
+    @whole_array_kernel(sds(x), layout_passes=False)
+    def kernel(x_ref, o_ref):
+        o_ref[...] = plsc.all_reduce_ffs(x_ref[...] == 1)
+
+    return Case(kernel, (x,), (np.full(nl, 2, np.int32),))
+
+
+@case
+def iota_plus(nl):
+    x = rng(7).integers(0, 100, size=nl).astype(np.int32)
+
+    @whole_array_kernel(sds(x), layout_passes=False)
+    def kernel(x_ref, o_ref):
+        o_ref[...] = jnp.arange(nl) + x_ref[...]
+
+    return Case(kernel, (x,), (x + np.arange(nl, dtype=np.int32),))
+
+
+@case
+def write_to_transformed_ref(nl):
+    x = np.arange(2 * nl, dtype=np.int32)
+
+    @whole_array_kernel(sds(x), layout_passes=False)
+    def kernel(x_ref, o_ref):
+        for k in range(2):  # one register at a time: needs_layout_passes=False
+            o_ref[pl.ds(k * nl, nl)] = jnp.zeros((nl,), jnp.int32)
+        plsc.store_compressed(o_ref.at[pl.ds(5, nl)], x_ref[pl.ds(2, nl)],
+                              mask=jnp.ones(nl, jnp.bool))
+
+    want = np.zeros_like(x)
+    want[5:5 + nl] = x[2:2 + nl]
+    return Case(kernel, (x,), (want,))
+
+
+@case
+def load_transformed_ref(nl):
+    x = np.arange(2 * nl, dtype=np.int32)
+
+    @whole_array_kernel(sds(x), layout_passes=False)
+    def kernel(x_ref, o_ref):
+        for k in range(2):
+            o_ref[pl.ds(k * nl, nl)] = jnp.zeros((nl,), jnp.int32)
+        m = jnp.arange(nl) % 2 == 0
+        o_ref[pl.ds(5, nl)] = jnp.where(m, plsc.load_expanded(x_ref.at[pl.ds(2, nl)], mask=m), 0)
+
+    want = np.zeros_like(x)
+    want[5:5 + nl:2] = x[2:2 + nl // 2]
+    return Case(kernel, (x,), (want,))
+
+
+@case
+def scalar_load_emulated(nl):
+    """`x = x_ref[pl.ds(i, lanes)]; x[0]` broadcast: a scalar from a vector."""
+    x = np.arange(32, dtype=np.int32) * 3
+    i = 9
+
+    @whole_array_kernel(sds(x))
+    def kernel(x_ref, o_ref):
+        o_ref[...] = jnp.zeros_like(o_ref)
+        v = x_ref[pl.ds(i, nl)]
+        o_ref[pl.ds(i, nl)] = lax.broadcast(v[0], (nl,))
+
+    want = np.zeros_like(x)
+    want[i:i + nl] = x[i]
+    return Case(kernel, (x,), (want,))
+
+
+# --- vector subcore: scalars, scopes, loops, reductions and sorts --------------------------
+
+
+@case
+def fetch_and_add(nl):
+    """plsc.fetch_and_add on the neighbour subcore's SMEM, between barriers."""
+    n = 16
+
+    @pl.kernel(out_type=(jax.ShapeDtypeStruct((n * nl,), jnp.int32),) * 2, mesh=vector_mesh(),
+               scratch_types=dict(old_val_ref=pltpu.VMEM((nl,), jnp.int32),
+                                  new_val_ref=pltpu.VMEM((nl,), jnp.int32),
+                                  smem_ref=pltpu.SMEM([1], jnp.int32)))
+    def kernel(old_hbm, new_hbm, *, old_val_ref, new_val_ref, smem_ref):
+        me = lax.axis_index("subcore")
+        smem_ref[0] = me
+        plsc.subcore_barrier()
+        old = plsc.fetch_and_add(smem_ref.at[0], 10, subcore_id=(me + 1) % n)
+        plsc.subcore_barrier()
+        old_val_ref[...] = lax.broadcast(old, old_val_ref.shape)
+        new_val_ref[...] = lax.broadcast(smem_ref[0], new_val_ref.shape)
+        pltpu.sync_copy((old_val_ref, new_val_ref),
+                        (old_hbm.at[pl.ds(me * nl, nl)], new_hbm.at[pl.ds(me * nl, nl)]))
+
+    old = np.repeat((np.arange(n) + 1) % n, nl).astype(np.int32)
+    new = np.repeat(np.arange(n) + 10, nl).astype(np.int32)
+    return Case(kernel, (), (old, new))
+
+
+@case
+def run_scoped_copy(nl):
+    x = np.arange(nl, dtype=np.int32) - 4
+
+    @whole_array_kernel(sds(x), out_specs=pl.BlockSpec(memory_space=pltpu.HBM))
+    def kernel(x_ref, o_hbm_ref):
+        pltpu.sync_copy(x_ref, o_hbm_ref)
+
+    return Case(kernel, (x,), (x,))
+
+
+def _empty_ref(nl, space):
+    @whole_array_kernel(jax.ShapeDtypeStruct((nl,), jnp.float32))
+    def kernel(y_ref):
+        x_ref = jax.empty_ref(jax.ShapeDtypeStruct(y_ref.shape, y_ref.dtype), memory_space=space)
+        if space == pltpu.VMEM:
+            x_ref[...] = jnp.ones_like(x_ref)
+            y_ref[...] = 4 * x_ref[...]
+        else:
+            x_ref[0] = 1.0
+            y_ref[...] = jnp.broadcast_to(4 * x_ref[0], y_ref.shape)
+
+    return Case(kernel, (), (np.full(nl, 4, np.float32),))
+
+
+@case
+def empty_ref_vmem(nl):
+    return _empty_ref(nl, pltpu.VMEM)
+
+
+@case
+def empty_ref_smem(nl):
+    return _empty_ref(nl, pltpu.SMEM)
+
+
+@case
+def split_concatenate(nl):
+    x = np.arange(4 * nl, dtype=np.int32).reshape(4, nl)
+
+    @whole_array_kernel(sds(x))
+    def kernel(x_ref, o_ref):
+        a, b, c = lax.split(x_ref[...], [1, 2, 1], 0)
+        o_ref[...] = lax.concatenate([c, a, b], 0)
+
+    return Case(kernel, (x,), (np.concatenate([x[3:], x[:1], x[1:3]]),))
+
+
+@case
+def scratch_convert(nl):
+    x = np.arange(nl, dtype=np.int32) * 3 - 20
+
+    @whole_array_kernel(sds(x), scratch=(pltpu.VMEM([nl], jnp.float32),))
+    def kernel(x_ref, o_ref, scratch_ref):
+        scratch_ref[...] = x_ref[...].astype(jnp.float32) * 0.5
+        o_ref[...] = scratch_ref[...].astype(jnp.int32)
+
+    return Case(kernel, (x,), ((x.astype(np.float32) * 0.5).astype(np.int32),))
+
+
+@case
+def subcore_parallel(nl):
+    x = np.arange(16 * nl, dtype=np.int32).reshape(16, nl)
+
+    @pl.kernel(out_type=sds(x), mesh=vector_mesh(num_subcores=16))
+    def kernel(x_ref, o_ref):
+        s = lax.axis_index("subcore")
+        pltpu.sync_copy(x_ref.at[s], o_ref.at[s])
+
+    return Case(kernel, (x,), (x,))
+
+
+@case
+def tiled_dma_hbm_vmem_shared(nl):
+    """VMEM_SHARED scratch filled by subcore 0, each subcore adding one to its row
+    in a parallel_loop, barriers between."""
+    x = (np.arange(16 * 2 * nl, dtype=np.int32) // 4).reshape(16, 2 * nl)
+
+    @pl.kernel(out_type=sds(x), mesh=vector_mesh(),
+               scratch_types=(pltpu.VMEM(x.shape[1:], jnp.int32),
+                              pltpu.VMEM_SHARED(x.shape, jnp.int32)))
+    def kernel(x_ref, o_ref, row, shared):
+        s = lax.axis_index("subcore")
+
+        @pl.when(s == 0)
+        def _():
+            pltpu.sync_copy(x_ref, shared)
+
+        plsc.subcore_barrier()
+        pltpu.sync_copy(shared.at[s], row)
+
+        @plsc.parallel_loop(0, x.shape[1], nl)
+        def _(i):
+            row[pl.ds(i, nl)] += 1
+
+        pltpu.sync_copy(row, shared.at[s])
+        plsc.subcore_barrier()
+
+        @pl.when(s == 0)
+        def _():
+            pltpu.sync_copy(shared, o_ref)
+
+    return Case(kernel, (x,), (x + 1,))
+
+
+@case
+def smem_vmem_store_literals(nl):
+    """`scratch_scalar_ref[0] = 7.0` and jnp.where of an SMEM scalar."""
+    x = np.arange(16 * nl, dtype=np.float32).reshape(16, nl)
+
+    @pl.kernel(out_type=sds(x), mesh=vector_mesh(),
+               scratch_types=(pltpu.SMEM([1], jnp.float32), pltpu.VMEM([nl], jnp.float32)))
+    def kernel(x_ref, o_ref, scalar_ref, vec_ref):
+        s = lax.axis_index("subcore")
+        scalar_ref[0] = 7.0
+        pltpu.sync_copy(x_ref.at[s], vec_ref)
+        vec_ref[...] = jnp.where(s < 3, scalar_ref[0], vec_ref[...])
+        pltpu.sync_copy(vec_ref, o_ref.at[s])
+
+    want = np.where(np.arange(16)[:, None] < 3, 7.0, x).astype(np.float32)
+    return Case(kernel, (x,), (want,))
+
+
+@case
+def core_map_run_state(nl):
+    """pl.core_map under run_state (the core_map entry form): scoped scratch, a
+    barrier, x + 1."""
+    x = np.arange(nl, dtype=np.int32) * 5
+    mesh = vector_mesh()
+
+    def stateful(refs):
+        x_ref, o_ref = refs
+
+        def with_scratch(scratch_ref):
+            pltpu.sync_copy(x_ref, scratch_ref)
+            scratch_ref[...] = scratch_ref[...] + 1
+            plsc.subcore_barrier()
+            pltpu.sync_copy(scratch_ref, o_ref)
+
+        pl.core_map(mesh, compiler_params=pltpu.CompilerParams(needs_layout_passes=False))(
+            lambda: pl.run_scoped(with_scratch, pltpu.VMEM(x.shape, x.dtype)))
+
+    def fn(x):
+        return pl.run_state(stateful)((x, jnp.empty_like(x)))[1]
+
+    # Parameters: %in0 (x, read only) and %in1 (the output ref, written).
+    return Case(fn, (x,), (x + 1,), inputs=(x, np.zeros_like(x)))
+
+
+@case
+def parallel_loop_effects(nl):
+    """A parallel_loop of compressed stores inside a pl.loop (after JAX's test of the
+    same name); the output shows what was stored."""
+    a = rng(8).integers(0, 64, size=nl).astype(np.uint32)
+    b = np.arange(nl, dtype=np.uint32) + 100
+
+    @whole_array_kernel(sds(b), layout_passes=False)
+    def kernel(a_ref, b_ref, c_ref):
+        c_ref[...] = jnp.zeros_like(c_ref)
+
+        @pl.loop(0, 4)
+        def outer(i):
+            @plsc.parallel_loop(0, nl)
+            def body(_):
+                x = a_ref[...] >> i.astype(jnp.uint32)
+                plsc.store_compressed(c_ref.at[...], b_ref[...], mask=x > jnp.uint32(0))
+
+    c = np.zeros(nl, np.uint32)
+    for i in range(4):
+        kept = b[(a >> i) > 0]
+        c[:len(kept)] = kept
+    return Case(kernel, (a, b), (c,))
+
+
+def _reshape(in_shape, out_shape, dtype):
+    x = np.arange(np.prod(in_shape)).astype(dtype).reshape(in_shape)
+
+    @whole_array_kernel(jax.ShapeDtypeStruct(out_shape, dtype))
+    def kernel(x_ref, o_ref):
+        o_ref[...] = x_ref[...].reshape(out_shape)
+
+    return Case(kernel, (x,), (x.reshape(out_shape),))
+
+
+@case
+def reshape_f32(nl):
+    return _reshape((8, 80), (4, 160), np.float32)
+
+
+@case
+def reshape_bf16(nl):
+    return _reshape((2, 160), (2, 10, 16), ml_dtypes.bfloat16)
+
+
+@case
+def cumsum_i32(nl):
+    x = rng(9).integers(-50, 50, size=nl).astype(np.int32)
+
+    @whole_array_kernel(sds(x), layout_passes=False)
+    def kernel(x_ref, o_ref):
+        o_ref[...] = jnp.cumsum(x_ref[...])
+
+    return Case(kernel, (x,), (np.cumsum(x, dtype=np.int32),))
+
+
+@case
+def cumsum_f32(nl):
+    x = np.arange(nl, dtype=np.float32) / 4
+
+    @whole_array_kernel(sds(x), layout_passes=False)
+    def kernel(x_ref, o_ref):
+        o_ref[...] = jnp.cumsum(x_ref[...])
+
+    return Case(kernel, (x,), (np.cumsum(x, dtype=np.float32),))
+
+
+def _reduction(nl, dtype, op):
+    x = rng(10).permutation(np.arange(nl)).astype(dtype)
+    if dtype != np.uint32:
+        x = x - np.asarray(nl // 2, dtype)
+
+    @whole_array_kernel(sds(x), layout_passes=False)
+    def kernel(x_ref, o_ref):
+        o_ref[...] = jnp.full(o_ref.shape, op(x_ref[...]))
+
+    return Case(kernel, (x,), (np.full(nl, op(x), dtype),))
+
+
+@case
+def reduce_sum_u32(nl):
+    return _reduction(nl, np.uint32, jnp.sum)
+
+
+@case
+def reduce_max_i32(nl):
+    return _reduction(nl, np.int32, jnp.max)
+
+
+@case
+def reduce_min_f32(nl):
+    return _reduction(nl, np.float32, jnp.min)
+
+
+@case
+def binary_reductions(nl):
+    """jnp.all and jnp.any of a mask, as int32."""
+    x = np.ones(nl, np.int32)
+    x[3] = 0
+
+    @whole_array_kernel((jax.ShapeDtypeStruct((nl,), jnp.int32),) * 2, layout_passes=False)
+    def kernel(x_ref, all_ref, any_ref):
+        all_ref[...] = jnp.full(all_ref.shape, jnp.all(x_ref[...] != 0)).astype(jnp.int32)
+        any_ref[...] = jnp.full(any_ref.shape, jnp.any(x_ref[...] != 0)).astype(jnp.int32)
+
+    return Case(kernel, (x,), (np.zeros(nl, np.int32), np.ones(nl, np.int32)))
+
+
+@case
+def masked_cumsum(nl):
+    x = np.arange(nl, dtype=np.int32)
+
+    @whole_array_kernel(sds(x), layout_passes=False)
+    def kernel(x_ref, o_ref):
+        o_ref[...] = plsc.cumsum(x_ref[...], mask=(x_ref[...] % 2) == 1)
+
+    return Case(kernel, (x,), (np.cumsum(x * (x % 2), dtype=np.int32),))
+
+
+@case
+def masked_cummax(nl):
+    x = rng(11).permutation(nl).astype(np.float32)
+
+    @whole_array_kernel(sds(x), layout_passes=False)
+    def kernel(x_ref, o_ref):
+        o_ref[...] = plsc.cummax(x_ref[...], mask=(x_ref[...] % 2) == 1)
+
+    m = x % 2 == 1
+    want = x.copy()
+    best = None
+    for i in range(nl):
+        if m[i]:
+            best = x[i] if best is None else max(best, x[i])
+        if best is not None:
+            want[i] = best
+    return Case(kernel, (x,), (want,))
+
+
+@case
+def parallel_loop_with_carry(nl):
+    """A parallel_loop carrying a scalar and a vector, over a grid of subcores."""
+    chunks, step = 4, 10
+    x = np.arange(16 * nl * chunks, dtype=np.int32)
+
+    @whole_array_kernel(sds(x), layout_passes=False, grid=(16,),
+                        in_specs=[pl.BlockSpec([nl * chunks], lambda i: (i,))],
+                        out_specs=[pl.BlockSpec([nl * chunks], lambda i: (i,))])
+    def kernel(x_ref, o_ref):
+        @pl.when(pl.program_id(0) < 16)
+        def _():
+            def body(i, carry):
+                incr, total = carry
+                incr += step
+                o_ref[pl.ds(i, nl)] = x_ref[pl.ds(i, nl)] + incr
+                return incr, total + x_ref[pl.ds(i, nl)]
+
+            init = (jnp.zeros([], jnp.int32), jnp.zeros([nl], jnp.int32))
+            incr, total = plsc.parallel_loop(0, x_ref.shape[0], nl, carry=init)(body)
+            o_ref[pl.ds(0, nl)] = jnp.where(jnp.arange(nl) == 0, incr * 1000, total)
+
+    want = x.reshape(16, chunks, nl) + step * np.arange(1, chunks + 1, dtype=np.int32)[:, None]
+    want[:, 0, 0] = 1000 * step * chunks
+    want[:, 0, 1:] = x.reshape(16, chunks, nl).sum(1)[:, 1:]
+    return Case(kernel, (x,), (want.reshape(-1),))
+
+
+@case
+def multiple_of(nl):
+    x = np.arange(2 * nl, dtype=np.int32)
+
+    @whole_array_kernel(sds(x))
+    def kernel(x_ref, o_ref):
+        @pl.loop(0, 2 * nl, step=nl)
+        def _(i):
+            i = pl.multiple_of(i, nl)
+            o_ref[pl.ds(i, nl)] = x_ref[pl.ds(i, nl)] + 1
+
+    return Case(kernel, (x,), (x + 1,))
+
+
+@case
+def barrier(nl):
+    """Each subcore writes its row in a pl.loop of run-time length, then after the
+    barrier copies its neighbour's row (and a second barrier before writing it back,
+    which JAX's test of the same name leaves to the hardware's timing)."""
+    n = 16
+
+    @pl.kernel(out_type=jax.ShapeDtypeStruct((n, nl), jnp.uint32), mesh=vector_mesh(),
+               scratch_types=[pltpu.VMEM((n, nl), jnp.uint32)])
+    def kernel(o_ref, vmem_ref):
+        s = lax.axis_index("subcore")
+
+        @pl.loop(0, 2 * s + 1)
+        def _(i):
+            vmem_ref[s] = jnp.full(nl, i, dtype=jnp.uint32)
+            pltpu.sync_copy(vmem_ref.at[s], o_ref.at[s])
+
+        plsc.subcore_barrier()
+        pltpu.sync_copy(o_ref.at[(s + 1) % n], vmem_ref.at[s])
+        plsc.subcore_barrier()
+        pltpu.sync_copy(vmem_ref.at[s], o_ref.at[s])
+
+    want = np.broadcast_to((2 * np.roll(np.arange(n), -1))[:, None], (n, nl)).astype(np.uint32)
+    return Case(kernel, (), (want,))
+
+
+@case
+def gather_add(nl):
+    """sync_copy(x_ref.at[s].at[indices], scratch, add=True): a gather-add."""
+    x = np.arange(16 * 64 * 32, dtype=np.float32).reshape(16, 64, 32)
+    idx = (np.arange(nl) * (64 // nl)).astype(np.int32)
+
+    @pl.kernel(out_type=jax.ShapeDtypeStruct((16, nl, 32), jnp.float32), mesh=vector_mesh(),
+               scratch_types=dict(indices_vmem=pltpu.VMEM([nl], jnp.int32),
+                                  scratch_ref=pltpu.VMEM([nl, 32], jnp.float32)))
+    def kernel(x_ref, indices_ref, o_ref, indices_vmem, scratch_ref):
+        s = lax.axis_index("subcore")
+        pltpu.sync_copy(indices_ref, indices_vmem)
+        pltpu.sync_copy(x_ref.at[s, pl.ds(0, nl)], scratch_ref)
+        pltpu.sync_copy(x_ref.at[s].at[indices_vmem], scratch_ref, add=True)
+        pltpu.sync_copy(scratch_ref, o_ref.at[s])
+
+    return Case(kernel, (x, idx), (x[:, :nl] + x[:, idx],))
+
+
+@case
+def scatter_add(nl):
+    """Every subcore scatter-adds its row into VMEM_SHARED (add=True)."""
+    x = np.arange(16 * 32, dtype=np.int32).reshape(16, 32)
+    idx = (31 - np.arange(32)).astype(np.int32)
+
+    @pl.kernel(out_type=jax.ShapeDtypeStruct((32,), jnp.int32), mesh=vector_mesh(),
+               scratch_types=dict(shared=pltpu.VMEM_SHARED((32,), jnp.int32),
+                                  row=pltpu.VMEM((32,), jnp.int32),
+                                  ids=pltpu.VMEM([32], jnp.int32)))
+    def kernel(x_hbm, ids_hbm, o_ref, *, shared, row, ids):
+        s = lax.axis_index("subcore")
+        pltpu.sync_copy((ids_hbm, x_hbm.at[s]), (ids, row))
+
+        @pl.when(s == 0)
+        def _():
+            pltpu.sync_copy(row, shared)
+
+        plsc.subcore_barrier()
+        pltpu.sync_copy(row, shared.at[ids], add=True)
+        plsc.subcore_barrier()
+
+        @pl.when(s == 0)
+        def _():
+            pltpu.sync_copy(shared, row)
+            pltpu.sync_copy(row, o_ref)
+
+    return Case(kernel, (x, idx), ((x[0] + x.sum(0)[::-1]).astype(np.int32),))
+
+
+@case
+def shared_scratch(nl):
+    x = np.arange(16 * 8 * nl, dtype=np.int32).reshape(16, 8, nl)
+
+    @pl.kernel(out_type=sds(x[:1]), mesh=vector_mesh(),
+               scratch_types=(pltpu.VMEM_SHARED(x.shape[1:], jnp.int32),
+                              pltpu.VMEM_SHARED(x.shape, jnp.int32)))
+    def kernel(x_ref, o_ref, one, all_rows):
+        s = lax.axis_index("subcore")
+
+        @pl.when(s == 0)
+        def _():
+            pltpu.sync_copy(x_ref.at[s], all_rows.at[s])
+            pltpu.sync_copy(x_ref.at[s], one)
+            pltpu.sync_copy(one, o_ref.at[s])
+
+    return Case(kernel, (x,), (x[:1],))
+
+
+def _unary(nl, op):
+    x = np.arange(nl, dtype=np.float32) / 3 - 2
+
+    @whole_array_kernel(sds(x))
+    def kernel(x_ref, o_ref):
+        o_ref[...] = op(x_ref[...])
+
+    return Case(kernel, (x,), (np.asarray(op(x)),))
+
+
+@case
+def unary_neg(nl):
+    return _unary(nl, lambda x: -x)
+
+
+@case
+def unary_abs(nl):
+    return _unary(nl, jnp.abs)
+
+
+@case
+def vector_gather(nl):
+    """x[indices] of a vector value, a negative index and repeats included."""
+    x = np.arange(nl, dtype=np.float32) * 1.5
+    idx = rng(12).integers(0, nl, size=nl).astype(np.int32)
+    idx[[0, -2]] = 2
+    idx[1] = -2
+
+    @whole_array_kernel(sds(x), layout_passes=False)
+    def kernel(x_ref, indices_ref, out_ref):
+        out_ref[...] = x_ref[...][indices_ref[...]]
+
+    return Case(kernel, (x, idx), (x[idx],))
+
+
+@case
+def take_along_axis(nl):
+    shape = (2, 8, 64)
+    x = np.arange(np.prod(shape), dtype=np.int32).reshape(shape)
+    idx = rng(13).integers(0, 8, size=shape).astype(np.int32)
+
+    @whole_array_kernel(sds(x))
+    def kernel(x_ref, indices_ref, out_ref):
+        out_ref[...] = jnp.take_along_axis(x_ref[...], indices_ref[...], axis=1,
+                                           mode="promise_in_bounds")
+
+    return Case(kernel, (x, idx), (np.take_along_axis(x, idx, axis=1),))
+
+
+def _sort_key_val(nl, keys_dtype, use_mask, descending):
+    keys = rng(14).permutation(np.arange(nl) - nl // 2).astype(keys_dtype)
+    keys[3] = keys[1]
+    values = rng(15).permutation(nl).astype(np.int32)
+    mask = rng(16).integers(0, 2, size=nl).astype(np.int32)
+    outs = (sds(keys), sds(values)) + ((sds(mask),) if use_mask else ())
+
+    @whole_array_kernel(outs, layout_passes=False)
+    def kernel(*refs):
+        if use_mask:
+            mask_ref, keys_ref, values_ref, ok_ref, ov_ref, om_ref = refs
+            m = mask_ref[...].astype(jnp.bool)
+        else:
+            keys_ref, values_ref, ok_ref, ov_ref = refs
+            m = None
+        ok_ref[...], ov_ref[...], *rest = plsc.sort_key_val(keys_ref[...], values_ref[...],
+                                                             mask=m, descending=descending)
+        if use_mask:
+            om_ref[...] = rest[0].astype(jnp.int32)
+
+    order_keys = keys.astype(np.int64) * (-1 if descending else 1)
+    if use_mask:
+        order_keys = np.where(mask == 1, order_keys, order_keys.max() + 1)
+    order = np.argsort(order_keys, kind="stable")
+    want = (keys[order], values[order])
+    if use_mask:
+        want += ((np.arange(nl) < mask.sum()).astype(np.int32),)
+    args = ((mask,) if use_mask else ()) + (keys, values)
+    return Case(kernel, args, want)
+
+
+@case
+def sort_key_val_i32(nl):
+    return _sort_key_val(nl, np.int32, False, False)
+
+
+@case
+def sort_key_val_f32_masked_descending(nl):
+    return _sort_key_val(nl, np.float32, True, True)
+
+
+@case
+def rev_and_sort_descending(nl):
+    keys = rng(17).permutation(nl).astype(np.int32)
+
+    @whole_array_kernel((sds(keys), sds(keys)), layout_passes=False)
+    def kernel(x_ref, o1_ref, o2_ref):
+        o1_ref[...] = jnp.sort(x_ref[...], descending=True)
+        o2_ref[...] = jnp.flip(x_ref[...], axis=-1)
+
+    return Case(kernel, (keys,), (np.sort(keys)[::-1], keys[::-1]))
+
+
+@case
+def lax_sort_with_values(nl):
+    keys = rng(18).permutation(nl).astype(np.float32)
+    v0 = rng(19).permutation(nl).astype(np.float32)
+    v1 = rng(20).permutation(nl).astype(np.int32)
+
+    @whole_array_kernel((sds(keys), sds(v0), sds(v1)), layout_passes=False)
+    def kernel(k_ref, v0_ref, v1_ref, ok_ref, o0_ref, o1_ref):
+        ok_ref[...], o0_ref[...], o1_ref[...] = lax.sort((k_ref[...], v0_ref[...], v1_ref[...]))
+
+    p = np.argsort(keys)
+    return Case(kernel, (keys, v0, v1), (keys[p], v0[p], v1[p]))
+
+
+@case
+def vmem_row_write(nl):
+    @pl.kernel(out_type=jax.ShapeDtypeStruct((4, nl), jnp.int32), mesh=vector_mesh(),
+               scratch_types=dict(in_s=pltpu.VMEM((nl,), jnp.int32),
+                                  out_s=pltpu.VMEM((4, nl), jnp.int32)))
+    def kernel(in_ref, out_ref, in_s, out_s):
+        pltpu.sync_copy(in_ref, in_s)
+        for i in range(4):
+            out_s[i, :] = in_s[...] + i
+        pltpu.sync_copy(out_s, out_ref)
+
+    x = np.arange(nl, dtype=np.int32)
+    return Case(kernel, (x,), (x[None] + np.arange(4, dtype=np.int32)[:, None],))
+
+
+@case
+def large_grid_mul(nl):
+    grid = 65
+    x = np.arange(nl * grid, dtype=np.float32)
+
+    @whole_array_kernel(sds(x), grid=(grid,), in_specs=[pl.BlockSpec([nl], lambda i: i)],
+                        out_specs=[pl.BlockSpec([nl], lambda i: i)])
+    def kernel(x_ref, o_ref):
+        o_ref[...] = 2.0 * x_ref[...]
+
+    return Case(kernel, (x,), (2 * x,))
+
+
+@case
+def select_ref(nl):
+    """pl.select_ref over four HBM refs and over two semaphores of an array."""
+    xs = [np.arange(8 * 128, dtype=np.int32).reshape(8, 128) + 1000 * k for k in range(4)]
+
+    @whole_array_kernel(jax.ShapeDtypeStruct((32, 128), jnp.int32),
+                        in_specs=[pl.BlockSpec(memory_space=pltpu.HBM)] * 4,
+                        out_specs=pl.BlockSpec(memory_space=pltpu.HBM))
+    def kernel(*refs):
+        *x_refs, y_ref = refs
+
+        def body(sem):
+            @pl.loop(0, 4)
+            def _(i):
+                pltpu.async_copy(pl.select_ref(i, *x_refs), y_ref.at[pl.ds(8 * i, 8)],
+                                 pl.select_ref(i % 2, sem.at[0], sem.at[1])).wait()
+
+        pl.run_scoped(body, pltpu.SemaphoreType.DMA(2))
+
+    return Case(kernel, tuple(xs), (np.concatenate(xs),))
+
+
+def _splat_constant(shape, dtype, value):
+    @whole_array_kernel(jax.ShapeDtypeStruct(shape, dtype))
+    def kernel(o_ref):
+        o_ref[...] = jnp.full(shape, value, dtype=dtype)
+
+    return Case(kernel, (), (np.full(shape, value, dtype),))
+
+
+@case
+def splat_constant_i16(nl):
+    return _splat_constant((2, 16), np.int16, 42)
+
+
+@case
+def splat_constant_bf16(nl):
+    return _splat_constant((2, 16), ml_dtypes.bfloat16, 42.0)
+
+
+@case
+def splat_constant_i8(nl):
+    return _splat_constant((4, 16), np.int8, 42)
+
+
+# --- scalar subcore (after JAX's ScalarSubcoreTest) -------------------------------------------
+
+
+def scalar_mesh(num_cores=1):
+    return plsc.ScalarSubcoreMesh(axis_name="core", num_cores=num_cores)
+
+
+@case
+def scalar_cond_copy(nl):
+    """lax.cond on the last core copies x: a cond with an empty branch."""
+    x = np.arange(nl, dtype=np.int32) + 3
+
+    @pl.kernel(out_type=sds(x), mesh=scalar_mesh(2))
+    def kernel(x_ref, o_ref):
+        lax.cond(lax.axis_index("core") == lax.axis_size("core") - 1,
+                 lambda: pltpu.sync_copy(x_ref, o_ref), lambda: None)
+
+    return Case(kernel, (x,), (x,))
+
+
+@case
+def scalar_sliced_copy(nl):
+    x = np.arange(2 * nl, dtype=np.int32).reshape(2, nl)
+
+    @pl.kernel(out_type=sds(x), mesh=scalar_mesh(2))
+    def kernel(x_ref, o_ref):
+        @functools.partial(pl.run_scoped, sems=pltpu.SemaphoreType.DMA(4))
+        def _(sems):
+            c = lax.axis_index("core")
+            pltpu.async_copy(x_ref.at[c], o_ref.at[c], sems.at[c]).wait()
+
+    return Case(kernel, (x,), (x,))
+
+
+def _scalar_parallel_loop(nl, first, second):
+    x = np.arange(nl * nl, dtype=np.int32).reshape(nl, nl)
+
+    def loop(lo, hi, parallel, **kw):
+        return plsc.parallel_loop(lo, hi, **kw) if parallel else pl.loop(lo, hi, **kw)
+
+    @pl.kernel(out_type=sds(x), mesh=scalar_mesh(),
+               scratch_types=(pltpu.SMEM(x.shape, jnp.int32), pltpu.SemaphoreType.DMA))
+    def kernel(x_ref, o_ref, tmp_ref, sem):
+        pltpu.async_copy(x_ref, tmp_ref, sem).wait()
+
+        @loop(0, nl, first)
+        def _(i):
+            @loop(0, nl, second, unroll=nl)
+            def _(j):
+                tmp_ref[i, j] += 1
+
+        pltpu.async_copy(tmp_ref, o_ref, sem).wait()
+
+    return Case(kernel, (x,), (x + 1,))
+
+
+@case
+def scalar_nested_loops(nl):
+    return _scalar_parallel_loop(nl, False, False)
+
+
+@case
+def scalar_nested_parallel_loops(nl):
+    return _scalar_parallel_loop(nl, True, True)
+
+
+@case
+def scalar_parallel_loop_with_carry(nl):
+    x = np.arange(nl * nl, dtype=np.int32).reshape(nl, nl)
+
+    @pl.kernel(out_type=sds(x), mesh=scalar_mesh(),
+               scratch_types=(pltpu.SMEM(x.shape, jnp.int32), pltpu.SemaphoreType.DMA))
+    def kernel(x_ref, o_ref, tmp_ref, sem):
+        pltpu.async_copy(x_ref, tmp_ref, sem).wait()
+
+        @plsc.parallel_loop(0, nl, carry=jnp.zeros([], jnp.int32))
+        def _(i, carry):
+            carry += 1
+
+            @plsc.parallel_loop(0, nl, unroll=2)
+            def _(j):
+                tmp_ref[i, j] += carry
+
+            return carry
+
+        pltpu.async_copy(tmp_ref, o_ref, sem).wait()
+
+    return Case(kernel, (x,), (x + np.arange(1, nl + 1, dtype=np.int32)[:, None],))
+
+
+@case
+def scalar_dma_memory_space(nl):
+    x = np.arange(nl, dtype=np.int32) * 9
+
+    @pl.kernel(out_type=sds(x), mesh=scalar_mesh(), scratch_types=(pltpu.SemaphoreType.DMA,))
+    def kernel(x_ref, o_hbm_ref, sem):
+        pltpu.async_copy(x_ref, o_hbm_ref, sem).wait()
+
+    return Case(kernel, (x,), (x,))
+
+
+@case
+def scalar_switch_while(nl):
+    """lax.switch of three branches with results and a lax.while_loop, on scalars."""
+    x = np.arange(4, dtype=np.int32) * 5 + 1
+
+    @pl.kernel(out_type=sds(x), mesh=scalar_mesh(),
+               scratch_types=(pltpu.SMEM((4,), jnp.int32), pltpu.SemaphoreType.DMA))
+    def kernel(x_ref, o_ref, tmp_ref, sem):
+        pltpu.async_copy(x_ref, tmp_ref, sem).wait()
+
+        @pl.loop(0, 4)
+        def _(i):
+            v = tmp_ref[i]
+            v = lax.switch(i % 3, [lambda v: v * 2, lambda v: v - 1, lambda v: v + 100], v)
+            tmp_ref[i] = lax.while_loop(lambda t: t < 50, lambda t: t * 3, v)
+
+        pltpu.async_copy(tmp_ref, o_ref, sem).wait()
+
+    def ref(i, v):
+        v = [v * 2, v - 1, v + 100][i % 3]
+        while v < 50:
+            v *= 3
+        return v
+
+    return Case(kernel, (x,), (np.array([ref(i, v) for i, v in enumerate(x)], np.int32),))
+
+
+# --- emit_pipeline (after JAX's PipelineTest) ---------------------------------------------------
+
+
+@case
+def pipeline_squeezed_blocks(nl):
+    x = np.arange(16 * nl, dtype=np.int32).reshape(16, nl)
+
+    @pl.kernel(out_type=sds(x), mesh=vector_mesh())
+    def kernel(x_hbm_ref, o_hbm_ref):
+        spec = pl.BlockSpec((pl.Squeezed(), nl), lambda i: (i, 0))
+
+        @functools.partial(pltpu.emit_pipeline, grid=(16,), in_specs=spec, out_specs=spec)
+        def pipeline(x_ref, o_ref):
+            o_ref[...] = x_ref[...] + 1
+
+        pipeline(x_hbm_ref, o_hbm_ref)
+
+    return Case(kernel, (x,), (x + 1,))
+
+
+@case
+def pipeline_gather_with_emit(nl):
+    """The guide's gather over a mesh of 2 subcores per core."""
+    data = np.arange(32 * 128, dtype=np.int32).reshape(32, 128)
+    n = 8 * 4 * 4
+    ids = rng(21).integers(0, 32, size=(1, n)).astype(np.int32)
+
+    @pl.kernel(out_type=jax.ShapeDtypeStruct((n, 128), jnp.int32),
+               mesh=vector_mesh(num_cores=2, num_subcores=2))
+    def kernel(x_hbm, i_hbm, o_hbm):
+        def body(i_vmem, o_vmem):
+            pltpu.sync_copy(x_hbm.at[i_vmem.at[0]], o_vmem)
+
+        pltpu.emit_pipeline(body, grid=(n // 8,),
+                            in_specs=[pl.BlockSpec((1, 8), lambda i: (0, i))],
+                            out_specs=[pl.BlockSpec((8, 128), lambda i: (i, 0))],
+                            core_axis_name="subcore",
+                            dimension_semantics=(pltpu.PARALLEL,))(i_hbm, o_hbm)
+
+    return Case(kernel, (data, ids), (data[ids[0]],))
+
+
+def _gather_via_indirect(nl, kind):
+    """An input block of pl.Indirect rows, its indices a ref or a value."""
+    rows, steps = 32, 4
+    x = np.arange(rows * nl, dtype=np.int32).reshape(rows, nl)
+    ids = np.stack([rng(30 + k).permutation(rows)[:nl] for k in range(steps)]).astype(np.int32)
+
+    @pl.kernel(mesh=vector_mesh(2), out_type=jax.ShapeDtypeStruct((steps, nl, nl), jnp.int32),
+               scratch_types=dict(indices_ref=pltpu.VMEM(ids.shape, jnp.int32)))
+    def kernel(x_hbm_ref, indices_hbm_ref, o_hbm_ref, *, indices_ref):
+        pltpu.sync_copy(indices_hbm_ref, indices_ref)
+
+        @functools.partial(
+            pltpu.emit_pipeline, grid=(steps,),
+            in_specs=(pl.BlockSpec((pl.Indirect(nl), nl), lambda i: (
+                indices_ref.at[i] if kind == "ref" else indices_ref[i], 0)),),
+            out_specs=pl.BlockSpec((pl.Squeezed(), nl, nl), lambda i: (i, 0, 0)))
+        def pipeline(x_ref, o_ref):
+            @pl.loop(0, nl)
+            def _(j):
+                o_ref[j] = x_ref[j]
+
+        pipeline(x_hbm_ref, o_hbm_ref)
+
+    return Case(kernel, (x, ids), (x[ids],))
+
+
+@case
+def pipeline_gather_via_indirect_ref(nl):
+    return _gather_via_indirect(nl, "ref")
+
+
+@case
+def pipeline_gather_via_indirect_array(nl):
+    return _gather_via_indirect(nl, "array")
+
+
+@case
+def pipeline_2d_blocks(nl):
+    x = np.arange(4 * 8 * 128, dtype=np.int32).reshape(4, 8, 128)
+
+    @pl.kernel(out_type=sds(x), mesh=vector_mesh())
+    def kernel(x_hbm_ref, o_hbm_ref):
+        spec = pl.BlockSpec((pl.Squeezed(), 8, 128), lambda i: (i, 0, 0))
+
+        @functools.partial(pltpu.emit_pipeline, grid=(4,), in_specs=[spec], out_specs=[spec])
+        def pipeline(x_ref, o_ref):
+            @pl.loop(0, 8)
+            def _(i):
+                @pl.loop(0, 128, step=nl)
+                def _(j):
+                    js = pl.ds(j, nl)
+                    o_ref[i, js] = x_ref[i, js] + 1
+
+        pipeline(x_hbm_ref, o_hbm_ref)
+
+    return Case(kernel, (x,), (x + 1,))
+
+
+# --- running the cases ------------------------------------------------------------------
+
+
+def test_every_case_runs():
+    """The parametrized test below covers every registered case."""
+    assert len(CASES) >= 5
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_kernel(tmp_path, name, target):
+    c, kernel = export_case(name, target)
+    outs = run_scir(tmp_path, kernel, c.args if c.inputs is None else c.inputs, target)
+    assert len(outs) == len(c.want)
+    for got, want in zip(outs, c.want):
+        if want is not None:
+            expect_equal(got, want, kernel.scir)
