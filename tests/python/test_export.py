@@ -1516,18 +1516,27 @@ def vector_gather(nl):
     return Case(kernel, (x, idx), (x[idx],))
 
 
-@case
-def take_along_axis(nl):
+def _take_along_axis(axis, dtype, seed):
     shape = (2, 8, 64)
-    x = np.arange(np.prod(shape), dtype=np.int32).reshape(shape)
-    idx = rng(13).integers(0, 8, size=shape).astype(np.int32)
+    x = np.arange(np.prod(shape)).astype(dtype).reshape(shape)
+    idx = rng(seed).integers(0, shape[axis], size=shape).astype(np.int32)
 
     @whole_array_kernel(sds(x))
     def kernel(x_ref, indices_ref, out_ref):
-        out_ref[...] = jnp.take_along_axis(x_ref[...], indices_ref[...], axis=1,
+        out_ref[...] = jnp.take_along_axis(x_ref[...], indices_ref[...], axis=axis,
                                            mode="promise_in_bounds")
 
-    return Case(kernel, (x, idx), (np.take_along_axis(x, idx, axis=1),))
+    return Case(kernel, (x, idx), (np.take_along_axis(x, idx, axis=axis),))
+
+
+@case
+def take_along_axis_1_i32(nl):
+    return _take_along_axis(1, np.int32, 13)
+
+
+@case
+def take_along_axis_0_f32(nl):
+    return _take_along_axis(0, np.float32, 22)
 
 
 def _sort_key_val(nl, keys_dtype, use_mask, descending):
@@ -1898,6 +1907,57 @@ def pipeline_2d_blocks(nl):
     return Case(kernel, (x,), (x + 1,))
 
 
+@case
+def unary_exp(nl):
+    x = np.arange(nl, dtype=np.float32) / 8 - 1
+
+    @whole_array_kernel(sds(x))
+    def kernel(x_ref, o_ref):
+        o_ref[...] = jnp.exp(x_ref[...])
+
+    # The host's exp: compare within a few ulps of numpy's.
+    return Case(kernel, (x,), (None,))
+
+
+@case
+def explicit_tiling_1d(nl):
+    x = np.arange(4 * nl, dtype=np.int32)
+
+    @pl.kernel(out_type=sds(x), mesh=vector_mesh())
+    def kernel(x_hbm_ref, o_hbm_ref):
+        spec = pl.BlockSpec((nl,), lambda i: (i,))
+
+        @functools.partial(pltpu.emit_pipeline, grid=(4,), in_specs=spec, out_specs=spec,
+                           tiling=pltpu.Tiling.SPARSE_CORE)
+        def pipeline(x_ref, o_ref):
+            o_ref[...] = x_ref[...] + 1
+
+        pipeline(x_hbm_ref, o_hbm_ref)
+
+    return Case(kernel, (x,), (x + 1,))
+
+
+@case
+def pl_kernel_on_ref_operand(nl):
+    """A jax.new_ref passed to pl.kernel is updated in place: an inout parameter."""
+    x = np.arange(nl, dtype=np.int32) * 4
+
+    @pl.kernel(out_type=(), mesh=vector_mesh(), scratch_types=[pltpu.VMEM((nl,), jnp.int32)])
+    def kernel(x_hbm, buf):
+        @pl.when(lax.axis_index("subcore") == 0)
+        def _():
+            pltpu.sync_copy(x_hbm, buf)
+            buf[...] = buf[...] * 2 + 1
+            pltpu.sync_copy(buf, x_hbm)
+
+    def fn(x):
+        ref = jax.new_ref(x)
+        kernel(ref)
+        return jax.freeze(ref)
+
+    return Case(fn, (x,), (x * 2 + 1,))
+
+
 # --- running the cases ------------------------------------------------------------------
 
 
@@ -1915,3 +1975,440 @@ def test_kernel(tmp_path, name, target):
     for got, want in zip(outs, c.want):
         if want is not None:
             expect_equal(got, want, kernel.scir)
+
+
+def test_exp_within_ulps(tmp_path):
+    """exp is the host's (docs/language.md), so the check is a few ulps of numpy's."""
+    c, kernel = export_case("unary_exp", "v7x")
+    [got] = run_scir(tmp_path, kernel, c.args, "v7x")
+    np.testing.assert_array_max_ulp(got, np.exp(c.args[0]), maxulp=4)
+
+
+# --- parameters, names and kernel_from_params -----------------------------------------------
+
+
+def test_parameters_and_scratch_take_the_python_names():
+    c, kernel = export_case("guide_cumsum", "v7x")
+    assert kernel.kernel == "cumsum"
+    assert [(p.name, p.direction, p.type, p.operand, p.result) for p in kernel.params] == [
+        ("x_ref", "in", "hbm<2x16xi32>", 0, None), ("o_ref", "out", "hbm<2x16xi32>", None, 0)]
+    assert kernel.aliases == {}
+    header = kernel.scir.split("{")[0]
+    assert "kernel @cumsum(in %x_ref: hbm<2x16xi32>, out %o_ref: hbm<2x16xi32>)" in header
+    assert "mesh scalar(cores = 2)" in header
+    assert "scratch(%tmp_ref: smem<16xi32>, %sem: dma_sem)" in header
+    assert kernel.scir.startswith('target "v7x"\n')
+
+
+def test_layout_passes_false_is_an_attribute():
+    _, kernel = export_case("load_gather_1d", "v6e")
+    assert "attributes { layout_passes = false }" in kernel.scir
+    _, kernel = export_case("add_one_i32", "v6e")
+    assert "attributes" not in kernel.scir
+
+
+def test_kernel_from_params_maps_aliases_to_one_inout_parameter(tmp_path):
+    """A discharged kernel (what a lowering rule sees) aliases its Ref operand to a
+    result: one inout parameter that binds both."""
+    from jax._src.state.discharge import discharge_state
+
+    with sjax.abstract_tpu("v7x"):
+        c = CASES["pl_kernel_on_ref_operand"](16)
+        closed = discharge_state(jax.make_jaxpr(c.fn)(*c.args))
+    [eqn] = [e for e in closed.jaxpr.eqns if e.primitive.name == "mpmd_map"]
+    assert dict(eqn.params["input_output_aliases"]) == {0: 0}
+    kernel = sjax.kernel_from_params(eqn.params, [v.aval for v in eqn.invars], target="v7x",
+                                     name="twice_plus_one", locations=False)
+    assert kernel.kernel == "twice_plus_one"
+    assert [(p.direction, p.operand, p.result) for p in kernel.params] == [("inout", 0, 0)]
+    assert kernel.aliases == {kernel.params[0].name: (0, 0)}
+    [got] = run_scir(tmp_path, kernel, c.args, "v7x")
+    expect_equal(got, c.want[0], kernel.scir)
+
+
+def test_kernel_from_params_rejects_other_parameters():
+    with pytest.raises(sjax.ExportError, match="not those of an mpmd_map or core_map"):
+        sjax.kernel_from_params({"jaxpr": None}, [], target="v7x")
+    with pytest.raises(sjax.ExportError, match="unknown target 'v9'"):
+        sjax.kernel_from_params({}, [], target="v9")
+
+
+def test_export_kernels_returns_each_kernel():
+    with sjax.abstract_tpu("v7x"):
+        a, b = CASES["add_one_i32"](16), CASES["sub_one_f32"](16)
+
+        def both(x, y):
+            return a.fn(x), b.fn(y)
+
+        kernels = sjax.export_kernels(both, a.args[0], b.args[0], target="v7x", name="step")
+        with pytest.raises(sjax.ExportError, match="binds 2 SparseCore kernels"):
+            sjax.export(both, a.args[0], b.args[0], target="v7x")
+    assert [k.kernel for k in kernels] == ["step_0", "step_1"]
+    assert "add " in kernels[0].scir and "sub " in kernels[1].scir
+
+
+# --- locations --------------------------------------------------------------------------------
+
+
+def op_lines(scir):
+    """The op lines of a kernel body: not its header, braces or `} else {`."""
+    body = scir.split("\n{\n", 1)[1]
+    return [line.strip() for line in body.splitlines()
+            if line.strip() and not line.strip().endswith("{") and line.strip() != "}"]
+
+
+@pytest.mark.parametrize("name", ["guide_cumsum", "guide_add_one", "double_buffer",
+                                  "scalar_switch_while", "fetch_and_add"])
+def test_every_op_has_the_location_of_its_python_line(name):
+    _, kernel = export_case(name, "v7x", locations=True)
+    source, first = inspect.getsourcelines(CASES[name])
+    lines = op_lines(kernel.scir)
+    assert lines
+    for line in lines:
+        m = LOC_RE.search(line)
+        assert m, f"no loc on {line!r}"
+        assert m.group(1) == __file__
+        assert first <= int(m.group(2)) < first + len(source), line
+    # Region ops carry theirs after the closing brace (not `} else {`, nor the
+    # kernel's own closing brace).
+    closers = [l.strip() for l in kernel.scir.splitlines()
+               if l.startswith("  ") and l.strip().startswith("}") and not l.endswith("{")]
+    assert closers and all(LOC_RE.search(l) for l in closers), closers
+
+
+def test_locations_name_the_line_and_column_of_the_call():
+    _, kernel = export_case("guide_cumsum", "v7x", locations=True)
+    source, first = inspect.getsourcelines(CASES["guide_cumsum"])
+    at = {}
+    for k, text in enumerate(source):
+        for needle in ('lax.axis_index("core")', "tmp_ref[i] += tmp_ref[i - 1]"):
+            if needle in text:
+                at[needle] = (first + k, text.index(needle) + 1)
+    [axis] = [l for l in op_lines(kernel.scir) if "axis_index core" in l]
+    assert axis.endswith(f' loc("{__file__}":%d:%d)' % at['lax.axis_index("core")'])
+    [store] = [l for l in op_lines(kernel.scir) if l.startswith("store ")]
+    line = at["tmp_ref[i] += tmp_ref[i - 1]"][0]
+    assert LOC_RE.search(store).group(2) == str(line)
+
+
+def test_locations_can_be_left_out():
+    _, kernel = export_case("guide_cumsum", "v7x", locations=False)
+    assert "loc(" not in kernel.scir
+
+
+# --- what scjit lacks: ExportError naming the primitive and the line ----------------------------
+
+
+def raises_at(fn, *args, match, target="v7x"):
+    """Exports fn(*args), expecting an ExportError whose message matches and which
+    names a line of this file."""
+    with pytest.raises(sjax.ExportError, match=match) as info:
+        sjax.export(fn, *args, target=target)
+    assert info.value.location is not None and info.value.location.file == __file__
+    assert str(info.value).startswith(f"{__file__}:{info.value.location.line}: ")
+    return info.value
+
+
+def test_unknown_primitive_is_named_with_its_line():
+    with sjax.abstract_tpu("v7x"):
+        @pl.kernel(out_type=jax.ShapeDtypeStruct((16,), jnp.float32), mesh=vector_mesh(),
+                   scratch_types=[pltpu.VMEM((16,), jnp.float32)])
+        def kernel(x_ref, o_ref, buf):
+            pltpu.sync_copy(x_ref, buf)
+            buf[...] = jnp.sinh(buf[...])
+            pltpu.sync_copy(buf, o_ref)
+
+        err = raises_at(kernel, np.zeros(16, np.float32), match="cannot export `sinh`")
+    assert err.primitive == "sinh"
+    src, first = inspect.getsourcelines(test_unknown_primitive_is_named_with_its_line)
+    assert "jnp.sinh" in src[err.location.line - first]
+
+
+def test_float8_is_not_a_scjit_dtype():
+    with sjax.abstract_tpu("v7x"):
+        kernel = _splat_constant((4, 16), jnp.float8_e5m2, 7.0).fn
+        raises_at(kernel, match="dtype float8_e5m2, which scjit does not have")
+
+
+def test_int4_is_not_a_scjit_dtype():
+    with sjax.abstract_tpu("v7x"):
+        kernel = pl.kernel(lambda x_ref, o_ref: None, out_type=jax.ShapeDtypeStruct((64,), jnp.int4),
+                           mesh=vector_mesh())
+        raises_at(kernel, np.zeros(64, jnp.int4), match="dtype int4")
+
+
+def test_several_meshes_are_one_kernel_each_in_scir():
+    from jax._src.pallas import mpmd
+
+    with sjax.abstract_tpu("v7x"):
+        x = np.arange(16, dtype=np.int32)
+
+        def fn(x):
+            return mpmd.mpmd_map(
+                [(vector_mesh(2), lambda x_ref, o_ref: pl.debug_print("vector")),
+                 (plsc.ScalarSubcoreMesh(axis_name="core", num_cores=2),
+                  lambda x_ref, o_ref: pl.debug_print("scalar"))],
+                out_types=jax.ShapeDtypeStruct.like(x))(x)
+
+        raises_at(fn, x, match="an MPMD kernel of 2 meshes")
+
+
+def test_semaphores_across_launches_are_an_export_error():
+    """JAX's async kernels pass a DMA semaphore from one kernel to the next; a .scir
+    kernel's semaphores live for one launch."""
+    with sjax.abstract_tpu("v7x"):
+        mesh = plsc.ScalarSubcoreMesh(axis_name="core", num_cores=1)
+        make_sem = pl.kernel(lambda sem_ref: None, out_type=pltpu.SemaphoreType.DMA(()), mesh=mesh)
+        raises_at(make_sem, match="result 0 is a semaphore")
+
+
+def test_a_scan_over_arrays_is_an_export_error():
+    with sjax.abstract_tpu("v7x"):
+        @whole_array_kernel(jax.ShapeDtypeStruct((4, 16), jnp.int32))
+        def kernel(x_ref, o_ref):
+            o_ref[...] = lax.scan(lambda c, row: (c + row, c), jnp.zeros(16, jnp.int32), x_ref[...])[1]
+
+        raises_at(kernel, np.zeros((4, 16), np.int32), match="cannot export `scan`: a scan over arrays")
+
+
+def test_run_scoped_with_results_is_an_export_error():
+    with sjax.abstract_tpu("v7x"):
+        @whole_array_kernel(jax.ShapeDtypeStruct((16,), jnp.int32))
+        def kernel(x_ref, o_ref):
+            def body(tmp):
+                tmp[...] = x_ref[...] + 1
+                return tmp[...]
+
+            o_ref[...] = pl.run_scoped(body, pltpu.VMEM((16,), jnp.int32))
+
+        raises_at(kernel, np.zeros(16, np.int32), match="run_scoped that returns values")
+
+
+def test_a_remote_dma_is_an_export_error():
+    with sjax.abstract_tpu("v7x"):
+        @pl.kernel(out_type=jax.ShapeDtypeStruct((16,), jnp.int32), mesh=vector_mesh(),
+                   scratch_types=[pltpu.SemaphoreType.DMA, pltpu.SemaphoreType.DMA])
+        def kernel(x_ref, o_ref, send, recv):
+            pltpu.make_async_remote_copy(x_ref, o_ref, send, recv, device_id=(1,),
+                                         device_id_type=pl.DeviceIdType.MESH).start()
+
+        raises_at(kernel, np.zeros(16, np.int32), match="another device")
+
+
+def test_no_kernel_is_an_export_error():
+    with pytest.raises(sjax.ExportError, match="binds no SparseCore kernel"):
+        sjax.export(lambda x: x + 1, np.zeros(4, np.int32))
+
+
+# --- what Pallas rejects, scjit rejects with Pallas' text ------------------------------------------
+
+
+REJECTED = {
+    # name: (kernel body taking (x_ref, indices_ref, o_ref) or fewer, in_specs, out_specs, text)
+}
+
+
+def rejected(name, text):
+    def register(build):
+        REJECTED[name] = (build, text)
+        return build
+    return register
+
+
+@rejected("scalar_load_vmem", "To load a scalar from VMEM")
+def _(nl):
+    @whole_array_kernel(jax.ShapeDtypeStruct((nl,), jnp.int32))
+    def kernel(x_ref, o_ref):
+        o_ref[...] = lax.broadcast(x_ref[0], o_ref.shape)
+    return kernel, (np.zeros(nl, np.int32),)
+
+
+@rejected("scalar_load_hbm", "Get does not support loading from")
+def _(nl):
+    @whole_array_kernel(jax.ShapeDtypeStruct((nl,), jnp.int32),
+                        in_specs=(pl.BlockSpec(memory_space=pltpu.HBM),))
+    def kernel(x_ref, o_ref):
+        o_ref[...] = lax.broadcast(x_ref[0], o_ref.shape)
+    return kernel, (np.zeros(nl, np.int32),)
+
+
+@rejected("scalar_store_vmem", "Trying to swap a scalar in")
+def _(nl):
+    @whole_array_kernel(jax.ShapeDtypeStruct((nl,), jnp.int32))
+    def kernel(o_ref):
+        o_ref[0] = 1
+    return kernel, ()
+
+
+@rejected("column_write", "Integer indexing of refs that follows a non-trivial slice")
+def _(nl):
+    @pl.kernel(out_type=jax.ShapeDtypeStruct((nl, 4), jnp.int32), mesh=vector_mesh(),
+               scratch_types=[pltpu.VMEM((nl,), jnp.int32), pltpu.VMEM((nl, 4), jnp.int32)])
+    def kernel(in_ref, out_ref, in_s, out_s):
+        pltpu.sync_copy(in_ref, in_s)
+        out_s[:nl, 0] = in_s[...]
+        pltpu.sync_copy(out_s, out_ref)
+    return kernel, (np.zeros(nl, np.int32),)
+
+
+def _gather_variant(indices_space=pltpu.VMEM, out_space=None, index_the_destination=False):
+    """A gather of 8 rows with its index list or its destination somewhere else."""
+    in_specs = (pl.BlockSpec(memory_space=pltpu.HBM), pl.BlockSpec(memory_space=indices_space))
+    out_specs = None if out_space is None else pl.BlockSpec(memory_space=out_space)
+
+    @whole_array_kernel(jax.ShapeDtypeStruct((8,), jnp.int32), in_specs=in_specs,
+                        out_specs=out_specs)
+    def kernel(x_hbm_ref, indices_ref, o_ref):
+        dst = o_ref.at[indices_ref] if index_the_destination else o_ref
+        pltpu.sync_copy(x_hbm_ref.at[indices_ref], dst)
+
+    return kernel, (np.zeros(8, np.int32), np.zeros(8, np.int32))
+
+
+rejected("gather_to_hbm", "from HBM to HBM is not supported")(
+    lambda nl: _gather_variant(out_space=pltpu.HBM))
+rejected("gather_indices_in_hbm", "must be in VMEM, got HBM")(
+    lambda nl: _gather_variant(indices_space=pltpu.HBM))
+rejected("gather_indexed_destination", "source ref can be indexed")(
+    lambda nl: _gather_variant(index_the_destination=True))
+
+
+@rejected("cumsum_2d", "must be rank 1")
+def _(nl):
+    @whole_array_kernel(jax.ShapeDtypeStruct((nl,), jnp.int32))
+    def kernel(x_ref, o_ref):
+        o_ref[...] = jnp.cumsum(x_ref[...].reshape(4, nl // 4), axis=0).reshape(-1)
+    return kernel, (np.zeros(nl, np.int32),)
+
+
+@pytest.mark.parametrize("name", sorted(REJECTED))
+def test_rejected_as_pallas_rejects_it(tmp_path, name):
+    """Kernels JAX's tests expect Pallas to reject: they export, and jit-run rejects
+    them with Pallas' message (exit 3)."""
+    build, text = REJECTED[name]
+    with sjax.abstract_tpu("v7x"):
+        kernel, args = build(16)
+    scir = sjax.export(kernel, *args, target="v7x", locations=False)
+    path = tmp_path / "k.scir"
+    path.write_text(scir)
+    proc = subprocess.run([JIT_RUN, str(path)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 3, proc.stderr + scir
+    assert text in proc.stderr, proc.stderr + scir
+
+
+# --- debug_print -------------------------------------------------------------------------------------
+
+
+def test_debug_print_of_a_ref_a_vector_a_mask_and_scalars(tmp_path):
+    nl = 8
+    with sjax.abstract_tpu("v6e"):
+        @pl.kernel(out_type=jax.ShapeDtypeStruct((nl,), jnp.int32), mesh=vector_mesh(1, 1),
+                   scratch_types=[pltpu.VMEM((nl,), jnp.int32)],
+                   compiler_params=pltpu.CompilerParams(needs_layout_passes=False))
+        def kernel(x_hbm_ref, o_ref, buf):
+            pltpu.sync_copy(x_hbm_ref, buf)
+            pl.debug_print("Memref", buf)
+            v = buf[...] + 100
+            pl.debug_print("Vector value", v)
+            pl.debug_print("Masks", v < 103)
+            pl.debug_print("Single int", 1234552)
+            pl.debug_print("No values")
+            buf[...] = v
+            pltpu.sync_copy(buf, o_ref)
+
+        scir = sjax.export(kernel, np.arange(nl, dtype=np.int32), target="v6e", locations=False)
+    path = tmp_path / "k.scir"
+    path.write_text(scir)
+    proc = subprocess.run([JIT_RUN, str(path), "--in", "x_hbm_ref=iota"], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    prefix = "[core 0, subcore 0] "
+    assert proc.stderr.splitlines() == [
+        prefix + "Memref, data: s32[8]: { 0, 1, 2, 3, 4, 5, 6, 7 }",
+        prefix + "Vector value, data: s32[8]: 100, 101, 102, 103, 104, 105, 106, 107",
+        prefix + "Masks, data: pred[8]: 1, 1, 1, 0, 0, 0, 0, 0",
+        prefix + "Single int, data: s32[1]: 1234552",
+        prefix + "No values",
+    ]
+
+
+# --- targets ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["v5p", "v6e", "v7x", "v8i"])
+def test_abstract_tpu_is_the_targets_chip(target):
+    assert sjax.target_of_current_context() is None
+    with sjax.abstract_tpu(target):
+        assert sjax.target_of_current_context() == target
+        info = plsc.get_sparse_core_info()
+    assert info.num_lanes == (8 if target in ("v5p", "v6e") else 16)
+    assert sjax.target_of_current_context() is None
+
+
+def test_abstract_tpu_knows_jaxs_chips_only():
+    with pytest.raises(ValueError, match="unknown target 'v8t'"):
+        with sjax.abstract_tpu("v8t"):
+            pass
+
+
+# --- the table ---------------------------------------------------------------------------------------
+
+
+def test_every_table_entry_says_what_it_becomes():
+    for prim, entry in sjax.TABLE.items():
+        assert entry.primitive is prim
+        assert entry.python and entry.scir, prim
+
+
+def test_what_pallas_does_not_lower_on_sparsecore_is_an_export_error_with_its_text():
+    """x ** 2 binds integer_pow, which Pallas' SparseCore lowering lacks: the export
+    fails as Pallas would, rather than running a kernel Pallas rejects."""
+    with sjax.abstract_tpu("v7x"):
+        @whole_array_kernel(jax.ShapeDtypeStruct((16,), jnp.int32))
+        def kernel(x_ref, o_ref):
+            o_ref[...] = x_ref[...] ** 2
+
+        err = raises_at(kernel, np.zeros(16, np.int32), match="cannot export `integer_pow`")
+    assert ("Unimplemented primitive in Pallas TPU lowering for sc_vector_subcore: integer_pow"
+            in str(err))
+
+
+# --- docs/jax.md --------------------------------------------------------------------------------------
+
+DOC = ROOT / "docs" / "jax.md"
+
+
+def test_doc_table_is_the_table():
+    """docs/jax.md's generated part is `python -m scjit.jax.doc`'s output."""
+    from scjit.jax import doc
+
+    assert DOC.read_text() == doc.replace_generated(DOC.read_text()), (
+        "docs/jax.md is out of date: run `python -m scjit.jax.doc --write` (PYTHONPATH=python)")
+    for entry in sjax.TABLE.values():
+        assert f"| `{entry.name}` | {doc._cell(entry.python)} |" in DOC.read_text()
+
+
+def fenced(text, tag):
+    return re.findall(rf"^```{tag}\n(.*?)^```$", text, re.MULTILINE | re.DOTALL)
+
+
+def test_doc_example_prints_the_scir_beside_it(capsys):
+    """The page's Python example, run, prints exactly its `scir` block (which
+    doc_examples_test compiles and runs)."""
+    [code] = fenced(DOC.read_text(), "python")
+    [scir] = fenced(DOC.read_text(), "scir")
+    exec(compile(code, str(DOC), "exec"), {})
+    assert capsys.readouterr().out == scir
+
+
+def test_doc_example_runs(tmp_path):
+    [scir] = fenced(DOC.read_text(), "scir")
+    path = tmp_path / "cumsum.scir"
+    path.write_text(scir)
+    x = rng().integers(-9, 9, size=(2, 16), dtype=np.int32)
+    np.save(tmp_path / "x.npy", x)
+    proc = subprocess.run([JIT_RUN, str(path), "--in", f"x_ref={tmp_path / 'x.npy'}",
+                           "--out", f"o_ref={tmp_path / 'o.npy'}"], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    expect_equal(np.load(tmp_path / "o.npy"), np.cumsum(x, axis=1, dtype=np.int32), scir)

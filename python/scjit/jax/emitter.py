@@ -20,6 +20,7 @@ from jax._src import core as jax_core
 from jax._src import source_info_util
 from jax._src.pallas import core as pallas_core
 from jax._src.pallas.mosaic import core as tpu_core
+from jax._src.pallas.mosaic import lowering as tc_lowering
 from jax._src.state import indexing
 from jax._src.state import types as state_types
 from jax._src.pallas.mosaic import sc_core
@@ -281,9 +282,10 @@ def live_eqns(jaxpr: jax_core.Jaxpr, needed_outs: Sequence[bool] | None, cache: 
 class Emitter:
     """Writes the body of one .scir kernel from jaxpr equations."""
 
-    def __init__(self, table: dict, *, mesh_axes: dict[Any, str], target: str,
-                 locations: bool = True):
+    def __init__(self, table: dict, *, mesh_axes: dict[Any, str], kernel_type: Any,
+                 target: str, locations: bool = True):
         self.table = table
+        self.kernel_type = kernel_type  # Pallas' CoreType of the mesh
         self.mesh_axes = mesh_axes  # the Python axis names -> "core" / "subcore"
         self.target = target
         self.locations = locations
@@ -620,10 +622,20 @@ class Emitter:
         self.primitive = eqn.primitive.name
         rule = self.table.get(eqn.primitive)
         if rule is None:
-            raise self.error("scjit has no translation for this primitive (see "
-                             "docs/jax.md for the primitives it has)")
+            raise self.error(self.missing(eqn.primitive))
         rule.translate(self, eqn)
         self.loc, self.primitive = saved
+
+    def missing(self, primitive: jax_core.Primitive) -> str:
+        """Why a primitive outside the table cannot be exported: Pallas does not
+        lower it on this subcore either, or scjit lacks it."""
+        kind = self.kernel_type
+        if primitive not in tc_lowering.lowering_rules.get(kind, {}):
+            return ("Pallas' SparseCore lowering has no rule for it either: "
+                    "NotImplementedError: Unimplemented primitive in Pallas TPU lowering "
+                    f"for {kind.value}: {primitive.name}")
+        return ("Pallas lowers it on SparseCore, but scjit has no translation for it "
+                "(docs/jax.md lists the primitives scjit.jax translates)")
 
     def translate_jaxpr(self, jaxpr: jax_core.Jaxpr, args: Sequence[Any],
                         consts: Sequence[Any] = (), needed_outs: Sequence[bool] | None = None,

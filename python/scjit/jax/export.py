@@ -237,7 +237,8 @@ def _emitter(mesh: Any, target: str, locations: bool, where: Location | None) ->
         raise ExportError(f"a kernel on {type(mesh).__name__}: scjit runs SparseCore "
                           "kernels (plsc.ScalarSubcoreMesh, plsc.VectorSubcoreMesh)",
                           location=where)
-    return Emitter(primitives.TABLE, mesh_axes=axes, target=target, locations=locations)
+    return Emitter(primitives.TABLE, mesh_axes=axes, kernel_type=mesh.core_type, target=target,
+                   locations=locations)
 
 
 def _mesh_text(mesh: Any) -> str:

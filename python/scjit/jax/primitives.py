@@ -18,10 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from jax._src import ad_checkpoint
-from jax._src import ad_util
 from jax._src import core as jax_core
-from jax._src import custom_derivatives
 from jax._src import debugging
 from jax._src import pjit
 from jax._src.lax import control_flow
@@ -32,6 +29,10 @@ from jax._src.pallas import primitives as pallas_primitives
 from jax._src.pallas.mosaic import primitives as tpu_primitives
 from jax._src.pallas.mosaic import sc_primitives
 from jax._src.state import primitives as state_primitives
+# Pallas' public TPU modules register the rest of its lowering rules (its pipeline
+# primitives), which ExportError messages and docs/jax.md consult.
+from jax.experimental.pallas import tpu as _pltpu  # noqa: F401
+from jax.experimental.pallas import tpu_sc as _plsc  # noqa: F401
 
 from .emitter import (Emitter, Ref, Val, element_type, literal_text, location_of, ref_type,
                       sanitize_name, value_type)
@@ -110,54 +111,51 @@ def _is_signed(dtype: Any) -> bool:
 
 # --- elementwise arithmetic ------------------------------------------------------------
 
-_BINARY = [
-    (lax.add_p, "add", "x + y, lax.add"),
-    (ad_util.add_any_p, "add", "the sum autodiff writes (add_any)"),
-    (lax.sub_p, "sub", "x - y, lax.sub"),
-    (lax.mul_p, "mul", "x * y, lax.mul"),
-    (lax.div_p, "div", "x / y (lax.div: integers truncate toward zero)"),
-    (lax.rem_p, "rem", "lax.rem (the dividend's sign)"),
-    (lax.max_p, "max", "jnp.maximum, lax.max"),
-    (lax.min_p, "min", "jnp.minimum, lax.min"),
-    (lax.and_p, "and", "x & y, jnp.logical_and"),
-    (lax.or_p, "or", "x | y, jnp.logical_or"),
-    (lax.xor_p, "xor", "x ^ y"),
-    (lax.shift_left_p, "shl", "x << y"),
-    (lax.pow_p, "pow", "x ** y on floats (TensorCore only: scjit rejects it, GEN-1)"),
+_TC = "TensorCore only: scjit rejects it as Pallas does (GEN-1)"
+
+# Elementwise ops: a scalar operand of a vector op is broadcast (`broadcast`), a
+# literal is written in place (the parser splats it).
+_ELEMENTWISE = [
+    (lax.add_p, "add", "x + y, lax.add", ""),
+    (lax.sub_p, "sub", "x - y, lax.sub", ""),
+    (lax.mul_p, "mul", "x * y, lax.mul", ""),
+    (lax.div_p, "div", "x / y, x // y's quotient, lax.div", "integers truncate toward zero"),
+    (lax.rem_p, "rem", "lax.rem, x % y's remainder", "the dividend's sign"),
+    (lax.max_p, "max", "jnp.maximum, lax.max", ""),
+    (lax.min_p, "min", "jnp.minimum, lax.min", ""),
+    (lax.and_p, "and", "x & y, jnp.logical_and", ""),
+    (lax.or_p, "or", "x | y, jnp.logical_or", ""),
+    (lax.xor_p, "xor", "x ^ y", ""),
+    (lax.shift_left_p, "shl", "x << y", ""),
+    (lax.neg_p, "neg", "-x", ""),
+    (lax.abs_p, "abs", "jnp.abs", ""),
+    (lax.sign_p, "sign", "jnp.sign", ""),
+    (lax.not_p, "not", "~x, jnp.logical_not", ""),
+    (lax.clamp_p, "clamp", "lax.clamp, jnp.clip", "operands lo, x, hi"),
+    (lax.pow_p, "pow", "x ** y (a float y), lax.pow", _TC),
+    (lax.floor_p, "floor", "jnp.floor", _TC),
+    (lax.ceil_p, "ceil", "jnp.ceil", _TC),
+    (lax.round_p, "round", "jnp.round", _TC),
+    (lax.population_count_p, "population_count", "lax.population_count", _TC),
+    (lax.clz_p, "clz", "lax.clz", _TC),
 ]
 
-for _p, _op, _py in _BINARY:
-    rule(_p, _py, _op, "a scalar operand of a vector op is broadcast; a literal is "
-         "written in place")(lambda ctx, eqn, op=_op: _elementwise(ctx, eqn, op))
+for _p, _op, _py, _note in _ELEMENTWISE:
+    rule(_p, _py, _op, _note)(lambda ctx, eqn, op=_op: _elementwise(ctx, eqn, op))
 
-_UNARY = [
-    (lax.neg_p, "neg", "-x"),
-    (lax.abs_p, "abs", "jnp.abs"),
-    (lax.sign_p, "sign", "jnp.sign"),
-    (lax.not_p, "not", "~x, jnp.logical_not"),
-    (lax.floor_p, "floor", "jnp.floor (TensorCore only: scjit rejects it, GEN-1)"),
-    (lax.ceil_p, "ceil", "jnp.ceil (TensorCore only: scjit rejects it, GEN-1)"),
-    (lax.round_p, "round", "jnp.round (TensorCore only: scjit rejects it, GEN-1)"),
-    (lax.population_count_p, "population_count",
-     "lax.population_count (TensorCore only: scjit rejects it, GEN-1)"),
-    (lax.clz_p, "clz", "lax.clz (TensorCore only: scjit rejects it, GEN-1)"),
-]
-
-for _p, _op, _py in _UNARY:
-    rule(_p, _py, _op)(lambda ctx, eqn, op=_op: _elementwise(ctx, eqn, op))
-
+# Transcendentals: the host computes them (not bit-identical to a TPU).
 _TRANSCENDENTAL = [
-    (lax.exp_p, "exp", "jnp.exp"),
-    (lax.sqrt_p, "sqrt", "jnp.sqrt"),
-    (lax.rsqrt_p, "rsqrt", "lax.rsqrt"),
-    (lax.tanh_p, "tanh", "jnp.tanh"),
-    (lax.log_p, "log", "jnp.log"),
-    (lax.logistic_p, "logistic", "jax.nn.sigmoid (TensorCore only: scjit rejects it, GEN-1)"),
-    (lax.exp2_p, "exp2", "jnp.exp2 (TensorCore only: scjit rejects it, GEN-1)"),
-    (lax.log1p_p, "log1p", "jnp.log1p (TensorCore only: scjit rejects it, GEN-1)"),
-    (lax.sin_p, "sin", "jnp.sin (TensorCore only: scjit rejects it, GEN-1)"),
-    (lax.cos_p, "cos", "jnp.cos (TensorCore only: scjit rejects it, GEN-1)"),
-    (lax.tan_p, "tan", "jnp.tan (TensorCore only: scjit rejects it, GEN-1)"),
+    (lax.exp_p, "exp", "jnp.exp", ""),
+    (lax.sqrt_p, "sqrt", "jnp.sqrt", "scjit: vector subcore only"),
+    (lax.rsqrt_p, "rsqrt", "lax.rsqrt", "scjit: vector subcore only"),
+    (lax.tanh_p, "tanh", "jnp.tanh", "scjit: vector subcore only"),
+    (lax.log_p, "log", "jnp.log", "scjit: vector subcore only"),
+    (lax.logistic_p, "logistic", "jax.nn.sigmoid", _TC),
+    (lax.exp2_p, "exp2", "jnp.exp2", _TC),
+    (lax.log1p_p, "log1p", "jnp.log1p", _TC),
+    (lax.sin_p, "sin", "jnp.sin", _TC),
+    (lax.cos_p, "cos", "jnp.cos", _TC),
+    (lax.tan_p, "tan", "jnp.tan", _TC),
 ]
 
 
@@ -166,8 +164,8 @@ def _transcendental(ctx: Emitter, eqn: Any, op: str) -> None:
     _elementwise(ctx, eqn, op)
 
 
-for _p, _op, _py in _TRANSCENDENTAL:
-    rule(_p, _py, _op, "an `accuracy` request is an ExportError")(
+for _p, _op, _py, _note in _TRANSCENDENTAL:
+    rule(_p, _py, _op, "; ".join(filter(None, [_note, "accuracy= is an ExportError"])))(
         lambda ctx, eqn, op=_op: _transcendental(ctx, eqn, op))
 
 
@@ -198,39 +196,6 @@ def _shift_right(ctx: Emitter, eqn: Any, *, signed: bool) -> None:
     cast = [ctx.new_value(f"bitcast {v.text} : {value_type(aval)}", aval) for v in ops]
     shifted = ctx.new_value(f"shr {cast[0].text}, {cast[1].text} : {value_type(aval)}", aval)
     ctx.define(out, f"bitcast {shifted.text} : {value_type(out.aval)}")
-
-
-@rule(lax.integer_pow_p, "x ** n (a constant integer n), lax.integer_pow", "mul",
-      "repeated squaring; a negative n on floats divides 1 by the power")
-def _integer_pow(ctx: Emitter, eqn: Any) -> None:
-    out = _out(eqn)
-    y = int(eqn.params["y"])
-    t = value_type(out.aval)
-    x = ctx.materialize(ctx.value(eqn.invars[0]))
-    if y < 0 and not np.issubdtype(np.dtype(out.aval.dtype), np.floating):
-        raise ctx.error(f"an integer to the power {y}")
-    if y == 0:
-        ctx.bind(out, ctx.splat(Val("1", out.aval.update(shape=()), literal=True), out.aval.shape)
-                 if out.aval.shape else ctx.new_value(f"const 1 : {t}", out.aval))
-        return
-    result, base, n = None, x, abs(y)
-    while n:
-        if n & 1:
-            result = base if result is None else ctx.new_value(
-                f"mul {result.text}, {base.text} : {t}", out.aval)
-        n >>= 1
-        if n:
-            base = ctx.new_value(f"mul {base.text}, {base.text} : {t}", out.aval)
-    if y < 0:
-        result = ctx.new_value(f"div 1, {result.text} : {t}", out.aval)
-    ctx.bind(out, result)
-
-
-@rule(lax.square_p, "jnp.square, lax.square", "mul", "x * x")
-def _square(ctx: Emitter, eqn: Any) -> None:
-    out = _out(eqn)
-    x = ctx.materialize(ctx.value(eqn.invars[0]))
-    ctx.define(out, f"mul {x.text}, {x.text} : {value_type(out.aval)}")
 
 
 _COMPARE = [
@@ -279,11 +244,6 @@ def _select_n(ctx: Emitter, eqn: Any) -> None:
             ctx.define(out, f"select {m.text}, {texts[k]}, {result} : {t}")
         else:
             result = ctx.new_value(f"select {m.text}, {texts[k]}, {result} : {t}", out.aval).text
-
-
-@rule(lax.clamp_p, "lax.clamp, jnp.clip", "clamp", "operands lo, x, hi")
-def _clamp(ctx: Emitter, eqn: Any) -> None:
-    _elementwise(ctx, eqn, "clamp")
 
 
 @rule(lax.convert_element_type_p, "x.astype(dtype), lax.convert_element_type", "convert",
@@ -480,41 +440,6 @@ def _unstack(ctx: Emitter, eqn: Any) -> None:
         _reshape_to(ctx, piece, out)
 
 
-@rule(slicing.dynamic_slice_p, "x[i] of a vector at a run-time index, lax.dynamic_slice",
-      "extract, broadcast", "single elements only (slice sizes all 1)")
-def _dynamic_slice(ctx: Emitter, eqn: Any) -> None:
-    out = _out(eqn)
-    x = ctx.materialize(ctx.value(eqn.invars[0]))
-    if any(s != 1 for s in eqn.params["slice_sizes"]):
-        raise ctx.error(f"a dynamic slice of size {eqn.params['slice_sizes']} of a value: "
-                        "scjit has run-time slices of refs (ds), and extract for one element")
-    idx = [ctx.value(a).text for a in eqn.invars[1:]]
-    scalar = ctx.new_value(f"extract {x.text}[{', '.join(idx)}] : "
-                           f"{value_type(out.aval.update(shape=()))}", out.aval.update(shape=()))
-    ctx.bind(out, ctx.splat(scalar, out.aval.shape))
-
-
-@rule(slicing.dynamic_update_slice_p, "x.at[i].set(v) of a vector, "
-      "lax.dynamic_update_slice", "insert", "single elements only")
-def _dynamic_update_slice(ctx: Emitter, eqn: Any) -> None:
-    out = _out(eqn)
-    x = ctx.materialize(ctx.value(eqn.invars[0]))
-    upd = ctx.value(eqn.invars[1])
-    if any(s != 1 for s in upd.shape):
-        raise ctx.error(f"a dynamic update of shape {upd.shape} of a value: scjit's "
-                        "insert replaces one element")
-    scalar_aval = out.aval.update(shape=())
-    if upd.splat_of is not None:
-        s = upd.splat_of
-    elif upd.shape:
-        s = ctx.new_value(f"extract {upd.text}[{', '.join('0' for _ in upd.shape)}] : "
-                          f"{value_type(scalar_aval)}", scalar_aval)
-    else:
-        s = upd
-    idx = [ctx.value(a).text for a in eqn.invars[2:]]
-    ctx.define(out, f"insert {s.text}, {x.text}[{', '.join(idx)}] : {value_type(out.aval)}")
-
-
 @rule(slicing.gather_p, "jnp.take_along_axis, x[indices] of a vector", "reshape, gather",
       "the take_along_axis-like gathers Pallas lowers (indices modulo the axis size)")
 def _gather(ctx: Emitter, eqn: Any) -> None:
@@ -549,8 +474,7 @@ def _rev(ctx: Emitter, eqn: Any) -> None:
     ctx.bind(out, x)
 
 
-@rule(lax.transpose_p, "x.T, lax.transpose", "transpose",
-      "TensorCore only: scjit rejects it (GEN-1)")
+@rule(lax.transpose_p, "x.T, lax.transpose", "transpose", _TC)
 def _transpose(ctx: Emitter, eqn: Any) -> None:
     out = _out(eqn)
     x = ctx.materialize(ctx.value(eqn.invars[0]))
@@ -731,12 +655,8 @@ def _num_programs(ctx: Emitter, eqn: Any) -> None:
 
 _IDENTITY = [
     (pallas_primitives.multiple_of_p, "pl.multiple_of", "a hint"),
-    (lax.copy_p, "jnp.array(x), x.copy()", "a copy of an immutable value"),
-    (lax.optimization_barrier_p, "lax.optimization_barrier", "a scheduling hint"),
     (jax_core.stage_p, "(JAX's staging marker)", "Pallas lowers it to its operand"),
     (pjit.reshard_p, "jax.reshard", "no sharding inside a kernel"),
-    (pjit.sharding_constraint_p, "jax.lax.with_sharding_constraint",
-     "no sharding inside a kernel"),
 ]
 
 for _p, _py, _why in _IDENTITY:
@@ -767,15 +687,6 @@ def _inline(ctx: Emitter, eqn: Any, closed: Any) -> None:
 
 rule(pjit.jit_p, "jax.jit-wrapped helpers (jnp.where, jnp.cumsum, ...)", "(inlined)",
      "its jaxpr is translated in place")(lambda ctx, eqn: _inline(ctx, eqn, eqn.params["jaxpr"]))
-rule(jax_core.closed_call_p, "core.closed_call", "(inlined)", "")(
-    lambda ctx, eqn: _inline(ctx, eqn, eqn.params["call_jaxpr"]))
-rule(custom_derivatives.custom_jvp_call_p, "jax.custom_jvp functions (jax.nn.relu, ...)",
-     "(inlined)", "the primal function")(
-         lambda ctx, eqn: _inline(ctx, eqn, eqn.params["call_jaxpr"]))
-rule(custom_derivatives.custom_vjp_call_p, "jax.custom_vjp functions", "(inlined)",
-     "the primal function")(lambda ctx, eqn: _inline(ctx, eqn, eqn.params["call_jaxpr"]))
-rule(ad_checkpoint.remat_p, "jax.checkpoint", "(inlined)", "")(
-    lambda ctx, eqn: _inline(ctx, eqn, eqn.params["jaxpr"]))
 
 
 # --- memory ---------------------------------------------------------------------------------
