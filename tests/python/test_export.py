@@ -436,12 +436,10 @@ def swap_index(nl):
     return Case(kernel, (x,), (x[::-1],))
 
 
-@case
-def scatter_major_async(nl):
+def _scatter_major(x, seed):
     """async_copy(x_ref, o_hbm.at[indices_ref], sem).wait() in a run_scoped of one
-    semaphore: a scatter of rows."""
-    x = np.arange(nl * 2 * nl, dtype=np.int32).reshape(nl, 2 * nl)
-    idx = permutation(nl)
+    semaphore: a scatter of x's rows."""
+    idx = permutation(len(x), seed)
 
     @whole_array_kernel(sds(x), out_specs=pl.BlockSpec(memory_space=pltpu.HBM))
     def kernel(x_ref, indices_ref, o_hbm_ref):
@@ -452,6 +450,11 @@ def scatter_major_async(nl):
     want = np.empty_like(x)
     want[idx] = x
     return Case(kernel, (x, idx), (want,))
+
+
+@case
+def scatter_major_async(nl):
+    return _scatter_major(np.arange(nl * 2 * nl, dtype=np.int32).reshape(nl, 2 * nl), 42)
 
 
 @case
@@ -934,9 +937,8 @@ def pack_unpack_compressed_i32(nl):
     return _pack_unpack(nl, plsc.PackFormat.COMPRESSED, np.int32)
 
 
-@case
-def scan_count(nl):
-    x = rng(5).integers(0, 4, size=nl).astype(np.int32)
+def _scan_count(x):
+    nl = len(x)
 
     @whole_array_kernel((jax.ShapeDtypeStruct((nl,), jnp.int32),) * 2, layout_passes=False)
     def kernel(x_ref, counts_ref, last_ref):
@@ -946,6 +948,11 @@ def scan_count(nl):
     counts = np.array([(x[:i + 1] == x[i]).sum() for i in range(nl)], np.int32)
     last = np.array([(x[i + 1:] != x[i]).all() for i in range(nl)], np.int32)
     return Case(kernel, (x,), (counts, last))
+
+
+@case
+def scan_count(nl):
+    return _scan_count(rng(5).integers(0, 4, size=nl).astype(np.int32))
 
 
 @case
@@ -1118,16 +1125,21 @@ def scratch_convert(nl):
     return Case(kernel, (x,), ((x.astype(np.float32) * 0.5).astype(np.int32),))
 
 
-@case
-def subcore_parallel(nl):
-    x = np.arange(16 * nl, dtype=np.int32).reshape(16, nl)
+def _subcore_parallel(nl, n):
+    """Each of n subcores copies its row."""
+    x = np.arange(n * nl, dtype=np.int32).reshape(n, nl)
 
-    @pl.kernel(out_type=sds(x), mesh=vector_mesh(num_subcores=16))
+    @pl.kernel(out_type=sds(x), mesh=vector_mesh(num_subcores=n))
     def kernel(x_ref, o_ref):
         s = lax.axis_index("subcore")
         pltpu.sync_copy(x_ref.at[s], o_ref.at[s])
 
     return Case(kernel, (x,), (x,))
+
+
+@case
+def subcore_parallel(nl):
+    return _subcore_parallel(nl, 16)
 
 
 @case
@@ -1958,6 +1970,107 @@ def pl_kernel_on_ref_operand(nl):
     return Case(fn, (x,), (x * 2 + 1,))
 
 
+# --- more variants of JAX's parametrized tests -----------------------------------------------------
+
+
+def _register(name, build):
+    CASES[name] = build
+
+
+for _dtype in (np.int8, np.uint8, np.float16, np.uint32):
+    _register(f"slicing_{np.dtype(_dtype).name}", lambda nl, d=_dtype: _slicing(nl, d, 2))
+
+for _fmt, _dtype in ((plsc.PackFormat.INTERLEAVED, np.int32), (plsc.PackFormat.COMPRESSED, np.float32)):
+    _register(f"pack_unpack_{_fmt.value}_{np.dtype(_dtype).name}",
+              lambda nl, f=_fmt, d=_dtype: _pack_unpack(nl, f, d))
+
+for _dtype, _op in ((np.int32, jnp.sum), (np.float32, jnp.sum), (np.uint32, jnp.max),
+                    (np.float32, jnp.max), (np.uint32, jnp.min), (np.int32, jnp.min)):
+    _register(f"reduce_{_op.__name__}_{np.dtype(_dtype).name}",
+              lambda nl, d=_dtype, o=_op: _reduction(nl, d, o))
+
+for _keys, _mask, _desc in ((np.uint32, False, True), (np.int32, True, False),
+                            (np.float32, False, False), (np.int32, True, True)):
+    _register(f"sort_key_val_{np.dtype(_keys).name}{'_masked' if _mask else ''}"
+              f"{'_descending' if _desc else ''}",
+              lambda nl, k=_keys, m=_mask, d=_desc: _sort_key_val(nl, k, m, d))
+
+_register("take_along_axis_2_f32", lambda nl: _take_along_axis(2, np.float32, 23))
+_register("load_gather_masked_ge4", lambda nl: _load_gather_masked(nl, "ge4"))
+_register("store_scatter_masked_lt4", lambda nl: _store_scatter_masked(nl, "lt4"))
+_register("load_expanded_lt4", lambda nl: _load_expanded(nl, "lt4"))
+_register("reshape_bf16_3d_to_2d", lambda nl: _reshape((2, 10, 16), (2, 160), ml_dtypes.bfloat16))
+_register("splat_constant_i32", lambda nl: _splat_constant((16,), np.int32, 42))
+_register("splat_constant_f32", lambda nl: _splat_constant((16,), np.float32, 42.0))
+_register("scalar_parallel_then_sequential", lambda nl: _scalar_parallel_loop(nl, True, False))
+
+
+@case
+def scan_count_f32(nl):
+    return _scan_count(rng(24).integers(0, 3, size=nl).astype(np.float32))
+
+
+def _ffs(nl, bits, want):
+    @whole_array_kernel(jax.ShapeDtypeStruct((nl,), jnp.int32), layout_passes=False)
+    def kernel(x_ref, o_ref):
+        o_ref[...] = plsc.all_reduce_ffs(x_ref[...] == 1)
+
+    return Case(kernel, (np.asarray(bits, np.int32),), (np.full(nl, want, np.int32),))
+
+
+_register("ffs_all_zero", lambda nl: _ffs(nl, [0] * nl, nl))
+_register("ffs_all_one", lambda nl: _ffs(nl, [1] * nl, 0))
+
+
+@case
+def scatter_major_3d(nl):
+    return _scatter_major(np.arange(nl * 2 * nl * 4, dtype=np.int32).reshape(nl, 2 * nl, 4), 7)
+
+
+@case
+def subcore_parallel_2(nl):
+    return _subcore_parallel(nl, 2)
+
+
+@case
+def gather_2d_with_col_slice(nl):
+    """An index list and a column slice in one indexer, `x.at[indices, pl.ds(128, 1024)]`
+    (JAX tests it under TensorCore tiling only)."""
+    x = np.arange(nl * 4096, dtype=np.int32).reshape(nl, 4096)
+    idx = permutation(nl, 8)
+
+    @whole_array_kernel(jax.ShapeDtypeStruct((nl, 1024), jnp.int32),
+                        in_specs=(pl.BlockSpec(memory_space=pltpu.HBM),
+                                  pl.BlockSpec(memory_space=pltpu.VMEM)))
+    def kernel(x_hbm_ref, indices_ref, o_ref):
+        pltpu.sync_copy(x_hbm_ref.at[indices_ref, pl.ds(128, 1024)], o_ref)
+
+    return Case(kernel, (x, idx), (x[idx, 128:1152],))
+
+
+@case
+def core_map_closing_over_new_refs(nl):
+    """pl.core_map closing over jax.new_refs in HBM and SMEM, the SMEM one read for a
+    DMA's index (after JAX's test_memory_space_annotations_aliased_input_core_map)."""
+    x = np.arange(2 * 8 * 128, dtype=np.float32).reshape(2, 8, 128)
+
+    def fn(x, y):
+        mesh = plsc.ScalarSubcoreMesh(axis_name="core", num_cores=1)
+        x_ref = jax.new_ref(x, memory_space=pltpu.HBM)
+        y_ref = jax.new_ref(y, memory_space=pltpu.HBM)
+        index_ref = jax.new_ref(jnp.ones([8], jnp.int32), memory_space=pltpu.SMEM)
+
+        @pl.core_map(mesh, scratch_shapes=[pltpu.SemaphoreType.DMA])
+        def _(sem):
+            pltpu.async_copy(x_ref.at[index_ref[0]], y_ref, sem).wait()
+
+        return jax.freeze(y_ref)
+
+    # Parameters, in the order the body uses them: %in0 the SMEM index list (staged
+    # into SMEM), %in1 = x, %in2 = y (written: inout).
+    return Case(fn, (x, -x[0]), (x[1],), inputs=(np.ones(8, np.int32), x, -x[0]))
+
+
 # --- running the cases ------------------------------------------------------------------
 
 
@@ -2281,6 +2394,40 @@ def _(nl):
     return kernel, (np.zeros(nl, np.int32),)
 
 
+rejected("gather_nd_indices", "Only 1D indices are supported")(
+    lambda nl: _gather_nd_indices())
+rejected("gather_transform_after_indexer", "cannot have any transforms following the indexer")(
+    lambda nl: _gather_transform_after_indexer())
+
+
+@rejected("scalar_store_hbm", "Swap does not support storing to HBM")
+def _(nl):
+    @whole_array_kernel(jax.ShapeDtypeStruct((nl,), jnp.int32),
+                        out_specs=pl.BlockSpec(memory_space=pltpu.HBM))
+    def kernel(o_ref):
+        o_ref[0] = 1
+    return kernel, ()
+
+
+def _gather_nd_indices():
+    @whole_array_kernel(jax.ShapeDtypeStruct((1, 32, 1024), jnp.int32),
+                        in_specs=(pl.BlockSpec(memory_space=pltpu.HBM),
+                                  pl.BlockSpec(memory_space=pltpu.VMEM)))
+    def kernel(x_hbm_ref, indices_ref, o_ref):
+        pltpu.sync_copy(x_hbm_ref.at[indices_ref], o_ref)
+    return kernel, (jax.ShapeDtypeStruct((16, 1024), jnp.int32),
+                    jax.ShapeDtypeStruct((1, 32), jnp.int32))
+
+
+def _gather_transform_after_indexer():
+    @whole_array_kernel(jax.ShapeDtypeStruct((8,), jnp.int32),
+                        in_specs=(pl.BlockSpec(memory_space=pltpu.HBM),
+                                  pl.BlockSpec(memory_space=pltpu.VMEM)))
+    def kernel(x_hbm_ref, indices_ref, o_ref):
+        pltpu.sync_copy(x_hbm_ref.at[indices_ref].reshape(o_ref.size), o_ref)
+    return kernel, (np.zeros(8, np.int32), np.zeros(8, np.int32))
+
+
 @pytest.mark.parametrize("name", sorted(REJECTED))
 def test_rejected_as_pallas_rejects_it(tmp_path, name):
     """Kernels JAX's tests expect Pallas to reject: they export, and jit-run rejects
@@ -2412,3 +2559,38 @@ def test_doc_example_runs(tmp_path):
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     expect_equal(np.load(tmp_path / "o.npy"), np.cumsum(x, axis=1, dtype=np.int32), scir)
+
+
+def test_debug_print_of_refs_on_the_scalar_subcore(tmp_path):
+    """pl.debug_print of a VMEM_SHARED scratch and of HBM operands of 16 and 8 bits
+    (after JAX's DebugPrintTest.test_scalar_subcore)."""
+    nl = 16
+    i32 = np.arange(512, dtype=np.int32).reshape(-1, nl)
+    i16 = np.arange(512, dtype=np.int16).reshape(-1, 2 * nl)
+    i8 = np.arange(512, dtype=np.int8).reshape(-1, 4 * nl)
+    with sjax.abstract_tpu("v7x"):
+        @pl.kernel(out_type=sds(i32), mesh=plsc.ScalarSubcoreMesh(axis_name="x", num_cores=2),
+                   compiler_params=pltpu.CompilerParams(needs_layout_passes=False))
+        def kernel(i32_ref, i16_ref, i8_ref, o_ref):
+            @functools.partial(pl.run_scoped, tmp_ref=pltpu.VMEM_SHARED(i32.shape, jnp.int32),
+                               sem=pltpu.SemaphoreType.DMA)
+            def _(tmp_ref, sem):
+                @pl.when(lax.axis_index("x") == 0)
+                def _():
+                    pltpu.async_copy(i32_ref, tmp_ref, sem).wait()
+                    pltpu.async_copy(tmp_ref, o_ref, sem).wait()
+                    pl.debug_print("s32 array", tmp_ref)
+                    pl.debug_print("s16 array", i16_ref)
+                    pl.debug_print("s8 array", i8_ref)
+
+        c = sjax.export_kernels(kernel, i32, i16, i8, target="v7x", locations=False)[0]
+    [out] = run_scir(tmp_path, c, (i32, i16, i8), "v7x")
+    expect_equal(out, i32, c.scir)
+    proc = subprocess.run([JIT_RUN, str(tmp_path / f"{c.kernel}.scir"), "--in", "i32_ref=iota",
+                           "--in", "i16_ref=iota", "--in", "i8_ref=iota"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    row = lambda lo, hi: "{ " + ", ".join(map(str, range(lo, hi))) + " }"
+    assert "s32 array, data: s32[32,16]: " + row(0, nl) + " " + row(nl, 2 * nl) in proc.stderr
+    assert "s16 array, data: s16[16,32]: " + row(0, 2 * nl) + " " + row(2 * nl, 4 * nl) in proc.stderr
+    assert "s8 array, data: s8[8,64]: " + row(0, 4 * nl) + " " + row(4 * nl, 8 * nl) in proc.stderr

@@ -555,7 +555,7 @@ class Emitter:
     def apply_transform(self, ref: Ref, t: Any) -> Ref:
         kind = type(t).__name__
         if isinstance(t, indexing.NDIndexer):
-            text, rtype = self.indexer(ref, t, allow_indirect=False)
+            text, rtype = self.indexer(ref, t, allow_indirect=True)
             if not text:
                 return ref
             name = self.fresh()
