@@ -82,6 +82,7 @@ absl::Status FrontEnd(Compilation& c) {
     c.target = c.module->target.value_or(kDefaultTarget);
   }
   if (!c.sink.has_errors()) CheckScRules(*c.module, c.target, c.sink);
+  if (!c.module->origins.empty()) c.sink.Update([&](Diagnostic& d) { c.module->origins.Relocate(d, *c.file); });
   c.times.verify = Ms(t);
   if (c.sink.has_errors()) return c.sink.ToStatus();
   if (!c.need_kernel && c.options.kernel.empty()) return absl::OkStatus();

@@ -3,7 +3,8 @@
 # the Debian packages that are missing, then configures and builds.
 #
 #   bash tools/setup.sh              # Release build in build/, and the Python
-#                                    # environment .venv of the tests in tests/python
+#                                    # environment .venv (tests/python's packages,
+#                                    # and scjit itself, installed from the build)
 #   bash tools/setup.sh --sanitize   # ASan+UBSan build of the tests in build-asan/
 #   bash tools/setup.sh --tsan       # ThreadSanitizer build of the tests in build-tsan/
 #   bash tools/setup.sh --tsan T...  # the same, building only targets T...
@@ -29,7 +30,7 @@ case "$mode" in
 esac
 
 packages=(cmake ninja-build g++ llvm-19-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev pkg-config
-  python3 python3-venv)
+  python3 python3-venv python3-dev pybind11-dev)
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -68,4 +69,11 @@ if (($#)); then
   cmake --build "$build_dir" --target "$@"
 else
   cmake --build "$build_dir"
+fi
+
+# The scjit Python package (staged by the build in build/python) into .venv, so
+# that `.venv/bin/python -c "import scjit"` works.
+if [ -z "$mode" ] && (($# == 0)); then
+  .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation \
+    --force-reinstall build/python
 fi

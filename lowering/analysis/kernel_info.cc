@@ -94,6 +94,11 @@ class Planner {
 
 int KernelInfo::AddSite(const Op& op, std::string text, Location loc) {
   Location at = loc.valid() ? loc : op.loc;
+  if (op.origin) {  // a generated kernel: the user's line (see origins.h)
+    layout.sites.push_back(Site{std::string(op.name()), Location{op.origin->line, std::max(op.origin->col, 1), 1},
+                                ReadSourceLine(op.origin->file, op.origin->line), std::move(text), op.origin->file});
+    return static_cast<int>(layout.sites.size()) - 1;
+  }
   std::string line = source != nullptr && at.valid() ? std::string(source->Line(at.line)) : "";
   layout.sites.push_back(Site{std::string(op.name()), at, std::move(line), std::move(text)});
   return static_cast<int>(layout.sites.size()) - 1;

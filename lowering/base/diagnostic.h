@@ -94,6 +94,11 @@ class DiagnosticSink {
   Diagnostic& Report(Diagnostic d);
 
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+  // Calls `fn` on each recorded diagnostic (to move them to another location).
+  template <typename Fn>
+  void Update(Fn&& fn) {
+    for (Diagnostic& d : diagnostics_) fn(d);
+  }
   size_t error_count() const { return error_count_; }
   bool has_errors() const { return error_count_ > 0; }
 

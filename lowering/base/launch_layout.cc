@@ -14,12 +14,14 @@ int64_t ParamLayout::num_elements() const {
 std::string LaunchLayout::Describe(int site) const {
   if (site < 0 || site >= static_cast<int>(sites.size())) return "an unknown op";
   const Site& s = sites[site];
-  return Cat(s.op, " at ", file.empty() ? std::string("?") : file, ":", s.loc.line, ":", s.loc.col);
+  const std::string& where = s.file.empty() ? file : s.file;
+  return Cat(s.op, " at ", where.empty() ? std::string("?") : where, ":", s.loc.line, ":", s.loc.col);
 }
 
 Diagnostic LaunchLayout::SiteDiagnostic(DiagId id, int site, std::initializer_list<DiagArg> args) const {
   if (site < 0 || site >= static_cast<int>(sites.size())) return MakeDiagnostic(id, file, Location{}, "", args);
-  return MakeDiagnostic(id, file, sites[site].loc, sites[site].source_line, args);
+  const Site& s = sites[site];
+  return MakeDiagnostic(id, s.file.empty() ? file : s.file, s.loc, s.source_line, args);
 }
 
 // ------------------------------------------------------------------------------------
@@ -27,7 +29,7 @@ Diagnostic LaunchLayout::SiteDiagnostic(DiagId id, int site, std::initializer_li
 
 namespace {
 
-constexpr uint32_t kLayoutVersion = 2;
+constexpr uint32_t kLayoutVersion = 3;
 
 void Put(Writer& w, const Location& l) {
   w.Put<int32_t>(l.line);
@@ -116,6 +118,7 @@ std::string Serialize(const LaunchLayout& l) {
     Put(w, s.loc);
     w.Put(s.source_line);
     w.Put(s.text);
+    w.Put(s.file);
   }
   w.Put(l.frame_bytes);
   w.Put(l.entry);
@@ -147,7 +150,7 @@ absl::StatusOr<LaunchLayout> Deserialize(std::string_view bytes) {
          return GetEnum(r, &p->space, 4) && r.Get(&p->offset) && r.Get(&p->count) && GetEnum(r, &p->element, kDTypes);
        });
   ok = ok && GetList(r, &l.sites, [&](Site* s) {
-         return r.Get(&s->op) && Get(r, &s->loc) && r.Get(&s->source_line) && r.Get(&s->text);
+         return r.Get(&s->op) && Get(r, &s->loc) && r.Get(&s->source_line) && r.Get(&s->text) && r.Get(&s->file);
        });
   ok = ok && r.Get(&l.frame_bytes) && r.Get(&l.entry) && r.done();
   l.cores = cores;

@@ -62,6 +62,8 @@ struct Site {
   Location loc;             // the op, or the operand the site is about
   std::string source_line;  // the text of loc.line
   std::string text;         // the operand(s) as written, or debug_print's format
+  std::string file;         // the file of loc: "" for the kernel's (LaunchLayout::file); a
+                            // generated kernel's ops are at their origin (origins.h)
 };
 
 struct LaunchLayout {

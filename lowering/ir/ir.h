@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lowering/base/origins.h"
 #include "lowering/base/source.h"
 #include "lowering/base/target.h"
 #include "lowering/ir/types.h"
@@ -248,6 +249,7 @@ class Op {
 
   OpKind kind;
   Location loc;                  // the op name
+  std::optional<Origin> origin;  // `loc("file.py":12:5)`: where a tool made it from
   std::vector<Value*> results;   // owned by the kernel
   std::vector<Operand> operands; // items in the order written (see ops.def)
   std::vector<Operand> index_vectors;  // `[%i0, %i1]` of load_gather/store_scatter
@@ -310,6 +312,7 @@ struct Module {
   std::optional<TargetId> target;  // `target "..."`, if written
   Location target_loc;
   std::vector<std::unique_ptr<KernelDef>> kernels;
+  OriginMap origins;  // the `loc(...)` of ops, by the line they start on
 
   const KernelDef* FindKernel(std::string_view name) const;
 };

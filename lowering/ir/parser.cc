@@ -183,6 +183,9 @@ class Parser {
   bool ParseAttrDict(std::vector<Attribute>* out);
   bool ParseAttrValue(AttrValue* v, int depth);
   bool ExpectOpEnd(const Op& op, bool more_items, bool needs_types);
+  // `loc("file.py":12:5)` after an op, on its line.
+  bool AtLocSuffix() { return AtIdent("loc") && !OnNewLine() && Peek(1).kind == Tok::kLParen; }
+  bool ParseLocSuffix(Op& op);
   void SplatLiterals(Op& op, const std::vector<Type>& types, Region* region);
   bool EnterNesting(Location loc);
   // Parses `item (',' item)* close`, the opening token already consumed; `item`
@@ -764,6 +767,7 @@ bool Parser::ParseOp(Region* region) {
       ok = ParsePipeline(op.get());
       break;
   }
+  if (ok && AtLocSuffix()) ok = ParseLocSuffix(*op);
   continuing_ = false;
   if (!ok) return false;
   SplatLiterals(*op, types, region);
@@ -864,6 +868,7 @@ void Parser::SplatLiterals(Op& op, const std::vector<Type>& types, Region* regio
     if (!o.is_literal()) continue;
     auto splat = std::make_unique<Op>(OpKind::kConst, o.loc);
     splat->parent = region;
+    splat->origin = op.origin;
     splat->constant.dense = true;
     splat->constant.elements.push_back(o);
     // A name no kernel value has, so that the printed IR parses back.
@@ -887,10 +892,31 @@ void Parser::SplatLiterals(Op& op, const std::vector<Type>& types, Region* regio
   }
 }
 
+bool Parser::ParseLocSuffix(Op& op) {
+  Advance();  // 'loc'
+  Advance();  // '('
+  Origin o;
+  if (!At(Tok::kString)) return SyntaxError("a file name string", "an op's origin is written loc(\"file.py\":12:5)");
+  o.file = tok_.str;
+  Advance();
+  for (int* number : {&o.line, &o.col}) {
+    if (!Expect(Tok::kColon, "':'")) return false;
+    if (!At(Tok::kInt) || tok_.int_value < 1 || tok_.int_value > std::numeric_limits<int32_t>::max()) {
+      return SyntaxError(number == &o.line ? "a line number (1 or more)" : "a column number (1 or more)");
+    }
+    *number = static_cast<int>(tok_.int_value);
+    Advance();
+  }
+  if (!Expect(Tok::kRParen, "')'")) return false;
+  module_->origins.Add(op.loc.line, o);
+  op.origin = std::move(o);
+  return true;
+}
+
 // After an op: the next token must end it (`}`, `;`, end of file) or start a new
 // line. Otherwise say what could have continued the op.
 bool Parser::ExpectOpEnd(const Op& op, bool more_items, bool needs_types) {
-  if (At(Tok::kRBrace) || At(Tok::kSemicolon) || At(Tok::kEof) || OnNewLine()) {
+  if (At(Tok::kRBrace) || At(Tok::kSemicolon) || At(Tok::kEof) || OnNewLine() || AtLocSuffix()) {
     if (!needs_types) return true;
     std::string implied = ImpliedResultType(op);
     return SyntaxError("':' and the result types",

@@ -198,6 +198,7 @@ class Printer {
         PrintPipeline(op, level);
         break;
     }
+    if (op.origin) Append(&out, " loc(", QuoteString(op.origin->file), ":", op.origin->line, ":", op.origin->col, ")");
     out += '\n';
   }
 

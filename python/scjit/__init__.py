@@ -1,0 +1,251 @@
+"""scjit: run TPU SparseCore kernels on a CPU.
+
+    import numpy as np, scjit
+    k = scjit.compile("examples/add_one_manual.scir")
+    o = k(x=np.arange(32 * 1024, dtype=np.int32).reshape(32, 1024))   # x + 1
+
+A kernel is written in scjit's Kernel IR (.scir, docs/language.md), or traced
+from a Pallas SparseCore kernel by scjit.jax (docs/jax.md). `compile` checks it
+against Pallas' SparseCore lowering rules and compiles it to host code; calling
+the kernel runs it on the emulated SparseCore with numpy arrays (bfloat16 as
+ml_dtypes.bfloat16) and returns its outputs. Errors are exceptions carrying
+their diagnostics (scjit.errors).
+
+Thread safety: compiling and launching from several threads is safe (the GIL
+is released while kernels compile and run); do not pass one output array to two
+launches at once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from typing import Any, Callable, Mapping, Sequence
+
+import ml_dtypes
+import numpy as np
+
+from scjit import _scjit
+from scjit.errors import CompileError, Error, InputError, RunError, UnsupportedError, from_failure
+
+__all__ = ["compile", "explain", "targets", "describe_target", "Kernel", "Param", "LaunchResult", "Error",
+           "CompileError", "InputError", "RunError", "UnsupportedError", "__version__"]
+__version__ = _scjit.version
+
+_COMPILER = _scjit.Compiler()  # thread-safe; its memory cache serves the process
+
+# numpy's dtype for each dtype name of the extension (bfloat16 from ml_dtypes).
+_DTYPES = {name: np.dtype(name) for name in
+           ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+            "float32", "float64")}
+_DTYPES["bfloat16"] = np.dtype(ml_dtypes.bfloat16)
+
+
+def _check(result):
+    """The value of an extension call, or its failure raised as scjit's error."""
+    if isinstance(result, _scjit.Failure):
+        raise from_failure(result)
+    return result
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    """A kernel parameter: name (without '%'), direction ("in", "out", "inout"),
+    numpy dtype, shape, memory space ("hbm", "vmem", ...), its .scir type, and
+    for semaphores `semaphore=True` (they take no array)."""
+
+    name: str
+    direction: str
+    dtype: np.dtype | None
+    shape: tuple[int, ...]
+    space: str
+    type: str
+    semaphore: bool = False
+
+
+@dataclasses.dataclass
+class LaunchResult:
+    """One launch: the outputs (name -> array, for out and inout parameters), the
+    statistics (wall_ms, dma_bytes, ops, ops_by_class, per_subcore, subcores,
+    threads, epochs) and the run-time findings (warnings, or errors when the
+    launch failed)."""
+
+    outputs: dict[str, np.ndarray]
+    stats: Any
+    findings: list
+
+    @property
+    def failed(self) -> bool:
+        return any(f.severity == "error" for f in self.findings)
+
+
+@dataclasses.dataclass(frozen=True)
+class _LaunchOptions:
+    threads: int = 0            # 0: the host's cores
+    seed: int | None = None     # None: the fixed (core, subcore) order
+    dma: str | None = None      # "eager" | "on_wait"; None: on_wait when checked
+    checks: str | None = None   # "all" | "none" | "warn" | "bounds,sync"; None: as compiled
+    time_limit: float = 0.0     # seconds; 0: none
+    log: Callable[[str], Any] | None = None  # debug_print output; None: sys.stderr
+
+
+class Kernel:
+    """A compiled kernel. Call it with one array per `in`/`inout` parameter, by
+    position or by name, to run it and get its outputs; `launch` gives the whole
+    result; `with_options` sets launch options."""
+
+    def __init__(self, compiled, options: _LaunchOptions = _LaunchOptions()):
+        self._compiled = compiled
+        self._options = options
+        self.params = [
+            Param(p.name, p.direction, None if p.semaphore else _DTYPES[p.dtype], tuple(p.shape), p.space, p.type,
+                  p.semaphore) for p in compiled.params
+        ]
+
+    name = property(lambda self: self._compiled.name)
+    target = property(lambda self: self._compiled.target)
+    mesh = property(lambda self: self._compiled.mesh)            # "vector" | "scalar"
+    cores = property(lambda self: self._compiled.cores)
+    subcores = property(lambda self: self._compiled.subcores)    # per core
+    times = property(lambda self: self._compiled.times)          # compile times (ms), cache_hit
+    warnings = property(lambda self: list(self._compiled.warnings))
+
+    @property
+    def inputs(self) -> list[Param]:
+        return [p for p in self.params if p.direction != "out" and not p.semaphore]
+
+    @property
+    def outputs(self) -> list[Param]:
+        return [p for p in self.params if p.direction != "in" and not p.semaphore]
+
+    def with_options(self, *, threads: int | None = None, seed: int | None = None, dma: str | None = None,
+                     checks: str | None = None, time_limit: float | None = None,
+                     log: Callable[[str], Any] | None = None) -> "Kernel":
+        """The same kernel launching with these options (the others unchanged)."""
+        given = {k: v for k, v in dict(threads=threads, seed=seed, dma=dma, checks=checks, time_limit=time_limit,
+                                       log=log).items() if v is not None}
+        return Kernel(self._compiled, dataclasses.replace(self._options, **given))
+
+    def __call__(self, *args, **kwargs):
+        """Runs the kernel; returns its output array, or a tuple of them in
+        parameter order. Raises RunError when a run-time check fails."""
+        outputs = list(self.launch(*args, **kwargs).outputs.values())
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def launch(self, *args, **kwargs) -> LaunchResult:
+        """Runs the kernel on the arrays given by position (in/inout parameters in
+        order) or by name; returns the LaunchResult. Raises InputError for a
+        missing, unknown or mismatched array and RunError when a check fails
+        (with `checks="warn"` findings are warnings and the launch goes on)."""
+        arrays = self._bind(args, kwargs)
+        o = self._options
+        log = o.log if o.log is not None else sys.stderr.write
+        refs = [None if a is None else _scjit.ArrayRef(a.ctypes.data, a.nbytes, a.dtype.name, a.shape)
+                for a in arrays]
+        result = _check(self._compiled.launch(refs, o.threads, o.seed, o.dma or "", o.checks or "",
+                                              o.time_limit, log))
+        outputs = {p.name: arrays[i] for i, p in enumerate(self.params) if p.direction != "in" and not p.semaphore}
+        launch = LaunchResult(outputs, result.stats, list(result.findings))
+        if result.failed():
+            raise RunError(launch.findings, launch)
+        return launch
+
+    def _bind(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> list:
+        inputs = self.inputs
+        if len(args) > len(inputs):
+            raise InputError(f"@{self.name} takes {len(inputs)} input array(s), got {len(args)}", code="IO-PARAM")
+        given = {p.name: a for p, a in zip(inputs, args)}
+        for name, value in kwargs.items():
+            name = name.lstrip("%")
+            param = next((p for p in self.params if p.name == name), None)
+            if param is None or param.direction == "out" or param.semaphore:
+                what = "an output" if param is not None and param.direction == "out" else "no input"
+                raise InputError(f"@{self.name} has {what} parameter named '{name}'; its inputs are "
+                                 + ", ".join(f"%{p.name}" for p in inputs), code="IO-PARAM")
+            if name in given:
+                raise InputError(f"%{name} is given twice", code="IO-PARAM")
+            given[name] = value
+        missing = [p.name for p in inputs if p.name not in given]
+        if missing:
+            raise InputError(f"@{self.name} needs an array for " + ", ".join(f"%{m}" for m in missing),
+                             code="IO-PARAM")
+        arrays = []
+        for p in self.params:
+            if p.semaphore:
+                arrays.append(None)
+            elif p.direction == "out":
+                arrays.append(np.empty(p.shape, p.dtype))
+            else:
+                arrays.append(self._input_array(p, given[p.name]))
+        return arrays
+
+    @staticmethod
+    def _input_array(p: Param, value) -> np.ndarray:
+        """The array a launch binds for in/inout parameter `p`: the caller's own
+        memory when it can be ("in" only: C-contiguous and writable), else a copy.
+        An inout parameter always gets a copy, returned as its output."""
+        if not isinstance(value, np.ndarray) and not hasattr(value, "__array__"):
+            value = np.asarray(value, dtype=p.dtype)  # Python scalars and lists take the parameter's dtype
+        a = np.asarray(value)
+        copy = p.direction == "inout" or not a.flags.c_contiguous or not a.flags.writeable
+        return np.array(a, order="C", copy=True) if copy else a
+
+
+def compile(source: str | os.PathLike, kernel: str | None = None, target: str | None = None, opt_level: int = 2,
+            checks: str = "all", cache_dir: str | os.PathLike | None = None) -> Kernel:
+    """Compiles one kernel of a .scir file (a path) or of .scir text.
+
+    Args:
+      source: a path to a .scir file, or the .scir text itself.
+      kernel: the kernel's name ("@add_one" or "add_one"); None: the only one.
+      target: "v5p", "v6e", "v7x", "v8i" or "v8t"; None: the file's `target`,
+        else v7x.
+      opt_level: LLVM optimization level, 0-3.
+      checks: the run-time checks compiled in and used by default: "all",
+        "none", "warn", or a comma list of "bounds", "sync".
+      cache_dir: a directory for the disk cache of compiled kernels
+        (default: $SCJIT_CACHE_DIR, else memory only).
+    Raises:
+      CompileError (the kernel is rejected), InputError (a file that cannot be
+      read, a bad option), UnsupportedError.
+    """
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
+        name, text = _check(_scjit.read_source(os.fspath(source)))
+    else:
+        name, text = "<string>", source
+    if target is not None and not any(t["name"] == target for t in targets()):
+        names = ", ".join(t["name"] for t in targets())
+        raise InputError(f"unknown target '{target}'; expected one of {names}", code="IO-USAGE")
+    if cache_dir is None:
+        cache_dir = os.environ.get("SCJIT_CACHE_DIR", "")
+    compiled = _check(_COMPILER.compile(name, text, kernel or "", target or "", opt_level, checks,
+                                        os.fspath(cache_dir)))
+    return Kernel(compiled)
+
+
+def _looks_like_path(s: str) -> bool:
+    # .scir text always holds a kernel, with spaces and braces; a path has neither
+    # a newline nor a '{'.
+    return "\n" not in s and "{" not in s
+
+
+def explain(code: str) -> str:
+    """The long explanation of a diagnostic code (any case), with a failing and a
+    fixed example: what `jit-run --explain CODE` prints."""
+    return _check(_scjit.explain(code))
+
+
+def targets() -> list[dict]:
+    """Every target chip: name, cores, subcores, lanes, vmem_bytes,
+    dma_granule_bytes, smem_bytes, vmem_shared_bytes, in_jax."""
+    return list(_scjit.targets())
+
+
+def describe_target(name: str) -> str:
+    """What `jit-run --target-info NAME` prints."""
+    text = _scjit.describe_target(name)
+    if text is None:
+        raise InputError(f"unknown target '{name}'; expected one of " + ", ".join(t["name"] for t in targets()),
+                         code="IO-USAGE")
+    return text

@@ -1,0 +1,79 @@
+"""Running scjit kernels inside jax.jit programs on the CPU.
+
+`kernel_call(kernel)` makes a compiled scjit.Kernel a JAX function: inside
+`jax.jit` it becomes a call of the XLA FFI target `scjit_launch`
+(python/src/ffi_launch.cc), which binds XLA's buffers to the kernel's
+parameters without copying them and launches it. It composes with jnp code,
+`jax.vmap` (one launch per element of the batch) and input/output aliasing
+(an inout parameter's output is its input's buffer when XLA can donate it).
+"""
+
+from __future__ import annotations
+
+import threading
+
+import jax
+import numpy as np
+
+import scjit
+from scjit import _scjit
+
+FFI_TARGET = "scjit_launch"
+
+_lock = threading.Lock()
+_registered = False
+# Kernels whose address a compiled JAX program holds: they live as long as the
+# process, as the programs may (jax caches them).
+_kept: dict[int, scjit.Kernel] = {}
+
+
+def _register() -> None:
+    global _registered
+    with _lock:
+        if _registered:
+            return
+        if not hasattr(_scjit, "ffi_launch_handler"):
+            raise scjit.UnsupportedError("this scjit was built without jax: it cannot run kernels inside jax.jit "
+                                         "(rebuild it with jax installed in its Python environment)")
+        jax.ffi.register_ffi_target(FFI_TARGET, _scjit.ffi_launch_handler(), platform="cpu")
+        _registered = True
+
+
+def ffi_attributes(kernel: scjit.Kernel, *, threads: int = 0, checks: str = "", dma: str = "",
+                   seed: int | None = None) -> dict:
+    """The attributes of a `scjit_launch` call of `kernel` (it is kept alive)."""
+    _register()
+    address = kernel._compiled.address
+    with _lock:
+        _kept[address] = kernel
+    return dict(kernel=np.int64(address), threads=np.int64(threads), checks=checks, dma=dma,
+                seed=np.int64(-1 if seed is None else seed))
+
+
+def io_aliases(kernel: scjit.Kernel) -> dict[int, int]:
+    """input_output_aliases of a `scjit_launch` call: each inout parameter's
+    operand index -> its result index (operands are the in/inout parameters,
+    results the out/inout ones, each in parameter order)."""
+    aliases = {}
+    for operand, p in enumerate(kernel.inputs):
+        if p.direction == "inout":
+            aliases[operand] = next(i for i, q in enumerate(kernel.outputs) if q.name == p.name)
+    return aliases
+
+
+def kernel_call(kernel: scjit.Kernel, *, threads: int = 0, checks: str = "", dma: str = "", seed: int | None = None):
+    """A JAX function that runs `kernel`: it takes one array per in/inout
+    parameter (in parameter order) and returns the out/inout parameters' arrays
+    (a tuple when there are several). Launch options as scjit.Kernel.with_options.
+    A failed run-time check raises jax's runtime error with every finding."""
+    attributes = ffi_attributes(kernel, threads=threads, checks=checks, dma=dma, seed=seed)
+    out_types = [jax.ShapeDtypeStruct(p.shape, p.dtype) for p in kernel.outputs]
+    call = jax.ffi.ffi_call(FFI_TARGET, out_types, input_output_aliases=io_aliases(kernel),
+                            vmap_method="sequential")
+
+    def run(*arrays):
+        outs = call(*arrays, **attributes)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    run.__name__ = f"scjit_{kernel.name}"
+    return run
