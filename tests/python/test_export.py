@@ -41,8 +41,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 JIT_RUN = os.environ.get("SCJIT_JIT_RUN", str(ROOT / "build" / "jit-run"))
 TARGETS = ("v6e", "v7x")
 LANES = {"v6e": 8, "v7x": 16}
-# The loc(...) suffix of the .scir parser; until the parser of this checkout has it,
-# kernels are run without locations and the locations are checked on the text.
+# The loc("file":LINE:COL) suffix that ends an op's line.
 LOC_RE = re.compile(r' loc\("((?:[^"\\]|\\.)*)":(\d+):(\d+)\)$')
 
 
@@ -68,7 +67,7 @@ def case(fn):
     return fn
 
 
-def export_case(name, target, *, locations=False):
+def export_case(name, target, *, locations=True):
     with sjax.abstract_tpu(target):
         c = CASES[name](LANES[target])
     [kernel] = sjax.export_kernels(c.fn, *c.args, target=target, locations=locations)
@@ -2071,6 +2070,76 @@ def core_map_closing_over_new_refs(nl):
     return Case(fn, (x, -x[0]), (x[1],), inputs=(np.ones(8, np.int32), x, -x[0]))
 
 
+# --- arithmetic, conversions and a cond with results ---------------------------------------------
+
+
+@case
+def integer_arithmetic(nl):
+    """Floor division and modulo (jnp's fix-ups around div and rem), both right
+    shifts on both signednesses, clamp, min/max, sign, and bool logic."""
+    x = rng(25).integers(-1000, 1000, size=nl).astype(np.int32)
+    y = rng(26).integers(1, 50, size=nl).astype(np.int32) * np.where(np.arange(nl) % 3 == 0, -1, 1).astype(np.int32)
+    outs = (jax.ShapeDtypeStruct((nl,), jnp.int32),) * 4 + (jax.ShapeDtypeStruct((nl,), jnp.uint32),)
+
+    @whole_array_kernel(outs)
+    def kernel(x_ref, y_ref, q_ref, r_ref, s_ref, m_ref, u_ref):
+        x, y = x_ref[...], y_ref[...]
+        q_ref[...] = x // y
+        r_ref[...] = x % y
+        s_ref[...] = lax.shift_right_logical(x, 3) + (x >> 2) + (x << 1)
+        m_ref[...] = (jnp.clip(x, -100, 100) + jnp.maximum(x, y) * jnp.sign(y)
+                      + jnp.where((x > 0) & ~(y > 0) | (x == y), 1, 0))
+        u = x.astype(jnp.uint32)
+        u_ref[...] = lax.shift_right_arithmetic(u, jnp.uint32(4)) ^ (u >> 1)
+
+    u = x.astype(np.uint32)
+    want = (
+        x // y, x % y,
+        ((x.view(np.uint32) >> 3).view(np.int32) + (x >> 2) + (x << 1)).astype(np.int32),
+        (np.clip(x, -100, 100) + np.maximum(x, y) * np.sign(y)
+         + np.where((x > 0) & ~(y > 0) | (x == y), 1, 0)).astype(np.int32),
+        (u.view(np.int32) >> 4).view(np.uint32) ^ (u >> 1),
+    )
+    return Case(kernel, (x, y), want)
+
+
+@case
+def conversions(nl):
+    """float -> int truncates, int -> float, bf16 round trips, bool -> int."""
+    x = (np.arange(nl, dtype=np.float32) - nl / 2) * 1.75
+    outs = (jax.ShapeDtypeStruct((nl,), jnp.int32), jax.ShapeDtypeStruct((nl,), jnp.float32),
+            jax.ShapeDtypeStruct((nl,), jnp.int32))
+
+    @whole_array_kernel(outs)
+    def kernel(x_ref, i_ref, f_ref, b_ref):
+        x = x_ref[...]
+        i_ref[...] = x.astype(jnp.int32)
+        f_ref[...] = x.astype(jnp.bfloat16).astype(jnp.float32) + i_ref[...].astype(jnp.float32)
+        b_ref[...] = (x > 0).astype(jnp.int32)
+
+    i = x.astype(np.int32)
+    f = x.astype(ml_dtypes.bfloat16).astype(np.float32) + i.astype(np.float32)
+    return Case(kernel, (x,), (i, f, (x > 0).astype(np.int32)))
+
+
+@case
+def cond_with_results(nl):
+    """lax.cond on a subcore's parity with vector results (only the used one kept)."""
+    x = np.arange(16 * nl, dtype=np.int32).reshape(16, nl)
+
+    @pl.kernel(out_type=sds(x), mesh=vector_mesh(), scratch_types=[pltpu.VMEM((nl,), jnp.int32)])
+    def kernel(x_ref, o_ref, buf):
+        s = lax.axis_index("subcore")
+        pltpu.sync_copy(x_ref.at[s], buf)
+        v = buf[...]
+        doubled, unused = lax.cond(s % 2 == 0, lambda: (v * 2, v + 1), lambda: (v - 1, v))
+        buf[...] = doubled
+        pltpu.sync_copy(buf, o_ref.at[s])
+
+    want = np.where(np.arange(16)[:, None] % 2 == 0, x * 2, x - 1).astype(np.int32)
+    return Case(kernel, (x,), (want,))
+
+
 # --- running the cases ------------------------------------------------------------------
 
 
@@ -2204,9 +2273,11 @@ def test_locations_name_the_line_and_column_of_the_call():
     assert LOC_RE.search(store).group(2) == str(line)
 
 
-def test_locations_can_be_left_out():
-    _, kernel = export_case("guide_cumsum", "v7x", locations=False)
+def test_locations_can_be_left_out(tmp_path):
+    c, kernel = export_case("guide_cumsum", "v7x", locations=False)
     assert "loc(" not in kernel.scir
+    [got] = run_scir(tmp_path, kernel, c.args, "v7x")
+    expect_equal(got, c.want[0], kernel.scir)
 
 
 # --- what scjit lacks: ExportError naming the primitive and the line ----------------------------
@@ -2435,12 +2506,14 @@ def test_rejected_as_pallas_rejects_it(tmp_path, name):
     build, text = REJECTED[name]
     with sjax.abstract_tpu("v7x"):
         kernel, args = build(16)
-    scir = sjax.export(kernel, *args, target="v7x", locations=False)
+    scir = sjax.export(kernel, *args, target="v7x")
     path = tmp_path / "k.scir"
     path.write_text(scir)
     proc = subprocess.run([JIT_RUN, str(path)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 3, proc.stderr + scir
     assert text in proc.stderr, proc.stderr + scir
+    # The diagnostic is located at the Pallas line (the ops carry their loc).
+    assert proc.stderr.startswith(f"{__file__}:"), proc.stderr
 
 
 # --- debug_print -------------------------------------------------------------------------------------
@@ -2594,3 +2667,12 @@ def test_debug_print_of_refs_on_the_scalar_subcore(tmp_path):
     assert "s32 array, data: s32[32,16]: " + row(0, nl) + " " + row(nl, 2 * nl) in proc.stderr
     assert "s16 array, data: s16[16,32]: " + row(0, 2 * nl) + " " + row(2 * nl, 4 * nl) in proc.stderr
     assert "s8 array, data: s8[8,64]: " + row(0, 4 * nl) + " " + row(4 * nl, 8 * nl) in proc.stderr
+
+
+def test_exported_text_compiles_with_the_scjit_package():
+    """The exported text is what scjit.compile takes: the guide's add-one, in process."""
+    import scjit
+
+    c, kernel = export_case("guide_add_one", "v6e")
+    compiled = scjit.compile(kernel.scir)
+    expect_equal(compiled(*c.args), c.want[0], kernel.scir)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -29,8 +29,8 @@ from .errors import ExportError, Location
 
 # --- types -----------------------------------------------------------------------
 
-# numpy dtype name -> .scir element type. Everything else (int4, float8, float64 is
-# kept out too: JAX without x64 never makes it) is an ExportError.
+# numpy dtype name -> .scir element type. Any other (int4, the float8 types, and the
+# 64-bit types, which JAX makes only with x64 enabled) is an ExportError.
 ELEMENT_TYPES = {
     "bool": "i1",
     "int8": "i8",
@@ -195,18 +195,7 @@ class Ref:
     type: RefType
 
 
-@dataclasses.dataclass
-class Refs:
-    """Several refs standing for one (the operands of `pl.select_ref`)."""
-
-    refs: tuple[Any, ...]
-
-
 # --- the emitter -----------------------------------------------------------------
-
-_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
-Rule = Callable[["Emitter", Any], None]
-
 
 def sanitize_name(name: str | None) -> str | None:
     """A Python argument name as a .scir name, or None when it has none of its own:
@@ -338,13 +327,9 @@ class Emitter:
             if atom not in self.env:
                 raise self.error(f"internal: variable {atom} used before it is defined")
             return self.env[atom]
-        if isinstance(atom, (bool, int, float, np.generic, np.ndarray)):
-            aval = jax_core.ShapedArray(np.shape(atom), np.asarray(atom).dtype)
-            if np.shape(atom):
-                raise self.error(f"internal: an array constant {atom!r} as an operand")
-            dtype = np.int32 if isinstance(atom, (bool, int)) and not isinstance(atom, bool) else aval.dtype
-            aval = jax_core.ShapedArray((), dtype)
-            return Val(literal_text(atom, dtype), aval, literal=True)
+        if isinstance(atom, (bool, int, float, np.generic)):  # a static index in a tree
+            dtype = {int: np.int32, float: np.float32}.get(type(atom), np.asarray(atom).dtype)
+            return Val(literal_text(atom, dtype), jax_core.ShapedArray((), dtype), literal=True)
         raise self.error(f"internal: unexpected operand {atom!r}")
 
     def value(self, atom: Any) -> Val:
@@ -519,93 +504,73 @@ class Emitter:
             entries.pop()
         return f"[{', '.join(entries)}]", ref.type.with_shape(out_shape)
 
-    def view_of(self, base: Any, transforms: Sequence[Any]) -> Ref:
-        """The ref `base` seen through `transforms` (`x.at[i]`, `.bitcast`,
-        `.reshape`, `pl.select_ref`), one `view` op per transform."""
-        ref = self.lookup_ref(base, transforms)
-        if isinstance(base, (tuple, list)) or isinstance(ref, Refs):
-            ref, transforms = self.select_ref(ref, transforms)
-        for t in transforms:
-            ref = self.apply_transform(ref, t)
-        return ref
-
-    def lookup_ref(self, base: Any, transforms: Sequence[Any]) -> Any:
-        if isinstance(base, (tuple, list)):
-            return Refs(tuple(self.ref_or_transformed(b) for b in base))
-        if isinstance(base, state_types.TransformedRef):
-            return self.view_of(base.ref, base.transforms)
-        return self.ref(base)
-
-    def ref_or_transformed(self, x: Any) -> Ref:
-        if isinstance(x, state_types.TransformedRef):
-            return self.view_of(x.ref, x.transforms)
-        return self.ref(x)
-
-    def select_ref(self, refs: Refs, transforms: Sequence[Any]) -> tuple[Ref, Sequence[Any]]:
-        if not transforms or type(transforms[0]).__name__ != "SelectTransform":
-            raise self.error("several refs without a pl.select_ref")
-        sel, rest = transforms[0], transforms[1:]
-        idx = self.value(sel.idx) if not isinstance(sel.idx, (int, np.integer)) else None
-        idx_text = str(int(sel.idx)) if idx is None else idx.text
-        t = refs.refs[0].type
-        name = self.fresh()
-        self.line(f"{name} = select_ref {idx_text}, {', '.join(r.text for r in refs.refs)} : {t}")
-        return Ref(name, t), rest
-
-    def apply_transform(self, ref: Ref, t: Any) -> Ref:
-        kind = type(t).__name__
-        if isinstance(t, indexing.NDIndexer):
-            text, rtype = self.indexer(ref, t, allow_indirect=True)
-            if not text:
-                return ref
-            name = self.fresh()
-            self.line(f"{name} = view {ref.text}{text} : {rtype}")
-            return Ref(name, rtype)
-        if kind in ("BitcastTransform", "RefBitcaster"):
-            dtype = t.dtype
-            elt = element_type(dtype, "a bitcast ref")
-            old_bits = _bits(ref.type.elt)
-            new_bits = np.dtype(dtype).itemsize * 8
-            shape = list(ref.type.shape)
-            if old_bits != new_bits:
-                if len(shape) < 2 or shape[-2] is None:
-                    raise self.error(f"a bitcast of a {ref.type} ref to {np.dtype(dtype).name}: "
-                                     "scjit rescales the second-minor dimension, which this "
-                                     "ref does not have")
-                shape[-2] = shape[-2] * old_bits // new_bits
-            rtype = RefType(ref.type.space, tuple(shape), elt)
-            name = self.fresh()
-            self.line(f"{name} = view_bitcast {ref.text} : {rtype}")
-            return Ref(name, rtype)
-        if kind in ("ReshapeTransform", "RefReshaper"):
-            rtype = ref.type.with_shape(tuple(t.shape))
-            name = self.fresh()
-            self.line(f"{name} = view_reshape {ref.text} : {rtype}")
-            return Ref(name, rtype)
-        raise self.error(f"a ref transform {kind}, which scjit's views do not have "
-                         "(it has indexing, bitcast, reshape and select_ref)")
-
-    def ref_operand(self, base: Any, transforms: Sequence[Any] = (), *,
-                    allow_indirect: bool = False, always_index: bool = False) -> tuple[str, RefType]:
-        """A ref operand of get/swap/DMA ops: the ref with every transform but the last
-        indexer as views, and the last indexer written in place."""
+    def view_of(self, base: Any, transforms: Sequence[Any] = ()) -> Ref:
+        """The ref `base` (a jaxpr ref, a TransformedRef, or the refs of
+        `pl.select_ref`) seen through `transforms` (`x.at[i]`, `.bitcast`,
+        `.reshape`), one view op per transform."""
         transforms = list(transforms)
         if isinstance(base, state_types.TransformedRef):
             transforms = list(base.transforms) + transforms
             base = base.ref
-        last = None
-        if transforms and isinstance(transforms[-1], indexing.NDIndexer):
-            last = transforms.pop()
         if isinstance(base, (tuple, list)):
-            ref, transforms = self.select_ref(self.lookup_ref(base, ()), transforms)
+            if not transforms or not isinstance(transforms[0], state_types.SelectTransform):
+                raise self.error("internal: several refs without a pl.select_ref")
+            ref = self.select_ref([self.view_of(b) for b in base], transforms.pop(0))
         else:
             ref = self.ref(base)
         for t in transforms:
             ref = self.apply_transform(ref, t)
-        if last is None:
-            text, rtype = "", ref.type
+        return ref
+
+    def select_ref(self, refs: Sequence[Ref], select: state_types.SelectTransform) -> Ref:
+        """`select_ref %i, %r0, %r1, ...`: pl.select_ref's choice among refs."""
+        idx = select.idx
+        idx_text = str(int(idx)) if isinstance(idx, (int, np.integer)) else self.value(idx).text
+        t = refs[0].type
+        name = self.fresh()
+        self.line(f"{name} = select_ref {idx_text}, {', '.join(r.text for r in refs)} : {t}")
+        return Ref(name, t)
+
+    def apply_transform(self, ref: Ref, t: Any) -> Ref:
+        """One view op: `view` for an indexer (an index list included: the SC rules
+        say what may follow it), `view_bitcast`, `view_reshape`."""
+        if isinstance(t, indexing.NDIndexer):
+            text, rtype = self.indexer(ref, t, allow_indirect=True)
+            if not text:
+                return ref
+            op = "view"
+        elif isinstance(t, state_types.BitcastTransform):
+            elt = element_type(t.dtype, "a bitcast ref")
+            old_bits, new_bits = _bits(ref.type.elt), np.dtype(t.dtype).itemsize * 8
+            shape = list(ref.type.shape)
+            if old_bits != new_bits:
+                if len(shape) < 2 or shape[-2] is None:
+                    raise self.error(f"a bitcast of a {ref.type} ref to {np.dtype(t.dtype).name}: "
+                                     "scjit rescales the second-minor dimension, which this "
+                                     "ref does not have")
+                shape[-2] = shape[-2] * old_bits // new_bits
+            text, rtype, op = "", RefType(ref.type.space, tuple(shape), elt), "view_bitcast"
+        elif isinstance(t, state_types.ReshapeTransform):
+            text, rtype, op = "", ref.type.with_shape(tuple(t.shape)), "view_reshape"
         else:
-            text, rtype = self.indexer(ref, last, allow_indirect=allow_indirect)
+            raise self.error(f"a ref transform {type(t).__name__}, which scjit's views do not "
+                             "have (it has indexing, bitcast, reshape and select_ref)")
+        name = self.fresh()
+        self.line(f"{name} = {op} {ref.text}{text} : {rtype}")
+        return Ref(name, rtype)
+
+    def ref_operand(self, base: Any, transforms: Sequence[Any] = (), *,
+                    allow_indirect: bool = False, always_index: bool = False) -> tuple[str, RefType]:
+        """A ref operand of get/swap/DMA ops: the ref with every transform but the last
+        indexer as views, and the last indexer written in place (`%x[%i, :]`);
+        `always_index` writes a whole-ref indexer too (`%x[:, :]`)."""
+        transforms = list(transforms)
+        if isinstance(base, state_types.TransformedRef):
+            transforms = list(base.transforms) + transforms
+            base = base.ref
+        last = transforms.pop() if transforms and isinstance(transforms[-1], indexing.NDIndexer) else None
+        ref = self.view_of(base, transforms)
+        text, rtype = ("", ref.type) if last is None else self.indexer(ref, last, allow_indirect=allow_indirect)
         if not text and always_index:
             text = "[" + ", ".join(":" for _ in ref.type.shape) + "]" if ref.type.shape else "[...]"
         return ref.text + text, rtype

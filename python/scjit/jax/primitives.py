@@ -573,8 +573,6 @@ def _sort(ctx: Emitter, eqn: Any) -> None:
         raise ctx.error(f"a sort with num_keys={eqn.params['num_keys']}: scjit sorts on "
                         "the first operand (Pallas on SparseCore too)")
     xs = [ctx.materialize(ctx.value(a)) for a in eqn.invars]
-    if any(len(x.shape) != 1 for x in xs):
-        raise ctx.error("a sort of a value that is not 1-D")
     _multi(ctx, eqn, f"sort {', '.join(x.text for x in xs)}")
 
 
