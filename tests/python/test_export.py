@@ -2676,3 +2676,12 @@ def test_exported_text_compiles_with_the_scjit_package():
     c, kernel = export_case("guide_add_one", "v6e")
     compiled = scjit.compile(kernel.scir)
     expect_equal(compiled(*c.args), c.want[0], kernel.scir)
+
+
+@pytest.mark.parametrize("space", [pltpu.MemorySpace.CMEM, pl.MemorySpace.HOST], ids=str)
+def test_memory_spaces_scjit_lacks_are_export_errors(space):
+    with sjax.abstract_tpu("v7x"):
+        kernel = pl.kernel(lambda x_ref, o_ref, scratch: None,
+                           out_type=jax.ShapeDtypeStruct((16,), jnp.int32), mesh=vector_mesh(),
+                           scratch_types=[space((16,), jnp.int32)])
+        raises_at(kernel, np.zeros(16, np.int32), match=f"scratch 0: memory space {space}")
