@@ -1,0 +1,349 @@
+"""Pallas SparseCore kernels as `.scir`.
+
+    import scjit.jax
+    text = scjit.jax.export(kernel, x, ids, target="v7x")   # the .scir of kernel(x, ids)
+
+`export` traces `fn(*args)` with JAX (on any host: `abstract_tpu` stands in for the
+chip) and writes the one SparseCore kernel it binds (`pl.kernel`, `mpmd_map` or
+`pl.core_map`) as a `.scir` file; `export_kernels` returns every kernel it binds;
+`kernel_from_params` translates one kernel from its equation's parameters (what a JAX
+lowering rule sees). Each primitive is translated by its row of `primitives.TABLE`;
+what scjit lacks raises `ExportError` naming the primitive and the user's line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jax
+from jax._src import core as jax_core
+from jax._src.pallas import core as pallas_core
+from jax._src.pallas import mpmd
+from jax._src.pallas.mosaic import sc_core
+from jax._src.state import types as state_types
+
+from . import primitives
+from .emitter import Emitter, Ref, RefType, ref_type, sanitize_name, subjaxprs
+from .errors import ExportError, Location
+from .tpu import abstract_tpu
+
+# The targets a .scir file may name (`target "..."`); abstract_tpu knows those JAX
+# knows, for tracing.
+SCIR_TARGETS = ("v5p", "v6e", "v7x", "v8i", "v8t")
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    """One parameter of an exported kernel.
+
+    Attributes:
+      name: its .scir name, without the `%`.
+      direction: "in", "out" or "inout".
+      type: its .scir type, e.g. "hbm<16x16xi32>".
+      operand: the position of the primitive's operand it binds (in/inout), or None.
+      result: the position of the primitive's result it binds (out, and inout of an
+        aliased pair), or None.
+    """
+
+    name: str
+    direction: str
+    type: str
+    operand: int | None
+    result: int | None
+
+
+@dataclasses.dataclass(frozen=True)
+class ExportedKernel:
+    """One SparseCore kernel as .scir.
+
+    Attributes:
+      scir: the text of a .scir file holding the kernel (and its `target` line).
+      kernel: the kernel's name, without the `@`.
+      target: the target the file names.
+      params: the kernel's parameters, in order.
+      aliases: for each `inout` parameter of an input_output_aliases pair, its name ->
+        (operand position, result position).
+    """
+
+    scir: str
+    kernel: str
+    target: str
+    params: tuple[Param, ...]
+    aliases: dict[str, tuple[int, int]]
+
+
+def export(fn: Callable[..., Any], *args: Any, target: str = "v7x", name: str | None = None,
+           locations: bool = True, **kwargs: Any) -> str:
+    """The .scir text of the SparseCore kernel `fn(*args, **kwargs)` binds.
+
+    `args` are arrays or `jax.ShapeDtypeStruct`s; `fn` is traced (never run) as if on
+    `target`'s chip. `name` names the kernel (default: the Pallas kernel's name).
+    `locations=False` leaves out each op's `loc(...)`. Raises ExportError when `fn`
+    binds no SparseCore kernel or several, or uses what scjit lacks."""
+    kernels = export_kernels(fn, *args, target=target, name=name, locations=locations,
+                             **kwargs)
+    if len(kernels) != 1:
+        names = ", ".join(k.kernel for k in kernels)
+        raise ExportError(f"{_fn_name(fn)} binds {len(kernels)} SparseCore kernels ({names}); "
+                          "export_kernels returns each")
+    return kernels[0].scir
+
+
+def export_kernels(fn: Callable[..., Any], *args: Any, target: str = "v7x",
+                   name: str | None = None, locations: bool = True,
+                   **kwargs: Any) -> list[ExportedKernel]:
+    """Every SparseCore kernel `fn(*args, **kwargs)` binds, in the order it binds
+    them, each as its own .scir file. `name` names them (numbered when there are
+    several). Raises ExportError when there is none."""
+    with abstract_tpu(target):
+        closed = jax.make_jaxpr(fn)(*args, **kwargs)
+    eqns = list(_kernel_eqns(closed.jaxpr))
+    if not eqns:
+        raise ExportError(f"{_fn_name(fn)} binds no SparseCore kernel (pl.kernel with a "
+                          "ScalarSubcoreMesh or VectorSubcoreMesh, mpmd_map or pl.core_map)")
+    kernels = []
+    for k, eqn in enumerate(eqns):
+        kname = name if name is None or len(eqns) == 1 else f"{name}_{k}"
+        kernels.append(kernel_from_params(eqn.params, [v.aval for v in eqn.invars],
+                                          target=target, name=kname, locations=locations))
+    return _unique_kernel_names(kernels)
+
+
+def kernel_from_params(params: dict, in_avals: Sequence[Any], *, target: str,
+                       name: str | None = None, locations: bool = True) -> ExportedKernel:
+    """Translates one kernel from the parameters of its `mpmd_map` or `core_map`
+    equation; `in_avals` are the avals of the equation's operands."""
+    if target not in SCIR_TARGETS:
+        raise ExportError(f"unknown target {target!r}; scjit has {', '.join(SCIR_TARGETS)}")
+    if "jaxprs" in params:
+        return _mpmd_kernel(params, in_avals, target=target, name=name, locations=locations)
+    if "jaxpr" in params and "mesh" in params:
+        return _core_map_kernel(params, in_avals, target=target, name=name,
+                                locations=locations)
+    raise ExportError("these parameters are not those of an mpmd_map or core_map "
+                      "equation")
+
+
+# --- the two kernel forms -------------------------------------------------------------
+
+
+def _mpmd_kernel(params: dict, in_avals: Sequence[Any], *, target: str, name: str | None,
+                 locations: bool) -> ExportedKernel:
+    jaxprs, meshes = params["jaxprs"], params["meshes"]
+    where = _kernel_location(jaxprs[0])
+    if len(jaxprs) != 1:
+        raise ExportError(f"an MPMD kernel of {len(jaxprs)} meshes: a .scir kernel runs on "
+                          "one mesh (one pl.kernel body)", primitive="mpmd_map", location=where)
+    if params.get("external_meshes"):
+        raise ExportError("a kernel with refs of another mesh (external_meshes): scjit "
+                          "runs one mesh", primitive="mpmd_map", location=where)
+    jaxpr, mesh = jaxprs[0], meshes[0]
+    if jaxpr.constvars:
+        raise ExportError("internal: an mpmd_map jaxpr with constvars", location=where)
+    n_in, n_out = len(in_avals), len(params["out_avals"])
+    aliases = {int(i): int(o) for i, o in dict(params["input_output_aliases"]).items()}
+    out_of = {o: i for i, o in aliases.items()}
+    invars = jaxpr.invars
+    if len(invars) < n_in + n_out:
+        raise ExportError("internal: an mpmd_map jaxpr with fewer refs than operands and "
+                          "results", location=where)
+    arg_names = _arg_names(jaxpr)
+    emitter = _emitter(mesh, target, locations, where)
+
+    params_out, bindings, alias_map = [], {}, {}
+    decls = []
+    for i in range(n_in):
+        var = invars[i]
+        rtype = _param_type(var.aval, where, f"operand {i}")
+        if i in aliases:
+            direction, result = "inout", aliases[i]
+            other = _param_type(invars[n_in + result].aval, where, f"result {result}")
+            if other != rtype:
+                raise ExportError(f"operand {i} ({rtype}) is aliased to result {result} of "
+                                  f"another type ({other})", location=where)
+        elif isinstance(in_avals[i], state_types.AbstractRef):
+            direction, result = "inout", None   # a Ref operand: updated in place
+        else:
+            direction, result = "in", None
+        pname = emitter.unique(arg_names[i] or f"in{i}")
+        ref = Ref(pname, rtype)
+        bindings[var] = ref
+        if result is not None:
+            bindings[invars[n_in + result]] = ref
+            alias_map[pname[1:]] = (i, result)
+        params_out.append(Param(pname[1:], direction, str(rtype), i, result))
+        decls.append(f"{direction} {pname}: {rtype}")
+    for j in range(n_out):
+        if j in out_of:
+            continue
+        var = invars[n_in + j]
+        rtype = _param_type(var.aval, where, f"result {j}")
+        pname = emitter.unique(arg_names[n_in + j] or f"out{j}")
+        bindings[var] = Ref(pname, rtype)
+        params_out.append(Param(pname[1:], "out", str(rtype), None, j))
+        decls.append(f"out {pname}: {rtype}")
+    scratch = _scratch(emitter, invars[n_in + n_out:], arg_names[n_in + n_out:], where)
+    for var, ref in scratch:
+        bindings[var] = ref
+
+    emitter.translate_jaxpr(jaxpr, [bindings[v] for v in invars], [], [])
+    scratch += [(None, r) for r in emitter.extra_scratch]
+    kname = _kernel_name(name or params.get("name") or _func_name(jaxpr))
+    text = _file(target, kname, decls, mesh, scratch, params.get("compiler_params"), emitter)
+    return ExportedKernel(text, kname, target, tuple(params_out), alias_map)
+
+
+def _core_map_kernel(params: dict, in_avals: Sequence[Any], *, target: str,
+                     name: str | None, locations: bool) -> ExportedKernel:
+    jaxpr, mesh = params["jaxpr"], params["mesh"]
+    where = _kernel_location(jaxpr, params.get("debug_info"))
+    emitter = _emitter(mesh, target, locations, where)
+    if len(in_avals) != len(jaxpr.constvars):
+        raise ExportError("internal: core_map operands and constvars differ", location=where)
+    written = {eff.input for eff in jaxpr.effects
+               if isinstance(eff, state_types.WriteEffect)}
+    params_out, decls, bindings = [], [], {}
+    for i, (var, aval) in enumerate(zip(jaxpr.constvars, in_avals)):
+        if not isinstance(aval, state_types.AbstractRef):
+            raise ExportError(f"pl.core_map closes over a value ({aval}); scjit kernels take "
+                              "refs: pass it in a ref", primitive="core_map", location=where)
+        rtype = _param_type(var.aval, where, f"operand {i}")
+        direction = "inout" if var in written else "in"
+        pname = emitter.unique(f"in{i}")
+        bindings[var] = Ref(pname, rtype)
+        params_out.append(Param(pname[1:], direction, str(rtype), i, None))
+        decls.append(f"{direction} {pname}: {rtype}")
+    scratch = _scratch(emitter, jaxpr.invars, _arg_names(jaxpr), where)
+    emitter.translate_jaxpr(jaxpr, [r for _, r in scratch],
+                            [bindings[v] for v in jaxpr.constvars], [])
+    scratch += [(None, r) for r in emitter.extra_scratch]
+    kname = _kernel_name(name or params.get("name") or "core_map")
+    text = _file(target, kname, decls, mesh, scratch, params.get("compiler_params"), emitter)
+    return ExportedKernel(text, kname, target, tuple(params_out), {})
+
+
+# --- pieces ------------------------------------------------------------------------------
+
+
+def _emitter(mesh: Any, target: str, locations: bool, where: Location | None) -> Emitter:
+    if isinstance(mesh, sc_core.VectorSubcoreMesh):
+        axes = {mesh.core_axis_name: "core", mesh.subcore_axis_name: "subcore"}
+    elif isinstance(mesh, sc_core.ScalarSubcoreMesh):
+        axes = {mesh.axis_name: "core"}
+    else:
+        raise ExportError(f"a kernel on {type(mesh).__name__}: scjit runs SparseCore "
+                          "kernels (plsc.ScalarSubcoreMesh, plsc.VectorSubcoreMesh)",
+                          location=where)
+    return Emitter(primitives.TABLE, mesh_axes=axes, kernel_type=mesh.core_type, target=target,
+                   locations=locations)
+
+
+def _mesh_text(mesh: Any) -> str:
+    if isinstance(mesh, sc_core.VectorSubcoreMesh):
+        return f"mesh vector(cores = {mesh.num_cores}, subcores = {mesh.num_subcores})"
+    return f"mesh scalar(cores = {mesh.num_cores})"
+
+
+def _param_type(aval: Any, where: Location | None, what: str) -> RefType:
+    try:
+        rtype = ref_type(aval)
+    except ExportError as e:
+        raise ExportError(f"{what}: {e.reason}", location=where) from None
+    if rtype.is_semaphore:
+        raise ExportError(f"{what} is a semaphore ({rtype}): a .scir kernel's semaphores "
+                          "live for one launch, so none can be passed in or out",
+                          location=where)
+    return rtype
+
+
+def _scratch(emitter: Emitter, invars: Sequence[Any], names: Sequence[str | None],
+             where: Location | None) -> list[tuple[Any, Ref]]:
+    out = []
+    for k, var in enumerate(invars):
+        try:
+            rtype = ref_type(var.aval)
+        except ExportError as e:
+            raise ExportError(f"scratch {k}: {e.reason}", location=where) from None
+        name = emitter.unique((names[k] if k < len(names) else None) or f"scratch{k}")
+        out.append((var, Ref(name, rtype)))
+    return out
+
+
+def _layout_passes(compiler_params: Any) -> bool:
+    if compiler_params is None:
+        return True
+    if isinstance(compiler_params, dict):
+        compiler_params = compiler_params.get("mosaic_tpu") or compiler_params.get("mosaic")
+    value = getattr(compiler_params, "needs_layout_passes", None)
+    return True if value is None else bool(value)
+
+
+def _file(target: str, kname: str, decls: list[str], mesh: Any,
+          scratch: list[tuple[Any, Ref]], compiler_params: Any, emitter: Emitter) -> str:
+    lines = [f'target "{target}"', "", f"kernel @{kname}({', '.join(decls)})",
+             f"    {_mesh_text(mesh)}"]
+    if scratch:
+        lines.append(f"    scratch({', '.join(f'{r.text}: {r.type}' for _, r in scratch)})")
+    if not _layout_passes(compiler_params):
+        lines.append("    attributes { layout_passes = false }")
+    lines.append("{")
+    lines.extend(emitter.lines)
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _arg_names(jaxpr: Any) -> list[str | None]:
+    info = jaxpr.debug_info
+    names = list(info.arg_names) if info is not None and info.arg_names else []
+    names = [sanitize_name(n) for n in names]
+    names += [None] * (len(jaxpr.invars) - len(names))
+    return names
+
+
+def _func_name(jaxpr: Any) -> str:
+    info = jaxpr.debug_info
+    if info is not None and info.func_src_info:
+        return info.func_src_info.split(" ")[0]
+    return "kernel"
+
+
+def _kernel_name(name: str) -> str:
+    text = re.sub(r"[^A-Za-z0-9_.]", "_", str(name))
+    return text if re.match(r"[A-Za-z_]", text) else f"k_{text}"
+
+
+def _kernel_location(jaxpr: Any, debug_info: Any = None) -> Location | None:
+    info = debug_info or jaxpr.debug_info
+    src = getattr(info, "func_src_info", None) or ""
+    m = re.search(r" at (.*):(\d+)$", src)
+    return Location(m.group(1), int(m.group(2)), 1) if m else None
+
+
+def _fn_name(fn: Any) -> str:
+    return getattr(fn, "__name__", None) or type(fn).__name__
+
+
+def _kernel_eqns(jaxpr: jax_core.Jaxpr):
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is mpmd.mpmd_map_p or eqn.primitive is pallas_core.core_map_p:
+            yield eqn
+            continue
+        for sub in subjaxprs(eqn.params):
+            yield from _kernel_eqns(sub)
+
+
+def _unique_kernel_names(kernels: list[ExportedKernel]) -> list[ExportedKernel]:
+    seen: dict[str, int] = {}
+    out = []
+    for k in kernels:
+        n = seen.get(k.kernel, 0)
+        seen[k.kernel] = n + 1
+        if n:
+            new = f"{k.kernel}_{n}"
+            k = dataclasses.replace(k, kernel=new, scir=k.scir.replace(
+                f"kernel @{k.kernel}(", f"kernel @{new}(", 1))
+        out.append(k)
+    return out
