@@ -3,10 +3,11 @@
     with scjit.jax.sparsecore("v7x"):      # or scjit.jax.enable("v7x") for the process
         y = jax.jit(my_function)(x)        # pl.kernel SparseCore kernels run on scjit
 
-Inside, JAX believes it is tracing for the target TPU (an abstract TPU mesh, so
-`plsc.get_sparse_core_info()` and `pltpu.get_tpu_info()` answer for that chip)
-while it lowers and runs on the CPU; every `pl.kernel` (and `pl.core_map`) on a
-SparseCore mesh is lowered, on the CPU, to a call of the XLA FFI target
+Inside, Pallas' chip queries (`plsc.get_sparse_core_info()`,
+`pltpu.get_tpu_info()`) answer for the target TPU while JAX lowers and runs on
+the CPU (concrete meshes, shard_map and vmap work as usual); every `pl.kernel`
+(and `pl.core_map`) on a SparseCore mesh is lowered, on the CPU, to a call of
+the XLA FFI target
 scjit_launch: the kernel is exported to .scir (scjit.jax.export), compiled by
 scjit once per kernel text and target, and launched on XLA's buffers. Other
 kernels, and programs outside the switch, are lowered as JAX lowers them.
@@ -27,17 +28,16 @@ import threading
 from typing import Any, Iterator
 
 import jax
-from jax._src import config as jax_config
-from jax._src import mesh as mesh_lib
 from jax._src.interpreters import mlir
 from jax._src.pallas import mpmd
 from jax._src.pallas.mosaic import sc_core
+from jax._src.pallas.mosaic import tpu_info
 
 import scjit
 
 from . import execute
 from .export import kernel_from_params
-from .tpu import abstract_mesh
+from .tpu import DEVICE_KINDS
 
 __all__ = ["Options", "disable", "enable", "enabled", "sparsecore"]
 
@@ -58,7 +58,7 @@ class Options:
 _context: contextvars.ContextVar[Options | None] = contextvars.ContextVar("scjit_jax_options", default=None)
 _global: Options | None = None
 _lock = threading.Lock()
-_installed = False
+_jax_rule = None  # JAX's own lowering of mpmd_map on the CPU, which scjit's defers to
 # (kernel text, target, checks) -> compiled kernel: each kernel compiles once.
 _kernels: dict[tuple[str, str, str], scjit.Kernel] = {}
 
@@ -77,11 +77,12 @@ def sparsecore(target: str = "v7x", *, threads: int = 0, checks: str = "all", dm
     options = _make_options(target, threads, checks, dma, seed)
     _install()
     token = _context.set(options)
+    _chip_changed()
     try:
-        with jax.sharding.use_abstract_mesh(abstract_mesh(target)):
-            yield options
+        yield options
     finally:
         _context.reset(token)
+        _chip_changed()
 
 
 def enable(target: str = "v7x", *, threads: int = 0, checks: str = "all", dma: str | None = None,
@@ -93,7 +94,7 @@ def enable(target: str = "v7x", *, threads: int = 0, checks: str = "all", dma: s
     _install()
     with _lock:
         _global = options
-        jax_config.abstract_mesh_context_manager.set_global(abstract_mesh(target))
+    _chip_changed()
     return options
 
 
@@ -102,26 +103,53 @@ def disable() -> None:
     global _global
     with _lock:
         _global = None
-        jax_config.abstract_mesh_context_manager.set_global(None)
+    _chip_changed()
 
 
 def _make_options(target, threads, checks, dma, seed) -> Options:
-    if not any(t["name"] == target for t in scjit.targets()):
-        raise scjit.InputError(f"unknown target '{target}'; expected one of "
-                               + ", ".join(t["name"] for t in scjit.targets()), code="IO-USAGE")
+    if target not in DEVICE_KINDS:
+        raise scjit.InputError(f"unknown target '{target}'; JAX 0.10.2 knows " + ", ".join(DEVICE_KINDS),
+                               code="IO-USAGE")
     if dma not in (None, "eager", "on_wait"):
         raise scjit.InputError(f"dma must be None, 'eager' or 'on_wait', got {dma!r}", code="IO-USAGE")
     return Options(target, threads, checks, dma, seed)
 
 
 def _install() -> None:
-    """Registers the CPU lowering of mpmd_map (once). It defers to JAX's own
-    lowering whenever scjit is not enabled or the kernel is not SparseCore's."""
-    global _installed
+    """Once: registers the CPU lowering of mpmd_map, and makes Pallas' chip
+    queries answer for the target. Both defer to JAX's own behaviour whenever
+    scjit is not enabled (and the lowering, when the kernel is not SparseCore's);
+    the lowering is not cached, as it depends on the switch."""
+    global _jax_rule
     with _lock:
-        if not _installed:
-            mlir.register_lowering(mpmd.mpmd_map_p, _mpmd_map_lowering, platform="cpu")
-            _installed = True
+        if _jax_rule is not None:
+            return
+        entry = mlir._platform_specific_lowerings["cpu"].get(mpmd.mpmd_map_p) or mlir._lowerings[mpmd.mpmd_map_p]
+        _jax_rule = entry.rule
+        mlir.register_lowering(mpmd.mpmd_map_p, _mpmd_map_lowering, platform="cpu", cacheable=False)
+        device_kind, device_cores = tpu_info.get_device_kind, tpu_info.get_num_device_cores
+
+        def get_device_kind() -> str:
+            kind = device_kind()
+            options = enabled()
+            if options is None or tpu_info.chip_version_from_device_kind(kind) is not None:
+                return kind  # scjit off, or the device (or an abstract mesh) is a TPU
+            return DEVICE_KINDS[options.target]
+
+        def get_num_device_cores() -> int:
+            options = enabled()
+            if options is None or tpu_info.chip_version_from_device_kind(device_kind()) is not None:
+                return device_cores()
+            return 1
+
+        tpu_info.get_device_kind = get_device_kind
+        tpu_info.get_num_device_cores = get_num_device_cores
+
+
+def _chip_changed() -> None:
+    # get_tpu_info caches its answer by trace context, which knows nothing of
+    # the switch: forget it when the chip the queries answer for may change.
+    tpu_info.get_tpu_info.cache_clear()
 
 
 def _is_sparsecore(params: dict) -> bool:
@@ -133,7 +161,7 @@ def _is_sparsecore(params: dict) -> bool:
 def _mpmd_map_lowering(ctx: mlir.LoweringRuleContext, *in_nodes, **params):
     options = enabled()
     if options is None or not _is_sparsecore(params) or params.get("interpret"):
-        return mpmd._mpmd_map_lowering(ctx, *in_nodes, **params)
+        return _jax_rule(ctx, *in_nodes, **params)
     exported = kernel_from_params(params, ctx.avals_in, target=options.target)
     kernel = _compile(exported.scir, options)
     by_name = {p.name: p for p in exported.params}  # each parameter's operand and result

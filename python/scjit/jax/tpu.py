@@ -32,18 +32,22 @@ _TARGET_OF_CHIP = {
 }
 
 
-@contextlib.contextmanager
-def abstract_tpu(target: str = "v7x") -> Iterator[None]:
-    """Within this context JAX traces as if the device were the chip of `target`
-    (`"v5p"`, `"v6e"`, `"v7x"` or `"v8i"`), so Pallas SparseCore kernels can be traced
-    on any host."""
+def abstract_mesh(target: str = "v7x") -> jax.sharding.AbstractMesh:
+    """A one-device abstract mesh whose device is the chip of `target` (`"v5p"`,
+    `"v6e"`, `"v7x"` or `"v8i"`): under it, Pallas asks that chip's questions."""
     if target not in DEVICE_KINDS:
         raise ValueError(f"unknown target {target!r}; JAX 0.10.2 knows "
                          f"{', '.join(sorted(DEVICE_KINDS))}")
     device = mesh_lib.AbstractDevice(device_kind=DEVICE_KINDS[target], num_cores=1,
                                      platform="tpu")
-    mesh = jax.sharding.AbstractMesh((1,), ("x",), abstract_device=device)
-    with jax.sharding.use_abstract_mesh(mesh):
+    return jax.sharding.AbstractMesh((1,), ("x",), abstract_device=device)
+
+
+@contextlib.contextmanager
+def abstract_tpu(target: str = "v7x") -> Iterator[None]:
+    """Within this context JAX traces as if the device were the chip of `target`,
+    so Pallas SparseCore kernels can be traced on any host."""
+    with jax.sharding.use_abstract_mesh(abstract_mesh(target)):
         yield
 
 

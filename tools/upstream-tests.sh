@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs JAX's own SparseCore test files, unmodified, on this CPU with scjit as the
+# SparseCore backend, and ends with pytest's summary line.
+#
+#   tools/upstream-tests.sh [--target v6e|v7x] [pytest args...]
+#
+# The files are those of JAX 0.10.2 in ../shared/upstream/jax-v0.10.2/tests/pallas
+# beside this checkout (or $SCJIT_UPSTREAM): tpu_sparsecore_pallas_test.py and
+# tpu_sparsecore_pallas_debug_check_test.py (the distributed file needs several
+# chips: a later issue). tools/upstream/scjit_upstream_plugin.py says what it
+# changes: only what tells the tests they are on a TPU, and the settings JAX's own
+# runs use. Needs tools/setup.sh first (the build and .venv).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+target=v7x
+if [ "${1:-}" = "--target" ]; then target=$2; shift 2; fi
+upstream=${SCJIT_UPSTREAM:-$root/../shared/upstream/jax-v0.10.2}
+tests=$upstream/tests/pallas
+if [ ! -f "$tests/tpu_sparsecore_pallas_test.py" ]; then
+  echo "upstream-tests: JAX's SparseCore tests are not in $tests (set SCJIT_UPSTREAM to the jax-v0.10.2 folder)" >&2
+  exit 2
+fi
+files=("$tests/tpu_sparsecore_pallas_test.py" "$tests/tpu_sparsecore_pallas_debug_check_test.py")
+cd "$upstream"
+PYTHONPATH="$root/build/python:$root/tools/upstream${PYTHONPATH:+:$PYTHONPATH}" \
+  exec "$root/.venv/bin/python" -m pytest -p scjit_upstream_plugin -p no:cacheprovider --scjit-target "$target" \
+  --jax_test_dut=tpu \
+  -q "${files[@]}" "$@"
