@@ -41,14 +41,6 @@ absl::StatusOr<std::vector<ParamBuffer>> Resolve(const LaunchLayout& l, const st
   for (size_t i = 0; i < l.params.size(); ++i) {
     const ParamLayout& p = l.params[i];
     const Buffer* b = bound[i];
-    if (p.semaphore) {
-      if (b != nullptr && !b->empty()) {
-        return ParamError(Cat("parameter %", p.name, " of kernel @", l.kernel, " is a semaphore (", p.type_text,
-                              "); it takes no buffer"));
-      }
-      out.push_back(ParamBuffer{});
-      continue;
-    }
     if (b == nullptr || b->empty()) {
       return ParamError(Cat("parameter %", p.name, " (", DirectionName(p.direction), " ", p.type_text,
                             ") of kernel @", l.kernel, " is not bound to a buffer"));
@@ -91,7 +83,7 @@ int64_t ParamInfo::num_elements() const {
   return n;
 }
 
-int64_t ParamInfo::bytes() const { return semaphore ? 0 : num_elements() * DTypeBytes(dtype); }
+int64_t ParamInfo::bytes() const { return num_elements() * DTypeBytes(dtype); }
 
 Args::Args(std::initializer_list<std::pair<std::string_view, Buffer>> named) {
   for (const auto& [name, buffer] : named) Set(name, buffer);
@@ -170,10 +162,6 @@ absl::StatusOr<LaunchResult> Kernel::Launch(std::span<const Buffer> buffers, con
 absl::StatusOr<std::vector<Buffer>> Kernel::AllocateParams() const {
   std::vector<Buffer> out;
   for (const ParamInfo& p : params()) {
-    if (p.semaphore) {
-      out.emplace_back();
-      continue;
-    }
     absl::StatusOr<Buffer> b = Buffer::Allocate(p.dtype, p.shape);
     if (!b.ok()) return b.status();
     out.push_back(*std::move(b));

@@ -513,6 +513,27 @@ void Machine::Stage(std::span<const ParamBuffer> params, bool in) {
   }
 }
 
+// Semaphore parameters hold one int32 count per semaphore: every subcore's copy
+// starts from it (an `out` one from zero) and the last subcore's ends in it.
+void Machine::StageSemaphores(std::span<const ParamBuffer> params, bool in) {
+  for (size_t p = 0; p < layout_.params.size(); ++p) {
+    const ParamLayout& param = layout_.params[p];
+    if (!param.semaphore) continue;
+    if (!in && param.direction == ParamDirection::kIn) continue;
+    auto* counts = reinterpret_cast<int32_t*>(params[p].data);
+    for (const auto& s : subcores_) {
+      for (int64_t k = 0; k < param.num_elements(); ++k) {
+        Semaphore& sem = s->sems_[static_cast<size_t>(param.offset + k)];
+        if (in) {
+          sem.value = param.direction == ParamDirection::kOut ? 0 : std::max<int32_t>(counts[k], 0);
+        } else {
+          counts[k] = static_cast<int32_t>(std::min<int64_t>(sem.value, INT32_MAX));
+        }
+      }
+    }
+  }
+}
+
 absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   auto start = std::chrono::steady_clock::now();
   deadline_ = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -528,6 +549,12 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
     }
   }
   int n = layout_.subcores_total();
+  param_semaphore_.assign(static_cast<size_t>(layout_.semaphores), false);
+  for (const ParamLayout& param : layout_.params) {
+    for (int64_t k = 0; param.semaphore && k < param.num_elements(); ++k) {
+      param_semaphore_[static_cast<size_t>(param.offset + k)] = true;
+    }
+  }
   vmem_stride_ = AlignUp(layout_.vmem_bytes);
   smem_stride_ = AlignUp(layout_.smem_bytes);
   shared_stride_ = AlignUp(layout_.vmem_shared_bytes);
@@ -582,6 +609,7 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
     c.runtime = s.get();
     subcores_.push_back(std::move(s));
   }
+  StageSemaphores(params, /*in=*/true);
   // Stacks hold the kernel's frame (large values live there) and the runtime
   // calls it makes; a shared pool whose stacks are too small is not used.
   size_t stack_bytes = StackBytesFor(layout_);
@@ -600,6 +628,7 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   scheduler_ = nullptr;  // fibers go back to the pool before `own_stacks` ends
   if (!status.ok()) return status;
   Stage(params, /*in=*/false);
+  StageSemaphores(params, /*in=*/false);
 
   LaunchResult result;
   result.findings = MergeFindings(std::move(findings_), layout_.kernel, layout_.mesh);
@@ -627,9 +656,16 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
 }
 
 void Machine::FinishSubcore(Subcore& s, int32_t status) {
-  if (status != 0 || !options_.checks.sync) return;
-  // RT-SYNC: every DMA waited, every semaphore back to zero.
+  if (status != 0) return;
+  // A parameter's semaphore outlives the launch: DMAs still in flight on it
+  // land now, crediting it for whoever waits later (a next launch).
   for (size_t k = 0; k < s.sems_.size(); ++k) {
+    if (param_semaphore_[k]) s.Complete(static_cast<int>(k), INT64_MAX, /*settling=*/true);
+  }
+  if (!options_.checks.sync) return;
+  // RT-SYNC: every DMA waited, every semaphore of the kernel's own back to zero.
+  for (size_t k = 0; k < s.sems_.size(); ++k) {
+    if (param_semaphore_[k]) continue;
     const Semaphore& sem = s.sems_[k];
     std::string name = k < layout_.semaphore_names.size() ? layout_.semaphore_names[k] : Cat("semaphore ", k);
     if (!sem.pending.empty() || sem.deferred > 0) {

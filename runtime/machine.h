@@ -175,6 +175,7 @@ class Machine {
   void FinishSubcore(Subcore& s, int32_t status);
   void ReportDeadlock();
   void Stage(std::span<const ParamBuffer> params, bool in);
+  void StageSemaphores(std::span<const ParamBuffer> params, bool in);
 
   const LaunchLayout& layout_;
   KernelFn kernel_;
@@ -191,6 +192,7 @@ class Machine {
   std::unique_ptr<SharedWrites> shared_writes_;  // null on one thread
   std::vector<SubcoreFinding> findings_;  // merged per op when the launch ends
   std::set<int> warned_sites_;  // sites whose warning was kept
+  std::vector<bool> param_semaphore_;  // by semaphore index: a parameter's (it outlives the launch)
   std::atomic<bool> stopping_{false};
   std::atomic<bool> timed_out_{false};
   std::chrono::steady_clock::time_point deadline_;

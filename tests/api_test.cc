@@ -262,14 +262,16 @@ TEST(ApiTest, BindingMistakesAreRefusedBeforeAnythingRuns) {
   // Nothing ran: %o still holds what it held.
   EXPECT_EQ(o.span<int32_t>()[0], 7);
 
+  // A semaphore parameter takes its counts: an int32 buffer of its shape.
   Kernel s = MustCompile(compiler, kSemParam);
   Buffer out = *Buffer::Allocate(DType::kI32, {4});
-  EXPECT_TRUE(s.Launch({{"o", out}}).ok());
-  EXPECT_TRUE(s.Launch({out, Buffer()}).ok());
+  Buffer count = *Buffer::Allocate(DType::kI32, {});
+  EXPECT_TRUE(s.Launch({{"o", out}, {"s", count}}).ok());
+  EXPECT_TRUE(s.Launch({out, count}).ok());
+  EXPECT_EQ(error(s.Launch({{"o", out}})),
+            "IO-PARAM: parameter %s (in sem) of kernel @signal is not bound to a buffer");
   EXPECT_EQ(error(s.Launch({{"o", out}, {"s", out}})),
-            "IO-PARAM: parameter %s of kernel @signal is a semaphore (sem); it takes no buffer");
-  // A semaphore parameter is no reason to bind anything.
-  EXPECT_EQ(error(s.Launch(Args())), "IO-PARAM: parameter %o (out smem<4xi32>) of kernel @signal is not bound to a buffer");
+            "IO-SHAPE: shape mismatch for %s (sem): the kernel expects (), the buffer bound to it has (4,)");
 }
 
 TEST(ApiTest, LaunchOptionsAndStatistics) {
@@ -280,7 +282,8 @@ TEST(ApiTest, LaunchOptionsAndStatistics) {
   LaunchOptions options;
   options.threads = 2;
   options.log = [&log](std::string_view text) { log += text; };
-  absl::StatusOr<LaunchResult> r = k.Launch({{"o", out}}, options);
+  Buffer count = *Buffer::Allocate(DType::kI32, {});
+  absl::StatusOr<LaunchResult> r = k.Launch({{"o", out}, {"s", count}}, options);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(log,
             "[core 0, subcore 0] core, data: s32[1]: 0\n"
@@ -363,6 +366,55 @@ TEST(ApiTest, Targets) {
   EXPECT_EQ(DTypeFromName("f32"), DType::kF32);
   EXPECT_EQ(DTypeFromName("int16"), DType::kI16);
   EXPECT_EQ(MemorySpaceName(MemorySpace::kVmemShared), "vmem_shared");
+}
+
+}  // namespace
+}  // namespace scjit
+
+namespace scjit {
+namespace {
+
+// A DMA started in one launch and waited in the next (JAX's async kernels): the
+// semaphore parameter carries the count, and the copy lands by the end of the
+// launch that started it.
+constexpr const char kStartCopy[] = R"(kernel @start(in %x: hbm<8x16xi32>, inout %y: hbm<8x16xi32>, out %s: dma_sem)
+    mesh scalar(cores = 1)
+{
+  dma_start %x -> %y, %s
+}
+)";
+constexpr const char kWaitCopy[] = R"(kernel @wait(in %x: hbm<8x16xi32>, inout %y: hbm<8x16xi32>, inout %s: dma_sem)
+    mesh scalar(cores = 1)
+{
+  dma_wait %x -> %y, %s
+}
+)";
+
+TEST(ApiTest, ASemaphoreParameterCarriesADmaToTheNextLaunch) {
+  Compiler compiler;
+  Kernel start = MustCompile(compiler, kStartCopy), wait = MustCompile(compiler, kWaitCopy);
+  for (DmaMode mode : {DmaMode::kEager, DmaMode::kOnWait}) {
+    Buffer x = Ints({8, 16}), y = *Buffer::Allocate(DType::kI32, {8, 16});
+    Buffer sem = *Buffer::Allocate(DType::kI32, {});
+    LaunchOptions options;
+    options.dma = mode;
+    absl::StatusOr<LaunchResult> r = start.Launch({{"x", x}, {"y", y}, {"s", sem}}, options);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE(r->findings.empty()) << r->RenderFindings();  // not RT-SYNC: a later launch may wait
+    EXPECT_EQ(sem.span<int32_t>()[0], 8 * 16 * 4);            // the DMA's bytes
+    EXPECT_EQ(y.span<int32_t>()[37], x.span<int32_t>()[37]);
+    r = wait.Launch({{"x", x}, {"y", y}, {"s", sem}}, options);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE(r->findings.empty()) << r->RenderFindings();
+    EXPECT_EQ(sem.span<int32_t>()[0], 0);
+  }
+  // A wait with nothing credited is a deadlock, as ever.
+  Buffer x = Ints({8, 16}), y = *Buffer::Allocate(DType::kI32, {8, 16});
+  Buffer sem = *Buffer::Allocate(DType::kI32, {});
+  absl::StatusOr<LaunchResult> r = wait.Launch({{"x", x}, {"y", y}, {"s", sem}});
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->findings.size(), 1u);
+  EXPECT_EQ(r->findings[0].code, "RT-DEADLOCK");
 }
 
 }  // namespace

@@ -76,7 +76,6 @@ absl::Status CheckBindings(const Kernel& kernel, const CliOptions& options) {
         return Usage(Cat("kernel @", kernel.name(), " has no parameter %", b.name, " (its parameters: ",
                          ParamList(kernel), ")"));
       }
-      if (p->semaphore) return Usage(Cat("%", b.name, " is a semaphore; it has no data"));
       if (option == "--in" && p->direction == ParamDirection::kOut) {
         return Usage(Cat("%", b.name, " is an out parameter; --in binds in and inout parameters"));
       }
@@ -150,13 +149,12 @@ absl::StatusOr<Buffers> PrepareBuffers(const Kernel& kernel, const CliOptions& o
   Buffers buffers;
   for (const ParamInfo& p : kernel.params()) {
     absl::StatusOr<Buffer> live = Buffer();
-    if (p.semaphore) {
-      // no data
-    } else if (p.direction == ParamDirection::kOut) {
+    if (p.direction == ParamDirection::kOut) {
       live = Buffer::Allocate(p.dtype, p.shape);
     } else {
+      // A semaphore parameter's input is its counts: zero unless given.
       const Binding* b = FindBinding(options.inputs, p.name);
-      std::string source = b != nullptr ? b->value : "iota";
+      std::string source = b != nullptr ? b->value : p.semaphore ? "zeros" : "iota";
       if (IsGeneratorSpec(source)) {
         live = Generate(source, p.dtype, p.shape);
       } else {
@@ -167,12 +165,12 @@ absl::StatusOr<Buffers> PrepareBuffers(const Kernel& kernel, const CliOptions& o
       }
     }
     if (!live.ok()) return live.status();
-    if (options.save_inputs && !p.semaphore && p.direction != ParamDirection::kOut) {
+    if (options.save_inputs && p.direction != ParamDirection::kOut) {
       absl::Status s = WriteNpy(Cat(*options.save_inputs, "/", p.name, ".npy"), *live);
       if (!s.ok()) return s;
     }
     Buffer pristine;
-    if (restage && !p.semaphore && p.direction != ParamDirection::kOut) {
+    if (restage && p.direction != ParamDirection::kOut) {
       absl::StatusOr<Buffer> copy = Buffer::Allocate(p.dtype, p.shape);
       if (!copy.ok()) return copy.status();
       std::memcpy(copy->data(), live->data(), live->bytes());
@@ -369,7 +367,7 @@ int Main(int argc, char** argv) {
   int exit_code = kExitOk;
   for (size_t p = 0; p < params.size(); ++p) {
     const ParamInfo& param = params[p];
-    if (param.semaphore || param.direction == ParamDirection::kIn) continue;
+    if (param.direction == ParamDirection::kIn) continue;
     if (!expected[p].empty()) {
       std::string diff = Compare(param, buffers->live[p], expected[p], options);
       if (!diff.empty()) {

@@ -32,7 +32,11 @@ namespace scjit {
 struct ParamInfo {
   std::string name;  // without '%'
   ParamDirection direction = ParamDirection::kIn;
-  bool semaphore = false;  // a semaphore ref: it takes no buffer
+  // A semaphore ref (dma_sem, sem<4>): its buffer is int32, one count per
+  // semaphore, which every subcore's copy starts from (an `out` one from 0)
+  // and the last subcore's ends in; DMAs still in flight on it at the end land
+  // and credit it (so a later launch can wait for them).
+  bool semaphore = false;
   DType dtype = DType::kI32;
   std::vector<int64_t> shape;
   MemorySpace space = MemorySpace::kHbm;
@@ -47,7 +51,7 @@ struct ParamInfo {
   std::string indexed_ref;
 
   int64_t num_elements() const;
-  int64_t bytes() const;  // 0 for semaphores
+  int64_t bytes() const;
 };
 
 // Milliseconds spent in each stage of one compilation.
@@ -98,13 +102,13 @@ class Kernel {
   // kernel did wrong is in the result's findings; an error status means it did
   // not run (bad arguments, no memory for its arenas).
   absl::StatusOr<LaunchResult> Launch(const Args& args, const LaunchOptions& options = {}) const;
-  // The same with one buffer per parameter, in order (semaphores: an empty Buffer).
+  // The same with one buffer per parameter, in order.
   absl::StatusOr<LaunchResult> Launch(std::span<const Buffer> buffers, const LaunchOptions& options = {}) const;
   absl::StatusOr<LaunchResult> Launch(std::initializer_list<Buffer> buffers, const LaunchOptions& options = {}) const {
     return Launch(std::span<const Buffer>(buffers.begin(), buffers.size()), options);
   }
 
-  // A zero-filled buffer for every parameter, in order (empty for semaphores).
+  // A zero-filled buffer for every parameter, in order.
   absl::StatusOr<std::vector<Buffer>> AllocateParams() const;
 
  private:

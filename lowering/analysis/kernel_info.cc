@@ -137,7 +137,8 @@ KernelInfo PlanKernel(const Module& module, const KernelDef& kernel, TargetId ta
     } else {
       // Staged: each subcore (each core for vmem_shared) holds its own copy.
       planner.Place(p.value, arenas, /*poison=*/p.direction == ParamDirection::kOut);
-      pl.offset = info.slots[p.value].offset;
+      const Slot& slot = info.slots[p.value];
+      pl.offset = type.is_semaphore() ? slot.semaphore : slot.offset;
     }
     l.params.push_back(std::move(pl));
   }

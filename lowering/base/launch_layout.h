@@ -30,7 +30,9 @@ inline constexpr int64_t kSlotAlign = 64;
 struct ParamLayout {
   std::string name;  // without '%'
   ParamDirection direction = ParamDirection::kIn;
-  bool semaphore = false;  // a semaphore ref (no data)
+  // A semaphore ref: its buffer holds one int32 count per semaphore, and
+  // `offset` is the index of its first semaphore (each subcore has its own).
+  bool semaphore = false;
   ElementType dtype = ElementType::kI32;
   Shape shape;
   MemorySpace space = MemorySpace::kHbm;
@@ -45,7 +47,7 @@ struct ParamLayout {
 
   bool staged() const { return !semaphore && space != MemorySpace::kHbm; }
   int64_t num_elements() const;
-  int64_t bytes() const { return semaphore ? 0 : num_elements() * ByteWidth(dtype); }
+  int64_t bytes() const { return num_elements() * ByteWidth(dtype); }
 };
 
 // A region of an arena filled with the poison pattern when a launch starts.

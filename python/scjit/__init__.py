@@ -53,11 +53,12 @@ def _check(result):
 class Param:
     """A kernel parameter: name (without '%'), direction ("in", "out", "inout"),
     numpy dtype, shape, memory space ("hbm", "vmem", ...), its .scir type, and
-    for semaphores `semaphore=True` (they take no array)."""
+    for semaphores `semaphore=True` (their array is int32, one count per
+    semaphore)."""
 
     name: str
     direction: str
-    dtype: np.dtype | None
+    dtype: np.dtype
     shape: tuple[int, ...]
     space: str
     type: str
@@ -99,8 +100,8 @@ class Kernel:
         self._compiled = compiled
         self._options = options
         self.params = [
-            Param(p.name, p.direction, None if p.semaphore else _DTYPES[p.dtype], tuple(p.shape), p.space, p.type,
-                  p.semaphore) for p in compiled.params
+            Param(p.name, p.direction, _DTYPES[p.dtype], tuple(p.shape), p.space, p.type, p.semaphore)
+            for p in compiled.params
         ]
 
     name = property(lambda self: self._compiled.name)
@@ -113,11 +114,11 @@ class Kernel:
 
     @property
     def inputs(self) -> list[Param]:
-        return [p for p in self.params if p.direction != "out" and not p.semaphore]
+        return [p for p in self.params if p.direction != "out"]
 
     @property
     def outputs(self) -> list[Param]:
-        return [p for p in self.params if p.direction != "in" and not p.semaphore]
+        return [p for p in self.params if p.direction != "in"]
 
     def with_options(self, *, threads: int | None = None, seed: int | None = None, dma: str | None = None,
                      checks: str | None = None, time_limit: float | None = None,
@@ -141,11 +142,10 @@ class Kernel:
         arrays = self._bind(args, kwargs)
         o = self._options
         log = o.log if o.log is not None else sys.stderr.write
-        refs = [None if a is None else _scjit.ArrayRef(a.ctypes.data, a.nbytes, a.dtype.name, a.shape)
-                for a in arrays]
+        refs = [_scjit.ArrayRef(a.ctypes.data, a.nbytes, a.dtype.name, a.shape) for a in arrays]
         result = _check(self._compiled.launch(refs, o.threads, o.seed, o.dma or "", o.checks or "",
                                               o.time_limit, log))
-        outputs = {p.name: arrays[i] for i, p in enumerate(self.params) if p.direction != "in" and not p.semaphore}
+        outputs = {p.name: arrays[i] for i, p in enumerate(self.params) if p.direction != "in"}
         launch = LaunchResult(outputs, result.stats, list(result.findings))
         if result.failed():
             raise RunError(launch.findings, launch)
@@ -159,7 +159,7 @@ class Kernel:
         for name, value in kwargs.items():
             name = name.lstrip("%")
             param = next((p for p in self.params if p.name == name), None)
-            if param is None or param.direction == "out" or param.semaphore:
+            if param is None or param.direction == "out":
                 what = "an output" if param is not None and param.direction == "out" else "no input"
                 raise InputError(f"@{self.name} has {what} parameter named '{name}'; its inputs are "
                                  + ", ".join(f"%{p.name}" for p in inputs), code="IO-PARAM")
@@ -172,9 +172,7 @@ class Kernel:
                              code="IO-PARAM")
         arrays = []
         for p in self.params:
-            if p.semaphore:
-                arrays.append(None)
-            elif p.direction == "out":
+            if p.direction == "out":
                 arrays.append(np.empty(p.shape, p.dtype))
             else:
                 arrays.append(self._input_array(p, given[p.name]))

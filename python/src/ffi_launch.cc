@@ -6,7 +6,8 @@
 // Operands are the kernel's `in` and `inout` parameters in parameter order,
 // results its `out` and `inout` parameters in parameter order; an inout
 // parameter's result is aliased to its operand (when XLA could not alias them,
-// the operand is copied into the result first). Attributes:
+// the operand is copied into the result first). Semaphore parameters are int32
+// counts, like JAX's physical semaphores. Attributes:
 //   kernel      the address of the scjit::Kernel (the Python side keeps it alive
 //               for the life of the process)
 //   threads     host threads (0: the host's cores)
@@ -48,7 +49,6 @@ ffi::Error LaunchFromXla(ffi::RemainingArgs args, ffi::RemainingRets rets, int64
   size_t next_arg = 0, next_ret = 0;
   for (size_t i = 0; i < params.size(); ++i) {
     const ParamInfo& p = params[i];
-    if (p.semaphore) continue;
     absl::StatusOr<Buffer> bound;
     if (p.direction == ParamDirection::kIn) {
       if (next_arg >= args.size()) return Invalid("scjit_launch: too few operands for @" + kernel->name());

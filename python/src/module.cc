@@ -98,9 +98,9 @@ struct ArrayRef {
   std::vector<int64_t> shape;
 };
 
-// Launches `kernel` on `arrays`, one per parameter in order (None for
-// semaphores); their bytes are bound without a copy.
-py::object Launch(const Kernel& kernel, const std::vector<std::optional<ArrayRef>>& arrays, int threads,
+// Launches `kernel` on `arrays`, one per parameter in order; their bytes are
+// bound without a copy.
+py::object Launch(const Kernel& kernel, const std::vector<ArrayRef>& arrays, int threads,
                   std::optional<uint64_t> seed, const std::string& dma, const std::string& checks,
                   double time_limit, py::object log) {
   absl::Status status;
@@ -112,8 +112,7 @@ py::object Launch(const Kernel& kernel, const std::vector<std::optional<ArrayRef
   }
   std::vector<Buffer> buffers(params.size());
   for (size_t i = 0; i < params.size(); ++i) {
-    if (params[i].semaphore || !arrays[i]) continue;
-    const ArrayRef& a = *arrays[i];
+    const ArrayRef& a = arrays[i];
     // The array's own dtype, so that a mismatch is the launch's IO-DTYPE.
     std::optional<DType> d = DTypeFromName(a.dtype);
     if (!d) {

@@ -30,7 +30,7 @@ from typing import Any, Iterator
 import jax
 from jax._src.interpreters import mlir
 from jax._src.pallas import mpmd
-from jax._src.pallas.mosaic import sc_core
+from jax._src.pallas.mosaic import core as tpu_core
 from jax._src.pallas.mosaic import tpu_info
 
 import scjit
@@ -153,9 +153,10 @@ def _chip_changed() -> None:
 
 
 def _is_sparsecore(params: dict) -> bool:
+    # As Pallas decides: by the meshes' core type.
+    sparsecore = (tpu_core.CoreType.SC_SCALAR_SUBCORE, tpu_core.CoreType.SC_VECTOR_SUBCORE)
     meshes = params.get("meshes", ())
-    return bool(meshes) and all(isinstance(m, (sc_core.VectorSubcoreMesh, sc_core.ScalarSubcoreMesh))
-                                for m in meshes)
+    return bool(meshes) and all(getattr(m, "core_type", None) in sparsecore for m in meshes)
 
 
 def _mpmd_map_lowering(ctx: mlir.LoweringRuleContext, *in_nodes, **params):

@@ -22,6 +22,7 @@ import jax
 from jax._src import core as jax_core
 from jax._src.pallas import core as pallas_core
 from jax._src.pallas import mpmd
+from jax._src.pallas.mosaic import core as tpu_core
 from jax._src.pallas.mosaic import sc_core
 from jax._src.state import types as state_types
 
@@ -140,7 +141,7 @@ def _mpmd_kernel(params: dict, in_avals: Sequence[Any], *, target: str, name: st
     if params.get("external_meshes"):
         raise ExportError("a kernel with refs of another mesh (external_meshes): scjit "
                           "runs one mesh", primitive="mpmd_map", location=where)
-    jaxpr, mesh = jaxprs[0], meshes[0]
+    jaxpr, mesh = jaxprs[0], _sc_mesh(meshes[0], where)
     if jaxpr.constvars:
         raise ExportError("internal: an mpmd_map jaxpr with constvars", location=where)
     n_in, n_out = len(in_avals), len(params["out_avals"])
@@ -151,7 +152,7 @@ def _mpmd_kernel(params: dict, in_avals: Sequence[Any], *, target: str, name: st
         raise ExportError("internal: an mpmd_map jaxpr with fewer refs than operands and "
                           "results", location=where)
     arg_names = _arg_names(jaxpr)
-    emitter = _emitter(mesh, target, locations, where)
+    emitter = _emitter(mesh, target, locations)
 
     params_out, bindings, alias_map = [], {}, {}
     decls = []
@@ -198,9 +199,10 @@ def _mpmd_kernel(params: dict, in_avals: Sequence[Any], *, target: str, name: st
 
 def _core_map_kernel(params: dict, in_avals: Sequence[Any], *, target: str,
                      name: str | None, locations: bool) -> ExportedKernel:
-    jaxpr, mesh = params["jaxpr"], params["mesh"]
+    jaxpr = params["jaxpr"]
     where = _kernel_location(jaxpr, params.get("debug_info"))
-    emitter = _emitter(mesh, target, locations, where)
+    mesh = _sc_mesh(params["mesh"], where)
+    emitter = _emitter(mesh, target, locations)
     if len(in_avals) != len(jaxpr.constvars):
         raise ExportError("internal: core_map operands and constvars differ", location=where)
     written = {eff.input for eff in jaxpr.effects
@@ -228,23 +230,46 @@ def _core_map_kernel(params: dict, in_avals: Sequence[Any], *, target: str,
 # --- pieces ------------------------------------------------------------------------------
 
 
-def _emitter(mesh: Any, target: str, locations: bool, where: Location | None) -> Emitter:
+@dataclasses.dataclass(frozen=True)
+class _ScMesh:
+    """A SparseCore mesh as the kernel header writes it: the kind, the mesh axes
+    (Pallas' name -> "core" or "subcore") and the sizes."""
+
+    vector: bool
+    axes: dict
+    cores: int
+    subcores: int
+    core_type: Any
+
+
+def _sc_mesh(mesh: Any, where: Location | None) -> _ScMesh:
     if isinstance(mesh, sc_core.VectorSubcoreMesh):
-        axes = {mesh.core_axis_name: "core", mesh.subcore_axis_name: "subcore"}
-    elif isinstance(mesh, sc_core.ScalarSubcoreMesh):
-        axes = {mesh.axis_name: "core"}
-    else:
-        raise ExportError(f"a kernel on {type(mesh).__name__}: scjit runs SparseCore "
-                          "kernels (plsc.ScalarSubcoreMesh, plsc.VectorSubcoreMesh)",
-                          location=where)
-    return Emitter(primitives.TABLE, mesh_axes=axes, kernel_type=mesh.core_type, target=target,
+        return _ScMesh(True, {mesh.core_axis_name: "core", mesh.subcore_axis_name: "subcore"}, mesh.num_cores,
+                       mesh.num_subcores, mesh.core_type)
+    if isinstance(mesh, sc_core.ScalarSubcoreMesh):
+        return _ScMesh(False, {mesh.axis_name: "core"}, mesh.num_cores, 1, mesh.core_type)
+    # Any other mesh Pallas would lower for SparseCore: it goes by the core type.
+    core_type = getattr(mesh, "core_type", None)
+    names, shape = tuple(getattr(mesh, "axis_names", ())), dict(getattr(mesh, "shape", {}))
+    if core_type == tpu_core.CoreType.SC_SCALAR_SUBCORE and len(names) == 1:
+        return _ScMesh(False, {names[0]: "core"}, int(shape[names[0]]), 1, core_type)
+    if core_type == tpu_core.CoreType.SC_VECTOR_SUBCORE and len(names) == 2:
+        return _ScMesh(True, {names[0]: "core", names[1]: "subcore"}, int(shape[names[0]]), int(shape[names[1]]),
+                       core_type)
+    raise ExportError(f"a kernel on {type(mesh).__name__}: scjit runs SparseCore "
+                      "kernels (plsc.ScalarSubcoreMesh, plsc.VectorSubcoreMesh)",
+                      location=where)
+
+
+def _emitter(mesh: _ScMesh, target: str, locations: bool) -> Emitter:
+    return Emitter(primitives.TABLE, mesh_axes=mesh.axes, kernel_type=mesh.core_type, target=target,
                    locations=locations)
 
 
-def _mesh_text(mesh: Any) -> str:
-    if isinstance(mesh, sc_core.VectorSubcoreMesh):
-        return f"mesh vector(cores = {mesh.num_cores}, subcores = {mesh.num_subcores})"
-    return f"mesh scalar(cores = {mesh.num_cores})"
+def _mesh_text(mesh: _ScMesh) -> str:
+    if mesh.vector:
+        return f"mesh vector(cores = {mesh.cores}, subcores = {mesh.subcores})"
+    return f"mesh scalar(cores = {mesh.cores})"
 
 
 def _param_type(aval: Any, where: Location | None, what: str) -> RefType:
@@ -252,11 +277,7 @@ def _param_type(aval: Any, where: Location | None, what: str) -> RefType:
         rtype = ref_type(aval)
     except ExportError as e:
         raise ExportError(f"{what}: {e.reason}", location=where) from None
-    if rtype.is_semaphore:
-        raise ExportError(f"{what} is a semaphore ({rtype}): a .scir kernel's semaphores "
-                          "live for one launch, so none can be passed in or out",
-                          location=where)
-    return rtype
+    return rtype  # semaphores too: a parameter's semaphore outlives the launch
 
 
 def _scratch(emitter: Emitter, invars: Sequence[Any], names: Sequence[str | None],
@@ -281,7 +302,7 @@ def _layout_passes(compiler_params: Any) -> bool:
     return True if value is None else bool(value)
 
 
-def _file(target: str, kname: str, decls: list[str], mesh: Any,
+def _file(target: str, kname: str, decls: list[str], mesh: _ScMesh,
           scratch: list[tuple[Any, Ref]], compiler_params: Any, emitter: Emitter) -> str:
     lines = [f'target "{target}"', "", f"kernel @{kname}({', '.join(decls)})",
              f"    {_mesh_text(mesh)}"]
