@@ -69,6 +69,23 @@ LaunchOptions Unchecked(int threads) {
 
 int HostThreads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
+// --- A launch's fixed cost: 16 int32 on one subcore (bench/jax_overhead.py compares
+// it with the same kernel called from jax.jit) ---------------------------------------
+
+void BM_TinyLaunch(benchmark::State& state) {
+  auto kernel = Compiled("tiny_add_one.scir");
+  std::vector<int32_t> x(16, 41), o(16);
+  std::vector<Buffer> params = Buffers(kernel, {x.data(), o.data()});
+  LaunchOptions options;  // as scjit.jax launches: checked, one host thread per core
+  options.threads = 1;
+  for (auto _ : state) {
+    absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
+    if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
+  }
+  if (o[15] != 42) state.SkipWithError("wrong result");
+}
+BENCHMARK(BM_TinyLaunch)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
 // --- Add-one over 4096x128 int32 (v7x, 2 cores x 16 subcores) -----------------------
 
 constexpr int64_t kAddOneElements = 4096 * 128;

@@ -480,6 +480,27 @@ VECTOR_KERNEL R"(  %i = iota : vector<16xi32>
   copy %g -> %rows
 }
 )"},
+// Pallas lowers a ref's transforms where a DMA uses it, after DMA-22's check:
+// reshaping a 1-D gathered ref is DMA-22, not XF-6 (upstream
+// test_invalid_gather_1d_with_extra_transforms).
+{"Dma22ReshapeOfA1dGatheredRef",
+VECTOR_KERNEL R"(  %i = iota : vector<16xi32>
+  %g = view %x[idx(%i)] : hbm<16xi32>
+  %r = view_reshape %g : hbm<16xi32>
+  copy %r -> %buf
+}
+)",
+R"(k.scir:10:8: error[DMA-22]: NotImplementedError: The indexed ref in scatter/gather via `pltpu.async_copy` cannot have any transforms following the indexer
+   10 |   copy %r -> %buf
+      |        ^~
+note: the idx(...) indexer of %x[idx(%i)] (made by the `view` on line 8) is followed by `view_reshape` on line 9
+help: apply slices, bitcasts and reshapes before the idx(...) view (`%x[%a]` then `[idx(...)]`), or to the other side
+)",
+VECTOR_KERNEL R"(  %i = iota : vector<16xi32>
+  %g = view %x[idx(%i)] : hbm<16xi32>
+  copy %g -> %buf
+}
+)"},
 {"Xf1DmaOperand",
 VECTOR_KERNEL R"(  copy %x[ds(0, 16, stride = 2)] -> %buf
 }

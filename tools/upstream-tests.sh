@@ -2,7 +2,10 @@
 # Runs JAX's own SparseCore test files, unmodified, on this CPU with scjit as the
 # SparseCore backend, and ends with pytest's summary line.
 #
-#   tools/upstream-tests.sh [--target v6e|v7x] [pytest args...]
+#   tools/upstream-tests.sh [--target v6e|v7x] [--check-rules] [pytest args...]
+#
+# --check-rules also lowers every kernel through JAX's own SparseCore lowering and
+# fails a test whose kernel scjit's rules judge otherwise (scjit.jax.oracle).
 #
 # The files are those of JAX 0.10.2 in ../shared/upstream/jax-v0.10.2/tests/pallas
 # beside this checkout (or $SCJIT_UPSTREAM): tpu_sparsecore_pallas_test.py and
@@ -13,7 +16,14 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 target=v7x
-if [ "${1:-}" = "--target" ]; then target=$2; shift 2; fi
+check_rules=()
+while (($#)); do
+  case "$1" in
+    --target) target=$2; shift 2 ;;
+    --check-rules) check_rules=(--scjit-check-rules); shift ;;
+    *) break ;;
+  esac
+done
 upstream=${SCJIT_UPSTREAM:-$root/../shared/upstream/jax-v0.10.2}
 tests=$upstream/tests/pallas
 if [ ! -f "$tests/tpu_sparsecore_pallas_test.py" ]; then
@@ -24,5 +34,5 @@ files=("$tests/tpu_sparsecore_pallas_test.py" "$tests/tpu_sparsecore_pallas_debu
 cd "$upstream"
 PYTHONPATH="$root/build/python:$root/tools/upstream${PYTHONPATH:+:$PYTHONPATH}" \
   exec "$root/.venv/bin/python" -m pytest -p scjit_upstream_plugin -p no:cacheprovider --scjit-target "$target" \
-  --jax_test_dut=tpu \
+  --jax_test_dut=tpu "${check_rules[@]}" \
   -q "${files[@]}" "$@"

@@ -876,6 +876,13 @@ std::optional<Violation> BitcastSqueezed(const Ctx& c) {  // XF-3 (lowering.py::
 std::optional<Violation> ReshapeRules(const Ctx& c) {  // XF-6, XF-7, XF-8 (lowering.py::_reshape_memref)
   const Type& in = c.op.operands[0].value->type;
   const Type& out = c.op.results[0]->type;
+  // Pallas applies a ref's transforms only where a DMA uses it, after checking
+  // that nothing follows an indirect indexer: that is DMA-22's to report.
+  Chain chain;
+  WalkBack(c.op.operands[0].value, &chain);
+  for (const Xform& x : chain.xforms) {
+    if (IndirectEntry(x) != nullptr) return std::nullopt;
+  }
   std::vector<int64_t> block = BlockShapeBefore(c.op);
   std::string what = Cat("%", c.op.operands[0].value->name, " : ", in.ToString(), " is viewed as ", out.ToString());
   if (block.size() < 2) {

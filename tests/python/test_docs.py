@@ -1,4 +1,4 @@
-"""Every `python` block of docs/python.md runs as written (from the repository
+"""Every `python` block of docs/python.md and docs/jax.md runs as written (from the repository
 root, as the page's paths assume)."""
 
 import pathlib
@@ -7,7 +7,7 @@ import re
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-PAGES = ["docs/python.md"]
+PAGES = ["docs/python.md", "docs/jax.md"]
 
 
 def blocks():

@@ -29,6 +29,9 @@ def pytest_addoption(parser):
     # JAX's absl flag, as JAX's TPU test runs pass it; the test files parse it
     # from the command line (jax.config.parse_flags_with_absl).
     parser.addoption("--jax_test_dut", default="", help="JAX's device under test (tpu)")
+    parser.addoption("--scjit-check-rules", action="store_true",
+                     help="lower every kernel through JAX's own SparseCore lowering too; a kernel scjit's rules "
+                          "judge otherwise fails its test (scjit.jax.oracle)")
 
 
 def _hypothesis_test_util():
@@ -97,7 +100,7 @@ def pytest_configure(config):
     jtu.is_device_tpu = is_device_tpu
     jtu.get_tpu_version = get_tpu_version
     tpu_info.is_tpu_device = lambda: True
-    scjit.jax.enable(target)
+    scjit.jax.enable(target, check_rules=config.getoption("--scjit-check-rules"))
     config._scjit_target = target
 
 

@@ -35,7 +35,7 @@ from jax._src.pallas.mosaic import tpu_info
 
 import scjit
 
-from . import execute
+from . import execute, oracle
 from .export import kernel_from_params
 from .tpu import DEVICE_KINDS
 
@@ -46,13 +46,17 @@ __all__ = ["Options", "disable", "enable", "enabled", "sparsecore"]
 class Options:
     """How kernels run: the target chip, and scjit's launch options (threads:
     0 for the host's cores; checks: "all", "none", "warn", "bounds,sync"; dma:
-    None, "eager" or "on_wait"; seed: None for the fixed order)."""
+    None, "eager" or "on_wait"; seed: None for the fixed order). check_rules:
+    lower every kernel through JAX's own SparseCore lowering too and raise
+    scjit.jax.RulesDisagreementError when it judges the kernel otherwise than
+    scjit's rules (slow; scjit.jax.oracle)."""
 
     target: str = "v7x"
     threads: int = 0
     checks: str = "all"
     dma: str | None = None
     seed: int | None = None
+    check_rules: bool = False
 
 
 _context: contextvars.ContextVar[Options | None] = contextvars.ContextVar("scjit_jax_options", default=None)
@@ -71,10 +75,10 @@ def enabled() -> Options | None:
 
 @contextlib.contextmanager
 def sparsecore(target: str = "v7x", *, threads: int = 0, checks: str = "all", dma: str | None = None,
-               seed: int | None = None) -> Iterator[Options]:
+               seed: int | None = None, check_rules: bool = False) -> Iterator[Options]:
     """Within the block (this thread or task), SparseCore kernels run on scjit
-    as `target` ("v5p", "v6e", "v7x", "v8i"); see the module's doc."""
-    options = _make_options(target, threads, checks, dma, seed)
+    as `target` ("v5p", "v6e", "v7x", "v8i"); see the module's doc and Options."""
+    options = _make_options(target, threads, checks, dma, seed, check_rules)
     _install()
     token = _context.set(options)
     _chip_changed()
@@ -86,11 +90,11 @@ def sparsecore(target: str = "v7x", *, threads: int = 0, checks: str = "all", dm
 
 
 def enable(target: str = "v7x", *, threads: int = 0, checks: str = "all", dma: str | None = None,
-           seed: int | None = None) -> Options:
+           seed: int | None = None, check_rules: bool = False) -> Options:
     """From now on, in every thread, SparseCore kernels run on scjit as
     `target` (until `disable`). A `sparsecore` block still takes precedence."""
     global _global
-    options = _make_options(target, threads, checks, dma, seed)
+    options = _make_options(target, threads, checks, dma, seed, check_rules)
     _install()
     with _lock:
         _global = options
@@ -106,13 +110,13 @@ def disable() -> None:
     _chip_changed()
 
 
-def _make_options(target, threads, checks, dma, seed) -> Options:
+def _make_options(target, threads, checks, dma, seed, check_rules) -> Options:
     if target not in DEVICE_KINDS:
         raise scjit.InputError(f"unknown target '{target}'; JAX 0.10.2 knows " + ", ".join(DEVICE_KINDS),
                                code="IO-USAGE")
     if dma not in (None, "eager", "on_wait"):
         raise scjit.InputError(f"dma must be None, 'eager' or 'on_wait', got {dma!r}", code="IO-USAGE")
-    return Options(target, threads, checks, dma, seed)
+    return Options(target, threads, checks, dma, seed, check_rules)
 
 
 def _install() -> None:
@@ -163,6 +167,8 @@ def _mpmd_map_lowering(ctx: mlir.LoweringRuleContext, *in_nodes, **params):
     options = enabled()
     if options is None or not _is_sparsecore(params) or params.get("interpret"):
         return _jax_rule(ctx, *in_nodes, **params)
+    if options.check_rules:
+        _check_rules(params, ctx.avals_in, options.target)
     exported = kernel_from_params(params, ctx.avals_in, target=options.target)
     kernel = _compile(exported.scir, options)
     by_name = {p.name: p for p in exported.params}  # each parameter's operand and result
@@ -177,6 +183,14 @@ def _mpmd_map_lowering(ctx: mlir.LoweringRuleContext, *in_nodes, **params):
     for p, value in zip(kernel.outputs, results):
         out[by_name[p.name].result] = value
     return out
+
+
+def _check_rules(params: dict, in_avals, target: str) -> None:
+    verdicts = oracle.compare(params, in_avals, target)
+    if verdicts is not None and not oracle.agree(*verdicts):
+        info = params["jaxprs"][0].debug_info
+        where = info.func_src_info if info is not None and info.func_src_info else str(params.get("name"))
+        raise oracle.RulesDisagreementError(*verdicts, where)
 
 
 def _compile(text: str, options: Options) -> scjit.Kernel:

@@ -1,0 +1,98 @@
+"""JAX's own SparseCore lowering as the oracle of scjit's rules.
+
+Off a TPU, under an abstract TPU mesh, JAX runs its Mosaic SparseCore lowering
+(the Python side that checks every rule) on the CPU. `compare` lowers one
+kernel both ways — through JAX for the TPU, and through scjit's export and
+rules — and says whether they agree: both accept it, or both reject it with the
+same exception type and message.
+
+    with scjit.jax.sparsecore("v7x", check_rules=True):
+        jax.jit(f)(x)       # every SparseCore kernel is checked against JAX first
+
+Kernels scjit cannot express (scjit.jax.ExportError) are not compared.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Sequence
+
+import jax
+from jax._src.pallas import mpmd
+
+import scjit
+
+from .errors import ExportError
+from .export import kernel_from_params
+from .tpu import abstract_tpu
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    """What a lowering said of a kernel: accepted, or the exception type and
+    message it rejected it with."""
+
+    accepted: bool
+    exception: str = ""
+    message: str = ""
+
+    def __str__(self) -> str:
+        return "accepted" if self.accepted else f"{self.exception}: {self.message}"
+
+
+class RulesDisagreementError(AssertionError):
+    """scjit's rules and JAX's lowering disagree about a kernel."""
+
+    def __init__(self, jax_verdict: Verdict, scjit_verdict: Verdict, where: str):
+        self.jax_verdict, self.scjit_verdict = jax_verdict, scjit_verdict
+        super().__init__(f"scjit's SparseCore rules disagree with JAX's lowering about the kernel at {where}:\n"
+                         f"  JAX:   {jax_verdict}\n  scjit: {scjit_verdict}")
+
+
+def _struct(aval: Any) -> jax.ShapeDtypeStruct:
+    aval = getattr(aval, "inner_aval", aval)
+    return jax.ShapeDtypeStruct(aval.shape, aval.dtype)
+
+
+def jax_verdict(params: dict, in_avals: Sequence[Any], target: str) -> Verdict:
+    """Lowers the mpmd_map equation with `params` for the TPU `target` through
+    JAX's own lowering."""
+    def kernel(*args):
+        return mpmd.mpmd_map_p.bind(*args, **params)
+
+    try:
+        with abstract_tpu(target):
+            jax.jit(kernel).trace(*[_struct(a) for a in in_avals]).lower(lowering_platforms=("tpu",))
+    except Exception as e:  # noqa: BLE001 - any rejection is a verdict
+        return Verdict(False, type(e).__name__, str(e))
+    return Verdict(True)
+
+
+def scjit_verdict(params: dict, in_avals: Sequence[Any], target: str) -> Verdict | None:
+    """The kernel exported and checked by scjit's rules; None when scjit cannot
+    express it."""
+    try:
+        exported = kernel_from_params(params, in_avals, target=target)
+    except ExportError:
+        return None
+    try:
+        scjit.compile(exported.scir, target=target)
+    except scjit.CompileError as e:
+        first = e.diagnostics[0]
+        return Verdict(False, first.exception or type(e).__name__, first.message)
+    return Verdict(True)
+
+
+def agree(jax_says: Verdict, scjit_says: Verdict) -> bool:
+    if jax_says.accepted or scjit_says.accepted:
+        return jax_says.accepted == scjit_says.accepted
+    return (jax_says.exception, jax_says.message) == (scjit_says.exception, scjit_says.message)
+
+
+def compare(params: dict, in_avals: Sequence[Any], target: str) -> tuple[Verdict, Verdict] | None:
+    """Both verdicts on one kernel (the params of its mpmd_map equation), or None
+    when scjit cannot express it."""
+    scjit_says = scjit_verdict(params, in_avals, target)
+    if scjit_says is None:
+        return None
+    return jax_verdict(params, in_avals, target), scjit_says
