@@ -1,0 +1,178 @@
+"""scjit.jax as the CPU backend of Pallas SparseCore kernels (python/scjit/jax/backend.py):
+the switch (context manager and global), kernels mixed with jnp code, vmap,
+input/output aliasing, the chip queries, errors as JAX raises them on a TPU, run-time
+findings, the compile cache, and the rules oracle."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+from jax.experimental.pallas import tpu_sc as plsc
+
+import scjit
+import scjit.jax
+from scjit.jax import backend, oracle
+
+
+def add_one_kernel(rows=16):
+    """x + 1, each vector subcore of core 0 taking one row."""
+    mesh = plsc.VectorSubcoreMesh(core_axis_name="core", subcore_axis_name="subcore", num_cores=1)
+    lanes = plsc.get_sparse_core_info().num_lanes
+
+    @pl.kernel(out_type=jax.ShapeDtypeStruct((rows, lanes), jnp.int32), mesh=mesh,
+               scratch_types=[pltpu.VMEM((lanes,), jnp.int32)])
+    def kernel(x_ref, o_ref, buf):
+        s = jax.lax.axis_index("subcore")
+        pltpu.sync_copy(x_ref.at[s], buf)
+        buf[...] = buf[...] + 1
+        pltpu.sync_copy(buf, o_ref.at[s])
+
+    return kernel
+
+
+@pytest.mark.parametrize("target,lanes", [("v6e", 8), ("v7x", 16)])
+def test_a_kernel_runs_in_a_jitted_program(target, lanes):
+    with scjit.jax.sparsecore(target) as options:
+        assert options.target == target and scjit.jax.enabled() == options
+        assert plsc.get_sparse_core_info().num_lanes == lanes
+        kernel = add_one_kernel()
+        x = np.arange(16 * lanes, dtype=np.int32).reshape(16, lanes)
+        y = jax.jit(lambda x: kernel(x * 3) - jnp.ones_like(x))(x)
+        np.testing.assert_array_equal(y, x * 3)
+    assert scjit.jax.enabled() is None
+
+
+def test_the_global_switch():
+    scjit.jax.enable("v6e", threads=1)
+    try:
+        assert scjit.jax.enabled().threads == 1
+        assert pltpu.get_tpu_info().sparse_core.num_lanes == 8
+        with scjit.jax.sparsecore("v7x"):  # a block takes precedence
+            assert pltpu.get_tpu_info().sparse_core.num_lanes == 16
+        x = np.arange(128, dtype=np.int32).reshape(16, 8)
+        np.testing.assert_array_equal(jax.jit(add_one_kernel())(x), x + 1)
+    finally:
+        scjit.jax.disable()
+    assert scjit.jax.enabled() is None
+
+
+def test_outside_the_switch_jax_behaves_as_without_scjit():
+    with scjit.jax.sparsecore("v7x"):
+        kernel = add_one_kernel()
+    with pytest.raises(ValueError, match="Only interpret mode is supported on CPU backend"):
+        jax.jit(kernel)(np.zeros((16, 16), np.int32))
+
+
+def test_vmap_of_a_kernel_where_jax_allows_it():
+    """JAX batches an mpmd_map over a batch of one only (on a TPU too)."""
+    with scjit.jax.sparsecore("v7x"):
+        kernel = add_one_kernel()
+        xs = np.arange(16 * 16, dtype=np.int32).reshape(1, 16, 16)
+        np.testing.assert_array_equal(jax.jit(jax.vmap(kernel))(xs), xs + 1)
+        with pytest.raises(NotImplementedError, match="mpmd_map only supports batching with a batch dimension of 1"):
+            jax.jit(jax.vmap(kernel))(np.zeros((3, 16, 16), np.int32))
+
+
+def test_a_ref_given_to_a_kernel_is_updated_in_place():
+    """A jax.Ref passed to pl.kernel is an input aliased to an output: what the
+    kernel does not write keeps its value."""
+    with scjit.jax.sparsecore("v7x"):
+        mesh = plsc.ScalarSubcoreMesh(axis_name="core", num_cores=1)
+
+        @pl.kernel(mesh=mesh, scratch_types=[pltpu.SMEM((8,), jnp.int32)])
+        def double_first(x_ref, tmp):
+            pltpu.sync_copy(x_ref, tmp)
+            tmp[0] = tmp[0] * 2
+            pltpu.sync_copy(tmp.at[pl.ds(0, 1)], x_ref.at[pl.ds(0, 1)])  # only x[0] is written
+
+        @jax.jit
+        def f(x):
+            x_ref = jax.new_ref(x)
+            double_first(x_ref)
+            return x_ref[...] + 10
+
+        x = np.arange(1, 9, dtype=np.int32)
+        np.testing.assert_array_equal(f(x), [12, 12, 13, 14, 15, 16, 17, 18])
+        np.testing.assert_array_equal(x, np.arange(1, 9))  # the caller's array is not written
+
+
+def test_a_rejected_kernel_raises_what_jax_raises_on_a_tpu():
+    with scjit.jax.sparsecore("v7x"):
+        mesh = plsc.VectorSubcoreMesh(core_axis_name="core", subcore_axis_name="subcore", num_cores=1)
+
+        @pl.kernel(out_type=jax.ShapeDtypeStruct((16,), jnp.int32), mesh=mesh)
+        def kernel(x_ref, o_ref):
+            pltpu.sync_copy(x_ref, o_ref)
+            o_ref[0] = x_ref[0]  # a scalar load from HBM
+
+        with pytest.raises(NotImplementedError) as e:
+            jax.jit(kernel)(np.zeros(16, np.int32))
+    err = e.value
+    assert isinstance(err, scjit.CompileError)
+    assert (err.code, err.file) == ("GET-1", __file__)
+    assert err.diagnostics[0].source_line.strip() == "o_ref[0] = x_ref[0]  # a scalar load from HBM"
+    text = str(err)
+    first, rest = text.split("\n\n", 1)
+    assert first == ("Get does not support loading from HBM. Copy the data to a core-local memory space, e.g. VMEM, "
+                     "via `pltpu.async_copy`.")
+    assert rest.startswith(f"{__file__}:")
+    assert "error[GET-1]: NotImplementedError:" in rest
+    assert "o_ref[0] = x_ref[0]  # a scalar load from HBM" in rest
+
+
+def test_a_failed_check_is_jax_runtime_error():
+    with scjit.jax.sparsecore("v7x"):
+        mesh = plsc.VectorSubcoreMesh(core_axis_name="core", subcore_axis_name="subcore", num_cores=1)
+        lanes = plsc.get_sparse_core_info().num_lanes
+
+        @pl.kernel(out_type=jax.ShapeDtypeStruct((lanes, 8), jnp.int32), mesh=mesh,
+                   scratch_types=[pltpu.VMEM((lanes,), jnp.int32), pltpu.VMEM((lanes, 8), jnp.int32)])
+        def gather(table_ref, idx_ref, o_ref, idx_vmem, rows_vmem):
+            @pl.when(jax.lax.axis_index("subcore") == 0)
+            def _():
+                pltpu.sync_copy(idx_ref, idx_vmem)
+                pltpu.sync_copy(table_ref.at[idx_vmem], rows_vmem)
+                pltpu.sync_copy(rows_vmem, o_ref)
+
+        table = np.arange(64 * 8, dtype=np.int32).reshape(64, 8)
+        idx = np.arange(lanes, dtype=np.int32)
+        np.testing.assert_array_equal(jax.jit(gather)(table, idx), table[idx])
+        idx[3] = 64
+        # JAX raises an XLA error status as JaxRuntimeError, or, on its C++ fast
+        # path of an executable that ran before, as ValueError.
+        with pytest.raises((jax.errors.JaxRuntimeError, ValueError)) as e:
+            jax.block_until_ready(jax.jit(gather)(table, idx))
+    assert "error[RT-BOUNDS]" in str(e.value)
+    assert "entry 3 of the index list is 64, outside dimension 0 of the source (size 64)" in str(e.value)
+    assert f"{__file__}:" in str(e.value)
+
+
+def test_each_kernel_compiles_once():
+    with scjit.jax.sparsecore("v7x"):
+        kernel = add_one_kernel()
+        x = np.zeros((16, 16), np.int32)
+        jax.jit(kernel)(x)
+        compiled = len(backend._kernels)
+        jax.jit(lambda x: kernel(x) + 1)(x)  # another program, the same kernel
+        jax.jit(kernel)(x + 1)
+        assert len(backend._kernels) == compiled
+
+
+def test_check_rules_raises_on_a_disagreement(monkeypatch):
+    with scjit.jax.sparsecore("v7x", check_rules=True):
+        kernel = add_one_kernel()
+        x = np.zeros((16, 16), np.int32)
+        np.testing.assert_array_equal(jax.jit(kernel)(x), x + 1)  # JAX agrees
+        monkeypatch.setattr(oracle, "scjit_verdict", lambda *a: oracle.Verdict(False, "ValueError", "made up"))
+        with pytest.raises(scjit.jax.RulesDisagreementError) as e:
+            jax.jit(lambda x: kernel(x) * 2)(x)
+    assert "JAX:   accepted" in str(e.value)
+    assert "scjit: ValueError: made up" in str(e.value)
+
+
+def test_unknown_targets_are_refused():
+    with pytest.raises(scjit.InputError, match="unknown target 'v9'"):
+        with scjit.jax.sparsecore("v9"):
+            pass
