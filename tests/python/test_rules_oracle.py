@@ -1,0 +1,201 @@
+"""scjit's SparseCore rules against JAX's own lowering (scjit.jax.oracle): Pallas
+kernels that break one rule each — the rules of examples/errors/ and others — and
+their fixes, on an 8- and a 16-lane target. For each, JAX's lowering (run on the
+CPU under an abstract TPU mesh) and scjit's rules must give the same verdict: both
+accept the fix, both reject the kernel with the same exception type and message,
+and scjit names the rule's code."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+from jax.experimental.pallas import tpu_sc as plsc
+
+import scjit
+import scjit.jax as sjax
+from scjit.jax import oracle
+
+TARGETS = ("v6e", "v7x")
+
+
+def vector_kernel(body, *, out=(16,), dtype=jnp.int32, scratch=(), **kw):
+    mesh = plsc.VectorSubcoreMesh(core_axis_name="core", subcore_axis_name="subcore", num_cores=1,
+                                  num_subcores=1)
+    return pl.kernel(body, out_type=jax.ShapeDtypeStruct(out, dtype), mesh=mesh, scratch_types=list(scratch), **kw)
+
+
+def lanes():
+    return plsc.get_sparse_core_info().num_lanes
+
+
+# Each case: code, a function building (kernel, args) that breaks the rule, and one
+# building its fix (both traced under the target's abstract TPU).
+def get1():  # a scalar load from HBM
+    def body(x_hbm, o_hbm, buf):
+        buf[...] = jnp.full(buf.shape, x_hbm[0], jnp.int32)
+        pltpu.sync_copy(buf, o_hbm)
+    return vector_kernel(body, out=(lanes(),), scratch=[pltpu.VMEM((lanes(),), jnp.int32)]), (jnp.zeros(lanes(), jnp.int32),)
+
+
+def get1_fixed():
+    def body(x_hbm, o_hbm, buf):
+        pltpu.sync_copy(x_hbm, buf)
+        buf[...] = jnp.full(buf.shape, buf[...][0], jnp.int32)
+        pltpu.sync_copy(buf, o_hbm)
+    return vector_kernel(body, out=(lanes(),), scratch=[pltpu.VMEM((lanes(),), jnp.int32)]), (jnp.zeros(lanes(), jnp.int32),)
+
+
+def get3():  # a strided load
+    def body(x_hbm, o_hbm, buf, out):
+        pltpu.sync_copy(x_hbm, buf)
+        out[...] = buf[pl.ds(0, lanes(), stride=2)]
+        pltpu.sync_copy(out, o_hbm)
+    return vector_kernel(body, out=(lanes(),), scratch=[pltpu.VMEM((2 * lanes(),), jnp.int32),
+                                                        pltpu.VMEM((lanes(),), jnp.int32)]), \
+        (jnp.zeros(2 * lanes(), jnp.int32),)
+
+
+def get3_fixed():
+    def body(x_hbm, o_hbm, buf, out):
+        pltpu.sync_copy(x_hbm, buf)
+        out[...] = plsc.load_gather(buf, [2 * jax.lax.iota(jnp.int32, lanes())])
+        pltpu.sync_copy(out, o_hbm)
+    return vector_kernel(body, out=(lanes(),), scratch=[pltpu.VMEM((2 * lanes(),), jnp.int32),
+                                                        pltpu.VMEM((lanes(),), jnp.int32)]), \
+        (jnp.zeros(2 * lanes(), jnp.int32),)
+
+
+def get4():  # a vector load from SMEM
+    def body(x_hbm, o_hbm, s, out):
+        pltpu.sync_copy(x_hbm, s)
+        out[...] = s[...]
+        pltpu.sync_copy(out, o_hbm)
+    return vector_kernel(body, out=(lanes(),), scratch=[pltpu.SMEM((lanes(),), jnp.int32),
+                                                        pltpu.VMEM((lanes(),), jnp.int32)]), \
+        (jnp.zeros(lanes(), jnp.int32),)
+
+
+def get5():  # a scalar load from VMEM
+    def body(x_hbm, o_hbm, buf):
+        pltpu.sync_copy(x_hbm, buf)
+        buf[...] = jnp.full(buf.shape, buf[0], jnp.int32)
+        pltpu.sync_copy(buf, o_hbm)
+    return vector_kernel(body, out=(lanes(),), scratch=[pltpu.VMEM((lanes(),), jnp.int32)]), (jnp.zeros(lanes(), jnp.int32),)
+
+
+def swap1():  # a vector store to HBM
+    def body(x_hbm, o_hbm, buf):
+        pltpu.sync_copy(x_hbm, buf)
+        o_hbm[...] = buf[...] + 1
+    return vector_kernel(body, out=(lanes(),), scratch=[pltpu.VMEM((lanes(),), jnp.int32)]), (jnp.zeros(lanes(), jnp.int32),)
+
+
+def swap1_fixed():
+    def body(x_hbm, o_hbm, buf):
+        pltpu.sync_copy(x_hbm, buf)
+        buf[...] = buf[...] + 1
+        pltpu.sync_copy(buf, o_hbm)
+    return vector_kernel(body, out=(lanes(),), scratch=[pltpu.VMEM((lanes(),), jnp.int32)]), (jnp.zeros(lanes(), jnp.int32),)
+
+
+def swap2():  # a strided store
+    def body(x_hbm, o_hbm, buf, big):
+        pltpu.sync_copy(x_hbm, buf)
+        big[pl.ds(0, lanes(), stride=2)] = buf[...]
+        pltpu.sync_copy(big.at[pl.ds(0, lanes())], o_hbm)
+    return vector_kernel(body, out=(lanes(),), scratch=[pltpu.VMEM((lanes(),), jnp.int32),
+                                                        pltpu.VMEM((2 * lanes(),), jnp.int32)]), \
+        (jnp.zeros(lanes(), jnp.int32),)
+
+
+def swap3():  # a vector store into SMEM
+    def body(x_hbm, o_hbm, buf, s):
+        pltpu.sync_copy(x_hbm, buf)
+        s[...] = buf[...]
+        pltpu.sync_copy(s, o_hbm)
+    return vector_kernel(body, out=(lanes(),), scratch=[pltpu.VMEM((lanes(),), jnp.int32),
+                                                        pltpu.SMEM((lanes(),), jnp.int32)]), \
+        (jnp.zeros(lanes(), jnp.int32),)
+
+
+def swap4():  # a scalar store into VMEM
+    def body(x_hbm, o_hbm, buf):
+        pltpu.sync_copy(x_hbm, buf)
+        buf[0] = jnp.int32(7)
+        pltpu.sync_copy(buf, o_hbm)
+    return vector_kernel(body, out=(lanes(),), scratch=[pltpu.VMEM((lanes(),), jnp.int32)]), (jnp.zeros(lanes(), jnp.int32),)
+
+
+def shape1():  # a vector of no register shape without the layout passes
+    def body(x_hbm, o_hbm, buf):
+        pltpu.sync_copy(x_hbm, buf)
+        buf[pl.ds(0, 4)] = buf[pl.ds(0, 4)] + 1
+        pltpu.sync_copy(buf, o_hbm)
+    return vector_kernel(body, out=(lanes(),), scratch=[pltpu.VMEM((lanes(),), jnp.int32)],
+                         compiler_params=pltpu.CompilerParams(needs_layout_passes=False)), \
+        (jnp.zeros(lanes(), jnp.int32),)
+
+
+def gen1():  # a TensorCore-only primitive
+    def body(x_hbm, o_hbm, buf):
+        pltpu.sync_copy(x_hbm, buf)
+        buf[...] = jnp.sin(buf[...])
+        pltpu.sync_copy(buf, o_hbm)
+    return vector_kernel(body, out=(lanes(),), dtype=jnp.float32,
+                         scratch=[pltpu.VMEM((lanes(),), jnp.float32)]), (jnp.zeros(lanes(), jnp.float32),)
+
+
+def dma11():  # a gather from HBM into HBM
+    def body(x_hbm, i_hbm, o_hbm, idx):
+        pltpu.sync_copy(i_hbm, idx)
+        pltpu.sync_copy(x_hbm.at[idx], o_hbm)
+    return vector_kernel(body, out=(lanes(), 8), scratch=[pltpu.VMEM((lanes(),), jnp.int32)]), \
+        (jnp.zeros((64, 8), jnp.int32), jnp.zeros(lanes(), jnp.int32))
+
+
+def dma11_fixed():
+    def body(x_hbm, i_hbm, o_hbm, idx, rows):
+        pltpu.sync_copy(i_hbm, idx)
+        pltpu.sync_copy(x_hbm.at[idx], rows)
+        pltpu.sync_copy(rows, o_hbm)
+    return vector_kernel(body, out=(lanes(), 8), scratch=[pltpu.VMEM((lanes(),), jnp.int32),
+                                                          pltpu.VMEM((lanes(), 8), jnp.int32)]), \
+        (jnp.zeros((64, 8), jnp.int32), jnp.zeros(lanes(), jnp.int32))
+
+
+REJECTED = [("GET-1", get1), ("GET-3", get3), ("GET-4", get4), ("GET-5", get5), ("SWAP-1", swap1),
+            ("SWAP-2", swap2), ("SWAP-3", swap3), ("SWAP-4", swap4), ("SHAPE-1", shape1), ("GEN-1", gen1),
+            ("DMA-11", dma11)]
+ACCEPTED = [get1_fixed, get3_fixed, swap1_fixed, dma11_fixed]
+
+
+def kernel_eqn(build, target):
+    """The mpmd_map equation (params, operand avals) of the kernel `build` makes."""
+    with sjax.abstract_tpu(target):
+        kernel, args = build()
+        jaxpr = jax.make_jaxpr(kernel)(*args).jaxpr
+    [eqn] = [e for e in jaxpr.eqns if e.primitive.name == "mpmd_map"]
+    return eqn.params, [v.aval for v in eqn.invars]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("code,build", REJECTED, ids=[c for c, _ in REJECTED])
+def test_a_broken_rule_is_rejected_alike(code, build, target):
+    params, avals = kernel_eqn(build, target)
+    jax_says, scjit_says = oracle.compare(params, avals, target)
+    assert not jax_says.accepted, f"JAX accepts the {code} kernel"
+    assert oracle.agree(jax_says, scjit_says), f"JAX: {jax_says}\nscjit: {scjit_says}"
+    exported = sjax.kernel_from_params(params, avals, target=target)
+    with pytest.raises(scjit.CompileError) as e:
+        scjit.compile(exported.scir, target=target)
+    assert e.value.code == code
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("build", ACCEPTED, ids=[b.__name__ for b in ACCEPTED])
+def test_the_fix_is_accepted_alike(build, target):
+    params, avals = kernel_eqn(build, target)
+    jax_says, scjit_says = oracle.compare(params, avals, target)
+    assert jax_says.accepted and scjit_says.accepted, f"JAX: {jax_says}\nscjit: {scjit_says}"
