@@ -42,6 +42,8 @@ int32_t scjit_rt_debug_print(scjit_ctx* ctx, int32_t site, int32_t kind, int32_t
   return Self(ctx).DebugPrint(site, kind, dtype, data, count, ref);
 }
 
+int32_t scjit_rt_check_failed(scjit_ctx* ctx, int32_t site) { return Self(ctx).CheckFailed(site); }
+
 int32_t scjit_rt_bounds_error(scjit_ctx* ctx, int32_t site, int32_t what, int32_t dim, int64_t index, int64_t limit) {
   return Self(ctx).BoundsError(site, what, dim, index, limit);
 }

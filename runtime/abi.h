@@ -146,6 +146,11 @@ int32_t scjit_rt_fetch_and_add(scjit_ctx* ctx, int64_t offset, int32_t value, in
 int32_t scjit_rt_debug_print(scjit_ctx* ctx, int32_t site, int32_t kind, int32_t dtype,
                              const void* data, int64_t count, const scjit_ref* ref);
 
+/* `debug_check` found its condition false: records the finding RT-CHECK with the
+ * site's message and returns non-zero (always: the subcore stops, whatever the
+ * checks, as a failed assert stops a TPU). */
+int32_t scjit_rt_check_failed(scjit_ctx* ctx, int32_t site);
+
 /* Reports an index outside its dimension, and returns non-zero unless findings
  * are warnings (then the generated code goes on with the index clamped).
  * `what` is SCJIT_BOUNDS_*: an integer index (not within [0, limit)), a slice

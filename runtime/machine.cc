@@ -415,6 +415,16 @@ int32_t Subcore::Alloc(void* data, int64_t count, int dtype, int first_sem) {
   return 0;
 }
 
+// A failed debug_check stops its subcore under every --check mode: the kernel
+// asked for the check (Pallas emits it only with debug checks enabled), and a TPU
+// halts on it. The launch then stops like after any error, so subcores waiting
+// for this one are cancelled rather than reported as a deadlock.
+int32_t Subcore::CheckFailed(int site) {
+  Diagnostic d = Finding(DiagId::kRtCheck, site, {{"message", machine_->layout().sites[site].text}});
+  d.severity = Severity::kError;
+  return Fail(std::move(d));
+}
+
 int32_t Subcore::BoundsError(int site, int what, int dim, int64_t index, int64_t limit) {
   const Site& s = machine_->layout().sites[site];
   std::string detail;
@@ -440,7 +450,14 @@ int32_t Subcore::BoundsError(int site, int what, int dim, int64_t index, int64_t
       detail = Cat("index ", index, " is out of bounds for dimension ", dim, " of ", s.text, " (size ", limit, ")");
       break;
   }
-  return Fail(Finding(DiagId::kRtBounds, site, {{"detail", detail}}));
+  Diagnostic d = Finding(DiagId::kRtBounds, site, {{"detail", detail}});
+  // The text JAX's tests expect of the TPU's bounds checker
+  // (xla_sc_assert_level="all-loads-stores"), for code that matches on it.
+  if ((what & 0xFF) == SCJIT_BOUNDS_LANE && s.op == "load_gather") {
+    d.notes.push_back("on a TPU the bounds checker reports: Trying to perform an indexed vector load from out of "
+                      "bounds address.");
+  }
+  return Fail(std::move(d));
 }
 
 // A warning is made once per site and launch: the first in (epoch, subcore)

@@ -168,7 +168,7 @@ class Verifier {
   void VerifyGatherResult(Op& op, const Type& view);  // load_gather's result type
   void VerifySemaphore(Op& op);                       // a semaphore and its count
   void VerifyDma(Op& op);                             // views of the source, destination, semaphores
-  void VerifySync(Op& op);                            // barrier, debug_print, alloc
+  void VerifySync(Op& op);                            // barrier, debug_print, debug_check, alloc
 
   // The kControl family.
   void VerifyControl(Op& op);
@@ -1604,6 +1604,21 @@ void Verifier::VerifySync(Op& op) {
           return;
         }
       }
+      break;
+    case OpKind::kDebugCheck:
+      // checkify takes a scalar pred only (TypeError at trace time); a vector of
+      // conditions is reduced first, as in Pallas.
+      if (!op.operands[0].is_literal() && op.operands[0].value->type.is_vector() &&
+          op.operands[0].value->type.element() == ElementType::kI1) {
+        Diagnostic& d = Report(DiagId::kIrType, op.operands[0].loc,
+                               {{"op", std::string(op.name())},
+                                {"detail", Cat("condition ", Name(op.operands[0]), " must be an i1 scalar, got ",
+                                               op.operands[0].value->type.ToString())}});
+        d.help = Cat("pl.debug_check takes a scalar condition: reduce the mask first, `%all = reduce_and ",
+                     Name(op.operands[0]), " : i1`");
+        break;
+      }
+      ExpectI1Scalar(op, op.operands[0], "condition");
       break;
     case OpKind::kAlloc: {
       const Type& t = op.alloc_type;

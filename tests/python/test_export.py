@@ -2553,6 +2553,69 @@ def test_debug_print_of_a_ref_a_vector_a_mask_and_scalars(tmp_path):
     ]
 
 
+# --- debug_check -------------------------------------------------------------------------------------
+
+
+def _checked_kernel():
+    """A kernel after JAX's DebugCheckTest.test_vector_debug_check, with a check whose
+    condition is computed: subcore 1 of 2 fails it."""
+    @pl.kernel(out_type=jax.ShapeDtypeStruct((8,), jnp.int32), mesh=vector_mesh(1, 2))
+    def kernel(_):
+        pl.debug_check(True, "Check success!")
+        pl.debug_check(lax.axis_index("subcore") < 1, "only subcore 0 {}")
+    return kernel
+
+
+def test_debug_check_is_written_only_while_debug_checks_are_enabled(tmp_path):
+    with sjax.abstract_tpu("v7x"):
+        kernel = _checked_kernel()
+        plain = sjax.export(kernel, target="v7x", locations=False)
+        with pl.enable_debug_checks(True):
+            checked = sjax.export(kernel, target="v7x", locations=False)
+    assert "debug_check" not in plain
+    where = "(check at _checked_kernel.<locals>.kernel)"
+    # The condition is the negation of checkify's "failed" predicate; the message
+    # is Pallas' fmt_string, its placeholder kept (as on a TPU), and the place.
+    checks = re.findall(r"\n  %(v\d+) = not %v\d+ : i1\n  debug_check %(v\d+), (.*)", checked)
+    assert [(ok == cond, msg) for ok, cond, msg in checks] == [
+        (True, f'"Check success! {where}"'), (True, f'"only subcore 0 {{}} {where}"')]
+    path = tmp_path / "k.scir"
+    path.write_text(checked)
+    proc = subprocess.run([JIT_RUN, str(path)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    assert f"error[RT-CHECK]: debug_check failed: only subcore 0 {{}} {where}" in proc.stderr
+    assert "note: in kernel @kernel, subcore (core 0, subcore 1)" in proc.stderr
+    assert "Check success!" not in proc.stderr.split("error[RT-CHECK]")[1].split("\n")[0]
+
+
+def test_a_failed_debug_check_in_jax_is_a_runtime_error_naming_the_function():
+    kernel = None
+    with sjax.sparsecore("v7x"):
+        kernel = _checked_kernel()
+        with pl.enable_debug_checks(True), pytest.raises(jax.errors.JaxRuntimeError) as e:
+            jax.block_until_ready(kernel())
+        np.asarray(kernel())  # without debug checks the kernel runs (and is compiled anew)
+    text = str(e.value)
+    assert "error[RT-CHECK]: debug_check failed: only subcore 0 {} " \
+           "(check at _checked_kernel.<locals>.kernel)" in text
+    assert "Check success!" not in text
+
+
+def test_a_non_debug_check_is_pallas_error():
+    from jax.experimental import checkify
+
+    with sjax.abstract_tpu("v7x"):
+        @pl.kernel(out_type=jax.ShapeDtypeStruct((8,), jnp.int32), mesh=vector_mesh(1, 1))
+        def kernel(_):
+            checkify.check(lax.axis_index("subcore") < 1, "not a debug check")
+
+        with pytest.raises(sjax.ExportError) as e:
+            sjax.export(kernel, target="v7x")
+    assert e.value.primitive == "check"
+    assert e.value.reason == ("NotImplementedError: Non-debug checks are not supported by the Mosaic "
+                              "backend. Functionalize them via `jax.experimental.checkify`.")
+
+
 # --- targets ---------------------------------------------------------------------------------------
 
 
