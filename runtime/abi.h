@@ -177,6 +177,12 @@ int32_t scjit_rt_warning(scjit_ctx* ctx, int32_t site, int32_t what);
  * index `first_sem` (semaphore refs; `data` is null). */
 int32_t scjit_rt_alloc(scjit_ctx* ctx, void* data, int64_t count, int32_t dtype, int32_t first_sem);
 
+/* 8-bit floats (lowering/base/float8.h): the generated code converts them to and
+ * from f32 through these, `n` elements at a time; `dtype` is the 8-bit type (an
+ * ElementType). They return 0. */
+int32_t scjit_rt_f8_to_f32(const uint8_t* in, float* out, int64_t n, int32_t dtype);
+int32_t scjit_rt_f32_to_f8(const float* in, uint8_t* out, int64_t n, int32_t dtype);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif

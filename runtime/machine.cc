@@ -49,6 +49,9 @@ std::string_view HloName(ElementType e) {
     case ElementType::kF16: return "f16";
     case ElementType::kF32: return "f32";
     case ElementType::kF64: return "f64";
+    case ElementType::kF8E5M2: return "f8e5m2";
+    case ElementType::kF8E4M3FN: return "f8e4m3fn";
+    case ElementType::kF8E4M3B11FNUZ: return "f8e4m3b11fnuz";
   }
   return "?";
 }

@@ -29,8 +29,8 @@ from .errors import ExportError, Location
 
 # --- types -----------------------------------------------------------------------
 
-# numpy dtype name -> .scir element type. Any other (int4, the float8 types, and the
-# 64-bit types, which JAX makes only with x64 enabled) is an ExportError.
+# numpy dtype name -> .scir element type. Any other (int4, uint4, and the 64-bit
+# types, which JAX makes only with x64 enabled) is an ExportError.
 ELEMENT_TYPES = {
     "bool": "i1",
     "int8": "i8",
@@ -42,6 +42,9 @@ ELEMENT_TYPES = {
     "bfloat16": "bf16",
     "float16": "f16",
     "float32": "f32",
+    "float8_e5m2": "f8e5m2",
+    "float8_e4m3fn": "f8e4m3fn",
+    "float8_e4m3b11fnuz": "f8e4m3b11fnuz",
 }
 
 _SPACES = {
