@@ -187,10 +187,10 @@ int32_t Subcore::ReadIndices(const scjit_dma& dma, int site, std::vector<int32_t
 
 bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vector<int32_t>* indices, int sem,
                       bool settling) {
-  // Adds into HBM or VMEM_SHARED are atomic with respect to other subcores'
-  // (runtime.md §5): the machine applies them between epochs in subcore order,
-  // so float sums do not depend on which thread ran first.
-  bool shared = dma.dst.space == static_cast<int32_t>(MemorySpace::kHbm) ||
+  // Adds into HBM, HOST or VMEM_SHARED are atomic with respect to other
+  // subcores' (runtime.md §5): the machine applies them between epochs in subcore
+  // order, so float sums do not depend on which thread ran first.
+  bool shared = OffCore(static_cast<MemorySpace>(dma.dst.space)) ||
                 dma.dst.space == static_cast<int32_t>(MemorySpace::kVmemShared);
   if (dma.add && shared && !settling) {
     Effect e;

@@ -233,7 +233,7 @@ std::shared_ptr<RefVal> Emitter::BaseRef(const Value* v) {
   b_.SetInsertPoint(entry_->getTerminator());
   if (r->semaphore) {
     r->ptr = I32(slot.semaphore);
-  } else if (slot.space == MemorySpace::kHbm && slot.param >= 0) {
+  } else if (OffCore(slot.space) && slot.param >= 0) {
     llvm::Value* addr = b_.CreateConstGEP1_64(b_.getPtrTy(), hbm_, static_cast<uint64_t>(slot.param));
     r->ptr = b_.CreateLoad(b_.getPtrTy(), addr, Cat("%", v->name));
   } else {

@@ -2774,7 +2774,44 @@ def test_exported_text_compiles_with_the_scjit_package():
     expect_equal(compiled(*c.args), c.want[0], kernel.scir)
 
 
-@pytest.mark.parametrize("space", [pltpu.MemorySpace.CMEM, pl.MemorySpace.HOST], ids=str)
+def test_host_parameters_are_host_refs_and_run_in_jax():
+    """A pl.HOST output and a JAX array passed on: DMAs between HOST and HBM on the
+    scalar subcore, exported as host<...> parameters and run inside jax.jit."""
+    def to_host(x_hbm, o_host, sem):
+        pltpu.async_copy(x_hbm, o_host, sem).wait()
+
+    def from_host(x_host, o_hbm, sem):
+        pltpu.async_copy(x_host, o_hbm, sem).wait()
+
+    def kernels():
+        mesh = plsc.ScalarSubcoreMesh(axis_name="core", num_cores=1)
+        sem = [pltpu.SemaphoreType.DMA]
+        return (pl.kernel(to_host, out_type=pl.MemorySpace.HOST((16,), jnp.int32), mesh=mesh,
+                          scratch_types=sem),
+                pl.kernel(from_host, out_type=jax.ShapeDtypeStruct((16,), jnp.int32), mesh=mesh,
+                          scratch_types=sem))
+
+    with sjax.abstract_tpu("v7x"):
+        put, _ = kernels()
+        scir = sjax.export(put, np.zeros(16, np.int32), target="v7x", locations=False)
+    assert "kernel @to_host(in %x_hbm: hbm<16xi32>, out %o_host: host<16xi32>)" in scir
+    assert "  dma_start %x_hbm -> %o_host, %sem\n" in scir
+    with sjax.sparsecore("v7x"):
+        put, get = kernels()
+        x = jnp.arange(16, dtype=jnp.int32)
+        np.testing.assert_array_equal(jax.jit(lambda x: get(put(x)) + 1)(x), np.arange(16) + 1)
+
+
+def test_host_scratch_is_an_export_error():
+    with sjax.abstract_tpu("v7x"):
+        kernel = pl.kernel(lambda x_ref, o_ref, scratch: None,
+                           out_type=jax.ShapeDtypeStruct((16,), jnp.int32), mesh=vector_mesh(),
+                           scratch_types=[pl.MemorySpace.HOST((16,), jnp.int32)])
+        raises_at(kernel, np.zeros(16, np.int32),
+                  match="scratch 0: memory space host: host memory is the caller's")
+
+
+@pytest.mark.parametrize("space", [pltpu.MemorySpace.CMEM], ids=str)
 def test_memory_spaces_scjit_lacks_are_export_errors(space):
     with sjax.abstract_tpu("v7x"):
         kernel = pl.kernel(lambda x_ref, o_ref, scratch: None,

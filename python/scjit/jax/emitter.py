@@ -53,6 +53,7 @@ _SPACES = {
     tpu_core.MemorySpace.VMEM_SHARED: "vmem_shared",
     tpu_core.MemorySpace.SMEM: "smem",
     pallas_core.MemorySpace.ANY: "hbm",
+    pallas_core.MemorySpace.HOST: "host",
 }
 
 
@@ -99,7 +100,7 @@ def memory_space(space: Any, default: str = "hbm") -> str:
         return default
     if space in _SPACES:
         return _SPACES[space]
-    raise ExportError(f"memory space {space}: scjit has HBM, VMEM, VMEM_SHARED, SMEM "
+    raise ExportError(f"memory space {space}: scjit has HBM, HOST, VMEM, VMEM_SHARED, SMEM "
                       "and semaphores")
 
 
@@ -135,10 +136,10 @@ def ref_type(aval: Any, default_space: str = "hbm") -> RefType:
     if space is None and not isinstance(aval, state_types.AbstractRef):
         space = getattr(inner, "memory_space", None)
     if isinstance(space, jax_core.MemorySpace):  # JAX's own Device/Host spaces
-        if space != jax_core.MemorySpace.Device:
-            raise ExportError(f"memory space {space}: scjit has HBM, VMEM, VMEM_SHARED, "
+        if space == jax_core.MemorySpace.Any:
+            raise ExportError(f"memory space {space}: scjit has HBM, HOST, VMEM, VMEM_SHARED, "
                               "SMEM and semaphores")
-        space = None
+        space = pallas_core.MemorySpace.HOST if space == jax_core.MemorySpace.Host else None
     if space == tpu_core.MemorySpace.SEMAPHORE:
         raise ExportError(f"a {np.dtype(inner.dtype).name} ref in semaphore memory")
     s = memory_space(space, default_space)
