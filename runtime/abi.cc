@@ -2,6 +2,7 @@
 // the calling Subcore, which the context carries.
 #include "runtime/abi.h"
 
+#include "lowering/base/float8.h"
 #include "runtime/machine.h"
 
 namespace {
@@ -42,6 +43,8 @@ int32_t scjit_rt_debug_print(scjit_ctx* ctx, int32_t site, int32_t kind, int32_t
   return Self(ctx).DebugPrint(site, kind, dtype, data, count, ref);
 }
 
+int32_t scjit_rt_check_failed(scjit_ctx* ctx, int32_t site) { return Self(ctx).CheckFailed(site); }
+
 int32_t scjit_rt_bounds_error(scjit_ctx* ctx, int32_t site, int32_t what, int32_t dim, int64_t index, int64_t limit) {
   return Self(ctx).BoundsError(site, what, dim, index, limit);
 }
@@ -50,6 +53,16 @@ int32_t scjit_rt_warning(scjit_ctx* ctx, int32_t site, int32_t what) { return Se
 
 int32_t scjit_rt_alloc(scjit_ctx* ctx, void* data, int64_t count, int32_t dtype, int32_t first_sem) {
   return Self(ctx).Alloc(data, count, dtype, first_sem);
+}
+
+int32_t scjit_rt_f8_to_f32(const uint8_t* in, float* out, int64_t n, int32_t dtype) {
+  for (int64_t i = 0; i < n; ++i) out[i] = scjit::Float8ToFloat(in[i], static_cast<scjit::ElementType>(dtype));
+  return 0;
+}
+
+int32_t scjit_rt_f32_to_f8(const float* in, uint8_t* out, int64_t n, int32_t dtype) {
+  for (int64_t i = 0; i < n; ++i) out[i] = scjit::FloatToFloat8(in[i], static_cast<scjit::ElementType>(dtype));
+  return 0;
 }
 
 }  // extern "C"

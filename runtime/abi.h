@@ -146,6 +146,11 @@ int32_t scjit_rt_fetch_and_add(scjit_ctx* ctx, int64_t offset, int32_t value, in
 int32_t scjit_rt_debug_print(scjit_ctx* ctx, int32_t site, int32_t kind, int32_t dtype,
                              const void* data, int64_t count, const scjit_ref* ref);
 
+/* `debug_check` found its condition false: records the finding RT-CHECK with the
+ * site's message and returns non-zero (always: the subcore stops, whatever the
+ * checks, as a failed assert stops a TPU). */
+int32_t scjit_rt_check_failed(scjit_ctx* ctx, int32_t site);
+
 /* Reports an index outside its dimension, and returns non-zero unless findings
  * are warnings (then the generated code goes on with the index clamped).
  * `what` is SCJIT_BOUNDS_*: an integer index (not within [0, limit)), a slice
@@ -171,6 +176,12 @@ int32_t scjit_rt_warning(scjit_ctx* ctx, int32_t site, int32_t what);
  * `data` with the poison pattern (data refs), or zeroes `count` semaphores from
  * index `first_sem` (semaphore refs; `data` is null). */
 int32_t scjit_rt_alloc(scjit_ctx* ctx, void* data, int64_t count, int32_t dtype, int32_t first_sem);
+
+/* 8-bit floats (lowering/base/float8.h): the generated code converts them to and
+ * from f32 through these, `n` elements at a time; `dtype` is the 8-bit type (an
+ * ElementType). They return 0. */
+int32_t scjit_rt_f8_to_f32(const uint8_t* in, float* out, int64_t n, int32_t dtype);
+int32_t scjit_rt_f32_to_f8(const float* in, uint8_t* out, int64_t n, int32_t dtype);
 
 #ifdef __cplusplus
 }  /* extern "C" */

@@ -5,6 +5,7 @@
 
 #include "lowering/base/dtype.h"
 #include "lowering/base/strings.h"
+#include "lowering/base/float8.h"
 #include "runtime/half.h"
 
 namespace scjit {
@@ -57,6 +58,14 @@ void AddHalfRun(uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t sr
   }
 }
 
+// An 8-bit float sum: in f32, rounded once.
+void AddFloat8Run(uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n, ElementType e) {
+  for (int64_t i = 0; i < n; ++i) {
+    float sum = Float8ToFloat(dst[i * dst_stride], e) + Float8ToFloat(src[i * src_stride], e);
+    dst[i * dst_stride] = FloatToFloat8(sum, e);
+  }
+}
+
 // dst[0, stride, ...] (+)= src[0, stride, ...], n elements.
 void Run(const scjit_dma& d, uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
   int64_t w = d.elem_bytes;
@@ -89,6 +98,10 @@ void Run(const scjit_dma& d, uint8_t* dst, int64_t dst_stride, const uint8_t* sr
       return AddHalfRun<FloatToBf16, Bf16ToFloat>(dst, dst_stride, src, src_stride, n);
     case ElementType::kF16:
       return AddHalfRun<FloatToF16, F16ToFloat>(dst, dst_stride, src, src_stride, n);
+    case ElementType::kF8E5M2:
+    case ElementType::kF8E4M3FN:
+    case ElementType::kF8E4M3B11FNUZ:
+      return AddFloat8Run(dst, dst_stride, src, src_stride, n, static_cast<ElementType>(d.dtype));
     case ElementType::kI1:
       return;
   }

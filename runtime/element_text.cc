@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_format.h"
 #include "lowering/base/strings.h"
+#include "lowering/base/float8.h"
 #include "runtime/half.h"
 
 namespace scjit {
@@ -33,6 +34,9 @@ std::string ElementText(const uint8_t* p, ElementType e, int float_digits) {
     case ElementType::kF16: return real(F16ToFloat(get(uint16_t{})));
     case ElementType::kF32: return real(get(float{}));
     case ElementType::kF64: return real(get(double{}));
+    case ElementType::kF8E5M2:
+    case ElementType::kF8E4M3FN:
+    case ElementType::kF8E4M3B11FNUZ: return real(Float8ToFloat(get(uint8_t{}), e));
   }
   return "?";
 }

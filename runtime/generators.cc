@@ -13,6 +13,7 @@
 #include "absl/numeric/int128.h"
 #include "lowering/base/diagnostic.h"
 #include "lowering/base/strings.h"
+#include "lowering/base/float8.h"
 #include "runtime/half.h"
 
 namespace scjit {
@@ -295,6 +296,10 @@ uint64_t IntBits(int128 v, ElementType t) {
       return std::bit_cast<uint32_t>(static_cast<float>(IntToDouble(v, /*round_to_odd=*/true)));
     case ElementType::kF64:
       return std::bit_cast<uint64_t>(IntToDouble(v, /*round_to_odd=*/false));
+    case ElementType::kF8E5M2:
+    case ElementType::kF8E4M3FN:
+    case ElementType::kF8E4M3B11FNUZ:
+      return FloatToFloat8(IntToDouble(v, /*round_to_odd=*/true), t);
     default:
       return static_cast<uint64_t>(v);  // two's complement, low bits
   }
@@ -310,6 +315,10 @@ uint64_t FloatBits(double d, float f, ElementType t) {
       return DoubleToF16(d);
     case ElementType::kF32:
       return std::bit_cast<uint32_t>(f);
+    case ElementType::kF8E5M2:
+    case ElementType::kF8E4M3FN:
+    case ElementType::kF8E4M3B11FNUZ:
+      return FloatToFloat8(d, t);
     default:
       return std::bit_cast<uint64_t>(d);
   }
@@ -320,6 +329,9 @@ int SignificandBits(ElementType t) {
     case ElementType::kBF16: return 8;
     case ElementType::kF16: return 11;
     case ElementType::kF32: return 24;
+    case ElementType::kF8E5M2: return 3;
+    case ElementType::kF8E4M3FN:
+    case ElementType::kF8E4M3B11FNUZ: return 4;
     default: return 53;
   }
 }

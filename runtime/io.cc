@@ -7,6 +7,7 @@
 #include "lowering/base/strings.h"
 #include "runtime/element_text.h"
 #include "runtime/generators.h"
+#include "lowering/base/float8.h"
 #include "runtime/half.h"
 #include "runtime/npy.h"
 
@@ -21,7 +22,9 @@ absl::StatusOr<Buffer> ToBuffer(absl::StatusOr<NpyArray> array) {
 
 }  // namespace
 
-absl::StatusOr<Buffer> ReadNpy(const std::string& path) { return ToBuffer(ReadNpyArray(path)); }
+absl::StatusOr<Buffer> ReadNpy(const std::string& path, std::optional<DType> raw_as) {
+  return ToBuffer(ReadNpyArray(path, raw_as));
+}
 
 absl::Status WriteNpy(const std::string& path, const Buffer& buffer) {
   return WriteNpy(path, buffer.dtype(), buffer.shape(), buffer.data(), buffer.bytes());
@@ -68,6 +71,9 @@ double ElementAsDouble(const Buffer& buffer, int64_t index) {
     }
     case DType::kF32: return get(float{});
     case DType::kF64: return get(double{});
+    case DType::kF8E5M2:
+    case DType::kF8E4M3FN:
+    case DType::kF8E4M3B11FNUZ: return Float8ToFloat(*p, buffer.dtype());
   }
   return 0;
 }

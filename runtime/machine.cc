@@ -49,6 +49,9 @@ std::string_view HloName(ElementType e) {
     case ElementType::kF16: return "f16";
     case ElementType::kF32: return "f32";
     case ElementType::kF64: return "f64";
+    case ElementType::kF8E5M2: return "f8e5m2";
+    case ElementType::kF8E4M3FN: return "f8e4m3fn";
+    case ElementType::kF8E4M3B11FNUZ: return "f8e4m3b11fnuz";
   }
   return "?";
 }
@@ -184,10 +187,10 @@ int32_t Subcore::ReadIndices(const scjit_dma& dma, int site, std::vector<int32_t
 
 bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vector<int32_t>* indices, int sem,
                       bool settling) {
-  // Adds into HBM or VMEM_SHARED are atomic with respect to other subcores'
-  // (runtime.md §5): the machine applies them between epochs in subcore order,
-  // so float sums do not depend on which thread ran first.
-  bool shared = dma.dst.space == static_cast<int32_t>(MemorySpace::kHbm) ||
+  // Adds into HBM, HOST or VMEM_SHARED are atomic with respect to other
+  // subcores' (runtime.md §5): the machine applies them between epochs in subcore
+  // order, so float sums do not depend on which thread ran first.
+  bool shared = OffCore(static_cast<MemorySpace>(dma.dst.space)) ||
                 dma.dst.space == static_cast<int32_t>(MemorySpace::kVmemShared);
   if (dma.add && shared && !settling) {
     Effect e;
@@ -415,6 +418,16 @@ int32_t Subcore::Alloc(void* data, int64_t count, int dtype, int first_sem) {
   return 0;
 }
 
+// A failed debug_check stops its subcore under every --check mode: the kernel
+// asked for the check (Pallas emits it only with debug checks enabled), and a TPU
+// halts on it. The launch then stops like after any error, so subcores waiting
+// for this one are cancelled rather than reported as a deadlock.
+int32_t Subcore::CheckFailed(int site) {
+  Diagnostic d = Finding(DiagId::kRtCheck, site, {{"message", machine_->layout().sites[site].text}});
+  d.severity = Severity::kError;
+  return Fail(std::move(d));
+}
+
 int32_t Subcore::BoundsError(int site, int what, int dim, int64_t index, int64_t limit) {
   const Site& s = machine_->layout().sites[site];
   std::string detail;
@@ -440,7 +453,14 @@ int32_t Subcore::BoundsError(int site, int what, int dim, int64_t index, int64_t
       detail = Cat("index ", index, " is out of bounds for dimension ", dim, " of ", s.text, " (size ", limit, ")");
       break;
   }
-  return Fail(Finding(DiagId::kRtBounds, site, {{"detail", detail}}));
+  Diagnostic d = Finding(DiagId::kRtBounds, site, {{"detail", detail}});
+  // The text JAX's tests expect of the TPU's bounds checker
+  // (xla_sc_assert_level="all-loads-stores"), for code that matches on it.
+  if ((what & 0xFF) == SCJIT_BOUNDS_LANE && s.op == "load_gather") {
+    d.notes.push_back("on a TPU the bounds checker reports: Trying to perform an indexed vector load from out of "
+                      "bounds address.");
+  }
+  return Fail(std::move(d));
 }
 
 // A warning is made once per site and launch: the first in (epoch, subcore)

@@ -91,6 +91,7 @@ class Subcore {
   int32_t FetchAndAdd(int64_t offset, int32_t value, int target, int site, int32_t* old);
   int32_t DebugPrint(int site, int kind, int dtype, const void* data, int64_t count, const scjit_ref* ref);
   int32_t Alloc(void* data, int64_t count, int dtype, int first_sem);
+  int32_t CheckFailed(int site);
   int32_t BoundsError(int site, int what, int dim, int64_t index, int64_t limit);
   int32_t Warning(int site, int what);
 

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_format.h"
 #include "lowering/base/diagnostic.h"
+#include "lowering/base/float8.h"
 #include "lowering/base/strings.h"
 
 namespace scjit {
@@ -425,7 +426,7 @@ bool HeaderParser::ParseShape() {
 // The element type of a descr string, or why there is none.
 enum class DescrStatus { kOk, kUnsupported, kBigEndian };
 
-DescrStatus ResolveDescr(std::string_view descr, ElementType* out) {
+DescrStatus ResolveDescr(std::string_view descr, std::optional<ElementType> raw_as, ElementType* out) {
   if (descr == "bfloat16") {
     *out = ElementType::kBF16;
     return DescrStatus::kOk;
@@ -456,12 +457,14 @@ DescrStatus ResolveDescr(std::string_view descr, ElementType* out) {
       if (size == '8') type = ElementType::kU64;
       break;
     case 'f':
+      if (size == '1') type = ElementType::kF8E5M2;  // what np.save writes for it
       if (size == '2') type = ElementType::kF16;
       if (size == '4') type = ElementType::kF32;
       if (size == '8') type = ElementType::kF64;
       break;
     case 'V':
       if (size == '2') type = ElementType::kBF16;
+      if (size == '1' && raw_as && IsFloat8(*raw_as)) type = *raw_as;
       break;
     default:
       break;
@@ -482,7 +485,8 @@ struct HeaderInfo {
 
 // Parses preamble and header from `bytes`, which is the whole file or at least
 // its preamble and header.
-absl::StatusOr<HeaderInfo> ParseHeader(std::string_view bytes, std::string_view path) {
+absl::StatusOr<HeaderInfo> ParseHeader(std::string_view bytes, std::string_view path,
+                                       std::optional<ElementType> raw_as) {
   absl::StatusOr<Preamble> preamble = ParsePreamble(bytes, path);
   if (!preamble.ok()) return preamble.status();
   uint64_t available = bytes.size() - preamble->header_start;
@@ -511,7 +515,7 @@ absl::StatusOr<HeaderInfo> ParseHeader(std::string_view bytes, std::string_view 
   if (!parser.descr_is_string()) {
     return NpyError(DiagId::kIoNpyDtype, path, "descr", Printable(parser.descr()));
   }
-  switch (ResolveDescr(parser.descr(), &info.dtype)) {
+  switch (ResolveDescr(parser.descr(), raw_as, &info.dtype)) {
     case DescrStatus::kOk:
       break;
     case DescrStatus::kUnsupported:
@@ -563,8 +567,9 @@ int64_t NpyArray::NumElements() const {
 
 int64_t NpyArray::NumBytes() const { return NumElements() * ByteWidth(dtype); }
 
-absl::StatusOr<NpyArray> ParseNpy(std::string_view bytes, std::string_view path) {
-  absl::StatusOr<HeaderInfo> info = ParseHeader(bytes, path);
+absl::StatusOr<NpyArray> ParseNpy(std::string_view bytes, std::string_view path,
+                                  std::optional<ElementType> raw_as) {
+  absl::StatusOr<HeaderInfo> info = ParseHeader(bytes, path, raw_as);
   if (!info.ok()) return info.status();
   uint64_t got = bytes.size() - info->data_offset;
   if (got != info->data_bytes) return DataSizeError(path, *info, got);
@@ -576,7 +581,7 @@ absl::StatusOr<NpyArray> ParseNpy(std::string_view bytes, std::string_view path)
   return array;
 }
 
-absl::StatusOr<NpyArray> ReadNpyArray(const std::string& path) {
+absl::StatusOr<NpyArray> ReadNpyArray(const std::string& path, std::optional<ElementType> raw_as) {
   errno = 0;
   File file(std::fopen(path.c_str(), "rb"));
   if (file == nullptr) {
@@ -598,7 +603,7 @@ absl::StatusOr<NpyArray> ReadNpyArray(const std::string& path) {
     ReadInto(file.get(), &head, static_cast<size_t>(header_end - head.size()));
     if (std::ferror(file.get())) return read_error();
   }
-  absl::StatusOr<HeaderInfo> info = ParseHeader(head, path);
+  absl::StatusOr<HeaderInfo> info = ParseHeader(head, path, raw_as);
   if (!info.ok()) return info.status();
 
   NpyArray array;

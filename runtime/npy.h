@@ -10,7 +10,8 @@
 //   i8 / u8    i1 / u1                     f16   f2
 //   i16 / u16  i2 / u2                     f32   f4
 //   i32 / u32  i4 / u4                     f64   f8
-//   i64 / u64  i8 / u8
+//   i64 / u64  i8 / u8                     f8e5m2  f1, or V1 as raw_as (below)
+//                                          f8e4m3fn, f8e4m3b11fnuz  V1 as raw_as
 // each with an optional byte-order character: '<', '=' and '|' read as
 // little-endian; '>' is rejected for multi-byte types and accepted for one-byte
 // types (which have no byte order). Bool data bytes are kept as they are.
@@ -46,6 +47,7 @@
 #define SCJIT_RUNTIME_NPY_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -74,11 +76,15 @@ struct NpyArray {
   int64_t NumBytes() const;
 };
 
-// Parses the bytes of a whole .npy file. `path` is only used in messages.
-absl::StatusOr<NpyArray> ParseNpy(std::string_view bytes, std::string_view path);
+// Parses the bytes of a whole .npy file. `path` is only used in messages. numpy
+// saves ml_dtypes' 8-bit floats float8_e4m3fn and float8_e4m3b11fnuz as raw bytes
+// ('V1'): such a file reads as `raw_as` when that is an 8-bit float type, and is
+// IO-NPY-DTYPE otherwise ('<f1', what numpy writes for float8_e5m2, reads as it).
+absl::StatusOr<NpyArray> ParseNpy(std::string_view bytes, std::string_view path,
+                                  std::optional<ElementType> raw_as = std::nullopt);
 
 // Reads and parses the .npy file at `path`.
-absl::StatusOr<NpyArray> ReadNpyArray(const std::string& path);
+absl::StatusOr<NpyArray> ReadNpyArray(const std::string& path, std::optional<ElementType> raw_as = std::nullopt);
 
 // The .npy bytes of `array`, as numpy's np.save writes them (see above).
 // `array.data` is written as it is; it should hold NumBytes() bytes.

@@ -432,6 +432,13 @@ help: every op that defines a value writes its type: end this one with `: i1`
       |                      ^
 help: debug_print has no result, so no type is written: `debug_print "v" %v` prints %v with the type it was defined with
 )"},
+    {"syntax_check_message", kBody,
+     R"(  %ok = cmp lt 1, 2 : i1
+  debug_check %ok)",
+     R"(syntax_check_message.scir:6:18: error[IR-SYNTAX]: expected ',' and the message, found the end of the line
+    6 |   debug_check %ok
+      |                  ^
+)"},
     {"syntax_pl_ds", kBody,
      R"(  copy %x[pl.ds(0, 16)] -> %buf)",
      R"(syntax_pl_ds.scir:5:11: error[IR-SYNTAX]: expected an index, a slice (a:b, ds(...)), ':' or idx(...), found 'pl.ds'
@@ -457,6 +464,15 @@ kernel @k(in %x: hbm<16xi32>)
      R"(type_add.scir:7:16: error[IR-TYPE]: 'add' operands must have the same type, got i32 and f32
     7 |   %b = add %a, %f : i32
       |                ^~
+)"},
+    {"type_check_mask", kBody,
+     R"(  %v = get %buf[:] : vector<16xi32>
+  %m = cmp gt %v, 0 : vector<16xi1>
+  debug_check %m, "every lane positive")",
+     R"(type_check_mask.scir:7:15: error[IR-TYPE]: 'debug_check' condition %m must be an i1 scalar, got vector<16xi1>
+    7 |   debug_check %m, "every lane positive"
+      |               ^~
+help: pl.debug_check takes a scalar condition: reduce the mask first, `%all = reduce_and %m : i1`
 )"},
     {"type_float_only", kBody,
      R"(  %v = get %buf[:] : vector<16xi32>

@@ -291,12 +291,16 @@ const char* kGatherOob = R"(kernel @k(in %t: vmem<4x12xi32>, in %ix: vmem<2x16xi
 }
 )";
 
-// The finding for lane `lane` of the index vector at column `col` of line 9.
+// The finding for lane `lane` of the index vector at column `col` of line 9. A
+// gather's finding also quotes the TPU bounds checker's text (JAX's
+// DebugCheckTest.test_trigger_bounds_checker looks for it).
 std::string GatherFinding(int col, int index, int lane, int dim, int size) {
   return "test.scir:9:" + std::to_string(col) + ": error[RT-BOUNDS]: index " + std::to_string(index) + " in lane " +
          std::to_string(lane) + " is out of bounds for dimension " + std::to_string(dim) + " of %t[:, :] (size " +
          std::to_string(size) + ")\n    9 |   %y = load_gather %t[:, :] [%i0, %i1] mask %mask : vector<16xi32>\n      |" +
-         std::string(col, ' ') + "^~~\nnote: in kernel @k, subcore (core 0, subcore 0)\n";
+         std::string(col, ' ') +
+         "^~~\nnote: on a TPU the bounds checker reports: Trying to perform an indexed vector load from out of bounds "
+         "address.\nnote: in kernel @k, subcore (core 0, subcore 0)\n";
 }
 
 // Only active lanes are checked: the first dimension with a bad lane, its lowest

@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "lowering/base/diagnostic.h"
+#include "lowering/base/strings.h"
 #include "lowering/ir/types.h"
 
 namespace scjit {
@@ -191,7 +192,8 @@ TEST(NpyRoundTripTest, EveryDtypeInMemory) {
   for (ElementType t : kAllTypes) {
     for (const Shape& shape : {Shape{}, Shape{7}, Shape{3, 5}, Shape{2, 0, 4}, Shape{2, 3, 4}}) {
       NpyArray a = MakeArray(t, shape);
-      absl::StatusOr<NpyArray> b = ParseNpy(SerializeNpy(a), "x.npy");
+      // The 8-bit floats are raw bytes in the file: the reader is told the type.
+      absl::StatusOr<NpyArray> b = ParseNpy(SerializeNpy(a), "x.npy", t);
       ASSERT_TRUE(b.ok()) << b.status();
       EXPECT_EQ(b->dtype, t);
       EXPECT_EQ(b->shape, shape);
@@ -205,13 +207,30 @@ TEST(NpyRoundTripTest, EveryDtypeThroughFiles) {
     NpyArray a = MakeArray(t, {4, 3});
     std::string path = TempPath(std::string("rt_") + std::string(IrName(t)) + ".npy");
     ASSERT_TRUE(WriteNpy(path, a).ok());
-    absl::StatusOr<NpyArray> b = ReadNpyArray(path);
+    absl::StatusOr<NpyArray> b = ReadNpyArray(path, t);
     ASSERT_TRUE(b.ok()) << b.status();
     EXPECT_EQ(b->dtype, t);
     EXPECT_EQ(b->shape, a.shape);
     EXPECT_EQ(b->data, a.data);
     std::remove(path.c_str());
   }
+}
+
+// numpy saves float8_e5m2 as '<f1' (which numpy itself cannot load) and the other
+// 8-bit floats as raw bytes '<V1': those read only as the type the reader is told.
+TEST(NpyDescrTest, EightBitFloatsAsNumpySavesThem) {
+  auto parse = [](std::string_view descr, std::optional<ElementType> raw_as) {
+    return ParseNpy(RawNpy(Cat("{'descr': '", descr, "', 'fortran_order': False, 'shape': (1,)}"), "x"), "f8.npy",
+                    raw_as);
+  };
+  absl::StatusOr<NpyArray> e5m2 = parse("<f1", std::nullopt);
+  ASSERT_TRUE(e5m2.ok()) << e5m2.status();
+  EXPECT_EQ(e5m2->dtype, ElementType::kF8E5M2);
+  absl::StatusOr<NpyArray> fn = parse("<V1", ElementType::kF8E4M3FN);
+  ASSERT_TRUE(fn.ok()) << fn.status();
+  EXPECT_EQ(fn->dtype, ElementType::kF8E4M3FN);
+  EXPECT_EQ(parse("<V1", std::nullopt).status().message(), "error[IO-NPY-DTYPE]: 'f8.npy' has unsupported dtype '<V1'");
+  EXPECT_FALSE(parse("<V1", ElementType::kU8).ok());
 }
 
 TEST(NpyRoundTripTest, LargeFileThroughFiles) {

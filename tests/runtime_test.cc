@@ -271,6 +271,65 @@ help: look for a loop whose condition never changes; raise the limit with --time
 )");
 }
 
+// debug_check (pl.debug_check): a false condition stops its subcore with RT-CHECK
+// and the message; the subcore waiting at the barrier for it is cancelled, not
+// reported as a deadlock; a true one runs on. The check holds under every --check.
+constexpr char kRowCheck[] = R"k(kernel @k(in %x: hbm<4x16xi32>, out %o: hbm<4x16xi32>)
+    mesh vector(cores = 1, subcores = 4)
+    scratch(%buf: vmem<16xi32>)
+{
+  %s = axis_index subcore : i32
+  copy %x[%s] -> %buf
+  %v = get %buf : vector<16xi32>
+  %first = extract %v[0] : i32
+  %ok = cmp ge %first, 0 : i1
+  debug_check %ok, "Check failure! (check at kernel)"
+  barrier
+  copy %buf -> %o[%s]
+}
+)k";
+
+TEST(DebugCheckTest, FalseConditionStopsTheLaunch) {
+  std::vector<int32_t> x(64, 5);
+  x[16] = -1;  // row 1: subcore 1 fails, 0, 2 and 3 wait at the barrier
+  x[48] = -2;  // row 3: subcore 3 fails too
+  const std::string expected = R"k(test.scir:10:3: error[RT-CHECK]: debug_check failed: Check failure! (check at kernel)
+   10 |   debug_check %ok, "Check failure! (check at kernel)"
+      |   ^~~~~~~~~~~
+note: in kernel @k, 2 subcores: core 0 subcores 1, 3
+)k";
+  for (const char* checks : {"all", "none", "warn"}) {
+    LaunchOptions launch;
+    launch.checks = *Checks::Parse(checks);
+    testing::Run run = RunText(kRowCheck, {{"x", Bytes(x)}}, {}, launch);
+    EXPECT_EQ(run.Findings(), expected) << "--check " << checks;
+    ASSERT_EQ(run.findings.size(), 1u);
+    EXPECT_EQ(run.findings[0].severity, Severity::kError);
+  }
+  // The rows pass: the kernel runs to its end.
+  x[16] = 0;
+  x[48] = 7;
+  testing::Run run = RunText(kRowCheck, {{"x", Bytes(x)}}, {}, With(2));
+  ASSERT_TRUE(run.ok()) << run.Findings();
+  EXPECT_EQ(run.As<int32_t>("o"), x);
+}
+
+// A literal condition, and a check on the scalar subcore.
+TEST(DebugCheckTest, LiteralConditionOnAScalarMesh) {
+  testing::Run run = RunText(R"(kernel @k(out %o: hbm<8xi32>)
+    mesh scalar(cores = 2)
+{
+  debug_check true, "Check success!"
+  debug_check false, "Check failure!"
+}
+)");
+  EXPECT_EQ(run.Findings(), R"(test.scir:5:3: error[RT-CHECK]: debug_check failed: Check failure!
+    5 |   debug_check false, "Check failure!"
+      |   ^~~~~~~~~~~
+note: in kernel @k, 2 scalar subcores: cores 0–1
+)");
+}
+
 // The catalog's run-time examples: the bad kernel makes its finding, the fixed
 // one runs clean.
 TEST(FindingsTest, CatalogExamples) {

@@ -158,7 +158,7 @@ absl::StatusOr<Buffers> PrepareBuffers(const Kernel& kernel, const CliOptions& o
       if (IsGeneratorSpec(source)) {
         live = Generate(source, p.dtype, p.shape);
       } else {
-        live = ReadNpy(source);
+        live = ReadNpy(source, p.dtype);
         if (live.ok()) {
           if (absl::Status s = CheckFits(*live, source, p); !s.ok()) live = s;
         }
@@ -334,7 +334,7 @@ int Main(int argc, char** argv) {
   for (const Binding& b : options.expects) {
     for (size_t p = 0; p < params.size(); ++p) {
       if (params[p].name != b.name) continue;
-      absl::StatusOr<Buffer> array = ReadNpy(b.value);
+      absl::StatusOr<Buffer> array = ReadNpy(b.value, params[p].dtype);
       if (array.ok()) {
         if (absl::Status s = CheckFits(*array, b.value, params[p]); !s.ok()) array = s;
       }

@@ -28,6 +28,7 @@ std::string_view SyntaxName(Syntax s) {
     case Syntax::kAxis: return "axis";
     case Syntax::kDma: return "dma";
     case Syntax::kPrint: return "print";
+    case Syntax::kCheck: return "check";
     case Syntax::kAlloc: return "alloc";
     case Syntax::kFor: return "region";
     case Syntax::kIf: return "region";

@@ -3,7 +3,7 @@
 //
 // .npy: format versions 1.0-3.0, C order, little-endian; dtypes |b1 |i1 <i2 <i4
 // <i8 |u1 <u2 <u4 <u8 <f2 <f4 <f8, bfloat16 as <V2 / |V2 or the name 'bfloat16'
-// that ml_dtypes writes. Errors are IO-* diagnostics (IO-OPEN, IO-NPY-FORMAT,
+// that ml_dtypes writes, float8_e5m2 as <f1, the 8-bit floats as |V1 (see ReadNpy). Errors are IO-* diagnostics (IO-OPEN, IO-NPY-FORMAT,
 // IO-NPY-ORDER, IO-NPY-DTYPE, IO-NPY-ENDIAN, IO-NPY-DATA, IO-WRITE).
 //
 // Generators (`spec`): zeros, ones, iota, random[:SEED], randint:LO:HI[:SEED],
@@ -15,6 +15,7 @@
 #define SCJIT_INCLUDE_SCJIT_IO_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,8 +27,10 @@
 
 namespace scjit {
 
-// The array in the .npy file at `path`, read into a buffer of its own.
-absl::StatusOr<Buffer> ReadNpy(const std::string& path);
+// The array in the .npy file at `path`, read into a buffer of its own. A file of
+// raw bytes ('V1', as numpy saves float8_e4m3fn and float8_e4m3b11fnuz) reads as
+// `raw_as` when that is an 8-bit float type (jit-run passes the parameter's).
+absl::StatusOr<Buffer> ReadNpy(const std::string& path, std::optional<DType> raw_as = std::nullopt);
 // Writes `buffer` as numpy's np.save does (bf16 as '<V2').
 absl::Status WriteNpy(const std::string& path, const Buffer& buffer);
 

@@ -34,8 +34,8 @@ std::optional<DType> DTypeFromName(std::string_view name);
 
 // Where a ref's bytes live: HBM (kernel parameters in place), a SparseCore's
 // VMEM_SHARED, a subcore's VMEM or SMEM (parameters there are staged copies).
-enum class MemorySpace : uint8_t { kHbm, kVmemShared, kVmem, kSmem };
-// The .scir spelling: "hbm", "vmem_shared", "vmem", "smem".
+enum class MemorySpace : uint8_t { kHbm, kVmemShared, kVmem, kSmem, kHost };
+// The .scir spelling: "hbm", "vmem_shared", "vmem", "smem", "host".
 std::string_view MemorySpaceName(MemorySpace s);
 
 // How a kernel uses a parameter: read, written (starts as poison), or both.

@@ -129,9 +129,9 @@ KernelInfo PlanKernel(const Module& module, const KernelDef& kernel, TargetId ta
     pl.shape = type.shape();
     pl.space = type.is_semaphore() ? MemorySpace::kSmem : type.space();
     pl.type_text = type.ToString();
-    if (type.is_ref() && type.space() == MemorySpace::kHbm) {
+    if (type.is_ref() && OffCore(type.space())) {
       Slot slot;
-      slot.space = MemorySpace::kHbm;
+      slot.space = type.space();
       slot.param = p.value->index;  // ctx->hbm is indexed by parameter position
       info.slots[p.value] = slot;
     } else {

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "lowering/base/float8.h"
+
 namespace scjit {
 namespace {
 
@@ -34,6 +36,10 @@ uint64_t PoisonBits(ElementType t) {
       return 0x7FF8000000000000ull;
     case ElementType::kI1:
       return 1;
+    case ElementType::kF8E5M2:
+    case ElementType::kF8E4M3FN:
+    case ElementType::kF8E4M3B11FNUZ:
+      return Float8NaN(t);
     default: {
       uint64_t bits = 0;
       for (int i = 0; i < ByteWidth(t); ++i) bits = (bits << 8) | 0xBE;

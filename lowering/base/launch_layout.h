@@ -17,6 +17,7 @@
 #include "lowering/base/diagnostic.h"
 #include "lowering/base/dtype.h"
 #include "lowering/base/shape.h"
+#include "lowering/base/spaces.h"
 #include "lowering/base/target.h"
 #include "scjit/diagnostic.h"
 #include "scjit/types.h"
@@ -45,7 +46,7 @@ struct ParamLayout {
   std::optional<int64_t> index_bound;
   std::string indexed_ref;  // without '%'
 
-  bool staged() const { return !semaphore && space != MemorySpace::kHbm; }
+  bool staged() const { return !semaphore && !OffCore(space); }
   int64_t num_elements() const;
   int64_t bytes() const { return num_elements() * ByteWidth(dtype); }
 };

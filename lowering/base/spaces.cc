@@ -1,5 +1,7 @@
 #include "lowering/base/spaces.h"
 
+#include <iterator>
+
 namespace scjit {
 namespace {
 
@@ -8,8 +10,12 @@ struct SpaceNames {
   std::string_view repr;
 };
 // In MemorySpace order.
-constexpr SpaceNames kSpaceNames[] = {
-    {"hbm", "HBM"}, {"vmem_shared", "VMEM_SHARED"}, {"vmem", "VMEM"}, {"smem", "SMEM"}};
+constexpr SpaceNames kSpaceNames[] = {{"hbm", "HBM"},
+                                     {"vmem_shared", "VMEM_SHARED"},
+                                     {"vmem", "VMEM"},
+                                     {"smem", "SMEM"},
+                                     // pl.HOST, a pallas_core.MemorySpace without a __repr__ of its own
+                                     {"host", "<MemorySpace.HOST: 'host'>"}};
 
 }  // namespace
 
@@ -17,8 +23,10 @@ std::string_view SpaceName(MemorySpace s) { return kSpaceNames[static_cast<int>(
 std::string_view SpaceRepr(MemorySpace s) { return kSpaceNames[static_cast<int>(s)].repr; }
 std::string_view MemorySpaceName(MemorySpace s) { return SpaceName(s); }
 
+bool OffCore(MemorySpace s) { return s == MemorySpace::kHbm || s == MemorySpace::kHost; }
+
 std::optional<MemorySpace> SpaceFromName(std::string_view name) {
-  for (int i = 0; i < 4; ++i) {
+  for (size_t i = 0; i < std::size(kSpaceNames); ++i) {
     if (kSpaceNames[i].name == name) return static_cast<MemorySpace>(i);
   }
   return std::nullopt;

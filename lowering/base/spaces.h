@@ -15,6 +15,9 @@ std::string_view SpaceName(MemorySpace s);
 // Pallas' repr() of the space (`HBM`, `VMEM_SHARED`), used in SC rule messages.
 std::string_view SpaceRepr(MemorySpace s);
 std::optional<MemorySpace> SpaceFromName(std::string_view name);
+// HBM and HOST: memory outside the SparseCore, one per device, that kernels reach
+// by DMA only; a parameter there is the caller's buffer, used in place.
+bool OffCore(MemorySpace s);
 
 }  // namespace scjit
 

@@ -12,7 +12,7 @@ namespace scjit::emit {
 
 absl::StatusOr<llvm::Value*> Emitter::Binary(const Op& op, OpKind kind, llvm::Value* a, llvm::Value* b,
                                              ElementType e) {
-  if (IsHalf(e)) {  // computed in f32, rounded once
+  if (IsNarrowFloat(e)) {  // computed in f32, rounded once
     absl::StatusOr<llvm::Value*> r = Binary(op, kind, ToF32(a, e), ToF32(b, e), ElementType::kF32);
     if (!r.ok()) return r;
     return FromF32(*r, e);
@@ -85,7 +85,7 @@ absl::StatusOr<llvm::Value*> Emitter::Binary(const Op& op, OpKind kind, llvm::Va
 }
 
 absl::StatusOr<llvm::Value*> Emitter::Unary(const Op& op, llvm::Value* a, ElementType e) {
-  if (IsHalf(e)) {  // computed in f32, rounded once
+  if (IsNarrowFloat(e)) {  // computed in f32, rounded once
     absl::StatusOr<llvm::Value*> r = Unary(op, ToF32(a, e), ElementType::kF32);
     if (!r.ok()) return r;
     return FromF32(*r, e);

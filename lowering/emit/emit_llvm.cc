@@ -44,6 +44,10 @@ llvm::Type* Emitter::ElemTy(ElementType e) {
       return b_.getFloatTy();
     case ElementType::kF64:
       return b_.getDoubleTy();
+    case ElementType::kF8E5M2:
+    case ElementType::kF8E4M3FN:
+    case ElementType::kF8E4M3B11FNUZ:
+      return b_.getInt8Ty();  // computed in f32 (ToF32/FromF32)
   }
   return b_.getInt32Ty();
 }
@@ -92,6 +96,7 @@ llvm::Constant* Emitter::LiteralConstant(const Operand& o, ElementType e) {
   llvm::Type* ty = ElemTy(e);
   if (IsFloat(e)) {
     double v = o.kind == Operand::Kind::kFloat ? o.float_value : static_cast<double>(o.int_value);
+    if (IsFloat8(e)) return llvm::ConstantInt::get(ty, FloatToFloat8(v, e));
     return llvm::ConstantFP::get(ty, v);
   }
   return llvm::ConstantInt::get(ty, static_cast<uint64_t>(o.int_value), /*isSigned=*/true);
@@ -228,7 +233,7 @@ std::shared_ptr<RefVal> Emitter::BaseRef(const Value* v) {
   b_.SetInsertPoint(entry_->getTerminator());
   if (r->semaphore) {
     r->ptr = I32(slot.semaphore);
-  } else if (slot.space == MemorySpace::kHbm && slot.param >= 0) {
+  } else if (OffCore(slot.space) && slot.param >= 0) {
     llvm::Value* addr = b_.CreateConstGEP1_64(b_.getPtrTy(), hbm_, static_cast<uint64_t>(slot.param));
     r->ptr = b_.CreateLoad(b_.getPtrTy(), addr, Cat("%", v->name));
   } else {

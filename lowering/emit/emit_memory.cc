@@ -3,6 +3,7 @@
 #include "lowering/ir/printer.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/MDBuilder.h"
 #include "runtime/abi.h"
 
 namespace scjit::emit {
@@ -264,6 +265,17 @@ absl::Status Emitter::EmitSync(const Op& op) {
       b_.CreateStore(v, tmp);
       CallChecked(RuntimeFn::kDebugPrint, {ctx_arg_, I32(site), I32(SCJIT_PRINT_VALUE),
                                            I32(static_cast<int>(t.element())), tmp, I64(t.NumElements()), null});
+      return absl::OkStatus();
+    }
+    case OpKind::kDebugCheck: {
+      // Emitted whatever the checks: the kernel asked for it (language.md §12).
+      llvm::BasicBlock* failed = llvm::BasicBlock::Create(ctx_, "check_failed", fn_);
+      llvm::BasicBlock* cont = llvm::BasicBlock::Create(ctx_, "check_passed", fn_);
+      b_.CreateCondBr(ValueOf(op.operands[0]), cont, failed, llvm::MDBuilder(ctx_).createLikelyBranchWeights());
+      b_.SetInsertPoint(failed);
+      CallChecked(RuntimeFn::kCheckFailed, {ctx_arg_, I32(Site(op, op.text))});
+      b_.CreateBr(cont);
+      b_.SetInsertPoint(cont);
       return absl::OkStatus();
     }
     case OpKind::kAlloc: {

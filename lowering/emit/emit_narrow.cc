@@ -25,7 +25,19 @@ llvm::Constant* Splat32(llvm::Type* like, uint32_t c) {
 
 }  // namespace
 
+// 8-bit floats convert through the runtime's helpers, by way of entry-block
+// buffers: `in` is stored, converted in place of `out`, and loaded.
+llvm::Value* Emitter::Float8Call(RuntimeFn fn, llvm::Value* in, llvm::Type* out_ty, ElementType e) {
+  unsigned n = in->getType()->isVectorTy() ? llvm::cast<llvm::FixedVectorType>(in->getType())->getNumElements() : 1;
+  llvm::Value* src = EntryAlloca(in->getType());
+  llvm::Value* dst = EntryAlloca(out_ty);
+  b_.CreateStore(in, src);
+  b_.CreateCall(Rt(fn), {src, dst, I64(n), I32(static_cast<int>(e))});
+  return b_.CreateLoad(out_ty, dst);
+}
+
 llvm::Value* Emitter::ToF32(llvm::Value* v, ElementType e) {
+  if (IsFloat8(e)) return Float8Call(RuntimeFn::kF8ToF32, v, v->getType()->getWithNewType(b_.getFloatTy()), e);
   if (!IsHalf(e)) return v;
   llvm::Type* ty = v->getType();
   llvm::Type* f32 = ty->getWithNewType(b_.getFloatTy());
@@ -49,6 +61,7 @@ llvm::Value* Emitter::ToF32(llvm::Value* v, ElementType e) {
 }
 
 llvm::Value* Emitter::FromF32(llvm::Value* v, ElementType e) {
+  if (IsFloat8(e)) return Float8Call(RuntimeFn::kF32ToF8, v, v->getType()->getWithNewType(b_.getInt8Ty()), e);
   if (!IsHalf(e)) return v;
   llvm::Type* ty = v->getType();
   auto k = [&](uint32_t c) { return Splat32(ty, c); };

@@ -86,17 +86,20 @@ llvm::Value* Emitter::SortOrder(llvm::Value* keys, ElementType e, bool signed_or
   auto splat = [&](const llvm::APInt& v) { return llvm::ConstantInt::get(ity, v); };
   llvm::Value* sign = splat(llvm::APInt::getSignMask(n));
   llvm::Value* u = b_.CreateBitCast(keys, ity);
+  // The keys' values, for the compares (8-bit floats are i8 patterns; like every
+  // float format here they are sign-magnitude, so the bit order below holds).
+  llvm::Value* values = ToF32(keys, e);
   if (IsFloat(e)) {
     // Zeros lose their sign; then negatives (sign set) flip every bit and
     // positives only the sign, which orders the bits like the numbers.
-    llvm::Value* zero = b_.CreateFCmpOEQ(keys, llvm::Constant::getNullValue(vty));
+    llvm::Value* zero = b_.CreateFCmpOEQ(values, llvm::Constant::getNullValue(values->getType()));
     u = b_.CreateSelect(zero, llvm::Constant::getNullValue(ity), u);
     u = b_.CreateXor(u, b_.CreateOr(b_.CreateAShr(u, static_cast<uint64_t>(n - 1)), sign));
   } else if (signed_order) {
     u = b_.CreateXor(u, sign);
   }
   if (descending) u = b_.CreateNot(u);
-  if (IsFloat(e)) u = b_.CreateSelect(b_.CreateFCmpUNO(keys, keys), splat(llvm::APInt::getAllOnes(n)), u);
+  if (IsFloat(e)) u = b_.CreateSelect(b_.CreateFCmpUNO(values, values), splat(llvm::APInt::getAllOnes(n)), u);
   return u;
 }
 

@@ -27,6 +27,7 @@
 #include "lowering/emit/runtime_abi.h"
 #include "lowering/ir/ir.h"
 #include "lowering/analysis/kernel_info.h"
+#include "lowering/base/float8.h"
 #include "lowering/base/strings.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
@@ -295,14 +296,18 @@ class Emitter {
   absl::StatusOr<llvm::Value*> Binary(const Op& op, OpKind kind, llvm::Value* a, llvm::Value* b, ElementType e);
   absl::StatusOr<llvm::Value*> Unary(const Op& op, llvm::Value* a, ElementType e);
   llvm::Value* Convert(llvm::Value* v, ElementType from, ElementType to);
-  // 16-bit floats (emit_narrow.cc). Their arithmetic runs in f32, rounded back
-  // after each op; conversions are inline SIMD code, never host-dependent
-  // instructions or soft-float calls (docs/runtime.md, "8- and 16-bit element types").
+  // 8- and 16-bit floats (emit_narrow.cc). Their arithmetic runs in f32, rounded
+  // back after each op. 16-bit conversions are inline SIMD code, never
+  // host-dependent instructions or soft-float calls (docs/runtime.md, "8- and
+  // 16-bit element types"); 8-bit floats live in i8 registers and convert through
+  // the runtime's helpers (lowering/base/float8.h).
   static bool IsHalf(ElementType e) { return e == ElementType::kBF16 || e == ElementType::kF16; }
-  // A bf16/f16 value (scalar or vector) as f32, exactly; others unchanged.
+  static bool IsNarrowFloat(ElementType e) { return IsHalf(e) || IsFloat8(e); }
+  // A bf16/f16/f8 value (scalar or vector) as f32, exactly; others unchanged.
   llvm::Value* ToF32(llvm::Value* v, ElementType e);
-  // An f32 value rounded to nearest even to `e` (bf16, f16), or unchanged (f32).
+  // An f32 value rounded to nearest even to `e` (bf16, f16, f8), or unchanged (f32).
   llvm::Value* FromF32(llvm::Value* v, ElementType e);
+  llvm::Value* Float8Call(RuntimeFn fn, llvm::Value* in, llvm::Type* out_ty, ElementType e);
   // pack/unpack (sc-semantics.md §3.9, runtime.md §7.4).
   absl::Status EmitPack(const Op& op);
   absl::Status EmitUnpack(const Op& op);

@@ -48,7 +48,7 @@ enum class OpFamily : uint8_t {
 
 // How an op is written (see ops.def).
 enum class Syntax : uint8_t {
-  kGeneric, kConst, kCmp, kAxis, kDma, kPrint, kAlloc,
+  kGeneric, kConst, kCmp, kAxis, kDma, kPrint, kCheck, kAlloc,
   kFor, kIf, kWhile, kScoped, kPipeline,
 };
 
@@ -262,7 +262,7 @@ class Op {
   CmpPredicate predicate = CmpPredicate::kEq;  // kCmp
   MeshAxis axis = MeshAxis::kCore;             // kAxis
   ConstValue constant;                         // kConst
-  std::string text;                            // kPrint: the format string
+  std::string text;                            // kPrint: the format string; kCheck: the message
   bool dma_add = false;                        // kDma: `add`
   bool has_src_sem = false;                    // kDma: operands[3] is `src_sem`
   Type alloc_type;                             // kAlloc

@@ -163,6 +163,7 @@ class Parser {
   bool ParseConst(Op* op, std::vector<Type>* types);
   bool ParseDma(Op* op);
   bool ParsePrint(Op* op);
+  bool ParseCheck(Op* op);
   bool ParseFor(Op* op, std::vector<Type>* types);
   bool ParseIf(Op* op, std::vector<Type>* types);
   bool ParseWhile(Op* op, std::vector<Type>* types);
@@ -744,6 +745,9 @@ bool Parser::ParseOp(Region* region) {
     case Syntax::kPrint:
       ok = ParsePrint(op.get());
       break;
+    case Syntax::kCheck:
+      ok = ParseCheck(op.get());
+      break;
     case Syntax::kAlloc:
       ok = ParseType(&op->alloc_type);
       types.push_back(op->alloc_type);
@@ -1257,6 +1261,18 @@ bool Parser::ParsePrint(Op* op) {
                        "with the type it was defined with");
   }
   return ExpectOpEnd(*op, !op->operands.empty(), false);
+}
+
+// `debug_check %cond, "message"`
+bool Parser::ParseCheck(Op* op) {
+  Operand cond;
+  if (!ParseItem(&cond, /*allow_index=*/false)) return false;
+  op->operands.push_back(std::move(cond));
+  if (!Expect(Tok::kComma, "',' and the message")) return false;
+  if (!At(Tok::kString)) return SyntaxError("the message, a string", "write `debug_check %ok, \"what went wrong\"`");
+  op->text = tok_.str;
+  Advance();
+  return ExpectOpEnd(*op, false, false);
 }
 
 // `iter(%x = init, ...)`

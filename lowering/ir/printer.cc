@@ -171,6 +171,9 @@ class Printer {
         if (!op.operands.empty()) Append(&out, " ", Join(op.operands, [](const Operand& o) { return Print(o); }));
         if (!op.attrs.empty()) Append(&out, " ", PrintAttrs(op.attrs));
         break;
+      case Syntax::kCheck:
+        Append(&out, " ", Print(op.operands[0]), ", ", QuoteString(op.text));
+        break;
       case Syntax::kAlloc:
         Append(&out, " ", op.alloc_type.ToString());
         break;

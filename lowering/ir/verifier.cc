@@ -25,6 +25,12 @@ Type LoadedType(const Type& view) {
 // How the written operand reads in messages: `%x` or a literal.
 std::string Name(const Operand& o) { return PrintLiteral(o); }
 
+// Why `what` cannot be in host memory.
+std::string HostNotAllocated(std::string_view what) {
+  return Cat(what, " is in host memory, which is the caller's: host refs are kernel parameters, never "
+             "scratch or allocations");
+}
+
 // What an operand is, for "got ..." in messages.
 std::string KindOf(const Type& t) {
   if (t.is_ref()) return Cat("a ref (", t.ToString(), ")");
@@ -168,7 +174,7 @@ class Verifier {
   void VerifyGatherResult(Op& op, const Type& view);  // load_gather's result type
   void VerifySemaphore(Op& op);                       // a semaphore and its count
   void VerifyDma(Op& op);                             // views of the source, destination, semaphores
-  void VerifySync(Op& op);                            // barrier, debug_print, alloc
+  void VerifySync(Op& op);                            // barrier, debug_print, debug_check, alloc
 
   // The kControl family.
   void VerifyControl(Op& op);
@@ -210,7 +216,12 @@ void Verifier::VerifyKernel(KernelDef& k) {
     }
   };
   for (Param& p : k.params) check_memory(p.value, "parameter");
-  for (Value* v : k.scratch) check_memory(v, "scratch");
+  for (Value* v : k.scratch) {
+    check_memory(v, "scratch");
+    if (v->type.is_ref() && v->type.space() == MemorySpace::kHost) {
+      Detail(DiagId::kIrKernel, v->loc, HostNotAllocated(Cat("scratch %", v->name)));
+    }
+  }
   if (k.mesh.cores && *k.mesh.cores < 1) {
     Detail(DiagId::kIrKernel, k.mesh.cores_loc, Cat("a mesh needs at least one core, got ", *k.mesh.cores));
   }
@@ -1405,6 +1416,17 @@ void Verifier::VerifyMemory(Op& op) {
   // memory space (GET-6, SWAP-4, GS-8, FAA-5...); semaphores load as i32.
   std::optional<Type> view = ViewOf(op, ref, kPlainIndex);
   if (!view) return;
+  // Host memory is reached by DMA only. (Pallas' lowering raises nothing for a
+  // vector access, Mosaic rejects it; a scalar one is GET-6/SWAP-4 with Pallas'
+  // text, and fetch_and_add FAA's.)
+  if (view->is_ref() && view->space() == MemorySpace::kHost && view->rank() > 0 && op.kind != OpKind::kFetchAndAdd) {
+    Diagnostic& d = Report(DiagId::kIrOperand, ref.loc,
+                           {{"op", std::string(op.name())},
+                            {"detail", Cat("cannot reach host memory (", Print(ref), " : ", view->ToString(),
+                                           "): host refs are read and written by DMA only")}});
+    d.help = "copy it to VMEM first (`copy %host -> %vmem_buf`), as pltpu.sync_copy does";
+    return;
+  }
   switch (op.kind) {
     case OpKind::kGet:
     case OpKind::kLoadExpanded:
@@ -1605,10 +1627,27 @@ void Verifier::VerifySync(Op& op) {
         }
       }
       break;
+    case OpKind::kDebugCheck:
+      // checkify takes a scalar pred only (TypeError at trace time); a vector of
+      // conditions is reduced first, as in Pallas.
+      if (!op.operands[0].is_literal() && op.operands[0].value->type.is_vector() &&
+          op.operands[0].value->type.element() == ElementType::kI1) {
+        Diagnostic& d = Report(DiagId::kIrType, op.operands[0].loc,
+                               {{"op", std::string(op.name())},
+                                {"detail", Cat("condition ", Name(op.operands[0]), " must be an i1 scalar, got ",
+                                               op.operands[0].value->type.ToString())}});
+        d.help = Cat("pl.debug_check takes a scalar condition: reduce the mask first, `%all = reduce_and ",
+                     Name(op.operands[0]), " : i1`");
+        break;
+      }
+      ExpectI1Scalar(op, op.operands[0], "condition");
+      break;
     case OpKind::kAlloc: {
       const Type& t = op.alloc_type;
       if (!t.is_memory()) {
         TypeError(op, op.loc, Cat("allocates a ref or semaphores, not ", t.ToString()));
+      } else if (t.is_ref() && t.space() == MemorySpace::kHost) {
+        TypeError(op, op.loc, HostNotAllocated(t.ToString()));
       } else if (t.has_dynamic_dim()) {
         TypeError(op, op.loc, Cat("allocates a static shape, not ", t.ToString()));
       }

@@ -35,11 +35,12 @@ __version__ = _scjit.version
 
 _COMPILER = _scjit.Compiler()  # thread-safe; its memory cache serves the process
 
-# numpy's dtype for each dtype name of the extension (bfloat16 from ml_dtypes).
-_DTYPES = {name: np.dtype(name) for name in
-           ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
-            "float32", "float64")}
-_DTYPES["bfloat16"] = np.dtype(ml_dtypes.bfloat16)
+
+def _numpy_dtype(name: str) -> np.dtype:
+    """numpy's dtype for a dtype name of the extension (numpy's own names, and
+    ml_dtypes' bfloat16 and float8 types, which numpy knows once ml_dtypes is
+    imported)."""
+    return np.dtype(getattr(ml_dtypes, name, name))
 
 
 def _check(result):
@@ -100,7 +101,7 @@ class Kernel:
         self._compiled = compiled
         self._options = options
         self.params = [
-            Param(p.name, p.direction, _DTYPES[p.dtype], tuple(p.shape), p.space, p.type, p.semaphore)
+            Param(p.name, p.direction, _numpy_dtype(p.dtype), tuple(p.shape), p.space, p.type, p.semaphore)
             for p in compiled.params
         ]
 

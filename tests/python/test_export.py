@@ -96,9 +96,9 @@ def run_scir(tmp_path, kernel, inputs, target):
 
 def expect_equal(got, want, scir):
     want = np.asarray(want)
-    if want.dtype == ml_dtypes.bfloat16:
-        assert got.dtype.itemsize == 2, got.dtype
-        got = got.view(np.uint16).view(ml_dtypes.bfloat16)
+    if got.dtype.kind == "V":  # ml_dtypes' types are raw bytes in a .npy file
+        assert got.dtype.itemsize == want.dtype.itemsize, got.dtype
+        got = got.view(want.dtype)
     assert got.shape == want.shape and got.dtype == want.dtype, (got.dtype, got.shape, want.dtype, want.shape)
     np.testing.assert_array_equal(got, want, err_msg=scir)
 
@@ -1690,6 +1690,44 @@ def splat_constant_i8(nl):
     return _splat_constant((4, 16), np.int8, 42)
 
 
+@case
+def splat_constant_f8e5m2(nl):
+    """JAX's test_store_splat_constant9."""
+    return _splat_constant((4, 16), ml_dtypes.float8_e5m2, 7.0)
+
+
+@case
+def float8_arithmetic_and_conversions(nl):
+    """Each 8-bit float type: x * y + x in f32 rounded after each op (as ml_dtypes'
+    scalar ops round), the f32 value of x, and x converted to each other 8-bit type
+    through f32 (overflow: inf in e5m2, NaN in the others; a direct cast between two
+    8-bit formats is Pallas' EL-2). The inputs cover every bit pattern."""
+    types = (ml_dtypes.float8_e5m2, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e4m3b11fnuz)
+    bits = np.arange(256, dtype=np.uint8).reshape(4, 64)
+    xs = tuple(bits.view(t) for t in types)
+    ys = tuple(np.roll(bits, 7).view(t) for t in types)
+    outs = []
+    for x, y in zip(xs, ys):
+        with np.errstate(invalid="ignore"):  # inf * 0, inf - inf
+            prod = (x.astype(np.float32) * y.astype(np.float32)).astype(x.dtype)
+            outs.append((prod.astype(np.float32) + x.astype(np.float32)).astype(x.dtype))
+        outs.append(x.astype(np.float32))
+        outs += [x.astype(np.float32).astype(t) for t in types if t != x.dtype]
+
+    @whole_array_kernel(tuple(sds(o) for o in outs))
+    def kernel(*refs):
+        x_refs, y_refs, o_refs = refs[:3], refs[3:6], list(refs[6:])
+        for x_ref, y_ref in zip(x_refs, y_refs):
+            x, y = x_ref[...], y_ref[...]
+            o_refs.pop(0)[...] = x * y + x
+            o_refs.pop(0)[...] = x.astype(jnp.float32)
+            for t in types:
+                if t != x.dtype:
+                    o_refs.pop(0)[...] = x.astype(jnp.float32).astype(t)
+
+    return Case(kernel, xs + ys, tuple(outs))
+
+
 # --- scalar subcore (after JAX's ScalarSubcoreTest) -------------------------------------------
 
 
@@ -2308,12 +2346,6 @@ def test_unknown_primitive_is_named_with_its_line():
     assert "jnp.sinh" in src[err.location.line - first]
 
 
-def test_float8_is_not_a_scjit_dtype():
-    with sjax.abstract_tpu("v7x"):
-        kernel = _splat_constant((4, 16), jnp.float8_e5m2, 7.0).fn
-        raises_at(kernel, match="dtype float8_e5m2, which scjit does not have")
-
-
 def test_int4_is_not_a_scjit_dtype():
     with sjax.abstract_tpu("v7x"):
         kernel = pl.kernel(lambda x_ref, o_ref: None, out_type=jax.ShapeDtypeStruct((64,), jnp.int4),
@@ -2553,6 +2585,69 @@ def test_debug_print_of_a_ref_a_vector_a_mask_and_scalars(tmp_path):
     ]
 
 
+# --- debug_check -------------------------------------------------------------------------------------
+
+
+def _checked_kernel():
+    """A kernel after JAX's DebugCheckTest.test_vector_debug_check, with a check whose
+    condition is computed: subcore 1 of 2 fails it."""
+    @pl.kernel(out_type=jax.ShapeDtypeStruct((8,), jnp.int32), mesh=vector_mesh(1, 2))
+    def kernel(_):
+        pl.debug_check(True, "Check success!")
+        pl.debug_check(lax.axis_index("subcore") < 1, "only subcore 0 {}")
+    return kernel
+
+
+def test_debug_check_is_written_only_while_debug_checks_are_enabled(tmp_path):
+    with sjax.abstract_tpu("v7x"):
+        kernel = _checked_kernel()
+        plain = sjax.export(kernel, target="v7x", locations=False)
+        with pl.enable_debug_checks(True):
+            checked = sjax.export(kernel, target="v7x", locations=False)
+    assert "debug_check" not in plain
+    where = "(check at _checked_kernel.<locals>.kernel)"
+    # The condition is the negation of checkify's "failed" predicate; the message
+    # is Pallas' fmt_string, its placeholder kept (as on a TPU), and the place.
+    checks = re.findall(r"\n  %(v\d+) = not %v\d+ : i1\n  debug_check %(v\d+), (.*)", checked)
+    assert [(ok == cond, msg) for ok, cond, msg in checks] == [
+        (True, f'"Check success! {where}"'), (True, f'"only subcore 0 {{}} {where}"')]
+    path = tmp_path / "k.scir"
+    path.write_text(checked)
+    proc = subprocess.run([JIT_RUN, str(path)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    assert f"error[RT-CHECK]: debug_check failed: only subcore 0 {{}} {where}" in proc.stderr
+    assert "note: in kernel @kernel, subcore (core 0, subcore 1)" in proc.stderr
+    assert "Check success!" not in proc.stderr.split("error[RT-CHECK]")[1].split("\n")[0]
+
+
+def test_a_failed_debug_check_in_jax_is_a_runtime_error_naming_the_function():
+    kernel = None
+    with sjax.sparsecore("v7x"):
+        kernel = _checked_kernel()
+        with pl.enable_debug_checks(True), pytest.raises(jax.errors.JaxRuntimeError) as e:
+            jax.block_until_ready(kernel())
+        np.asarray(kernel())  # without debug checks the kernel runs (and is compiled anew)
+    text = str(e.value)
+    assert "error[RT-CHECK]: debug_check failed: only subcore 0 {} " \
+           "(check at _checked_kernel.<locals>.kernel)" in text
+    assert "Check success!" not in text
+
+
+def test_a_non_debug_check_is_pallas_error():
+    from jax.experimental import checkify
+
+    with sjax.abstract_tpu("v7x"):
+        @pl.kernel(out_type=jax.ShapeDtypeStruct((8,), jnp.int32), mesh=vector_mesh(1, 1))
+        def kernel(_):
+            checkify.check(lax.axis_index("subcore") < 1, "not a debug check")
+
+        with pytest.raises(sjax.ExportError) as e:
+            sjax.export(kernel, target="v7x")
+    assert e.value.primitive == "check"
+    assert e.value.reason == ("NotImplementedError: Non-debug checks are not supported by the Mosaic "
+                              "backend. Functionalize them via `jax.experimental.checkify`.")
+
+
 # --- targets ---------------------------------------------------------------------------------------
 
 
@@ -2679,7 +2774,44 @@ def test_exported_text_compiles_with_the_scjit_package():
     expect_equal(compiled(*c.args), c.want[0], kernel.scir)
 
 
-@pytest.mark.parametrize("space", [pltpu.MemorySpace.CMEM, pl.MemorySpace.HOST], ids=str)
+def test_host_parameters_are_host_refs_and_run_in_jax():
+    """A pl.HOST output and a JAX array passed on: DMAs between HOST and HBM on the
+    scalar subcore, exported as host<...> parameters and run inside jax.jit."""
+    def to_host(x_hbm, o_host, sem):
+        pltpu.async_copy(x_hbm, o_host, sem).wait()
+
+    def from_host(x_host, o_hbm, sem):
+        pltpu.async_copy(x_host, o_hbm, sem).wait()
+
+    def kernels():
+        mesh = plsc.ScalarSubcoreMesh(axis_name="core", num_cores=1)
+        sem = [pltpu.SemaphoreType.DMA]
+        return (pl.kernel(to_host, out_type=pl.MemorySpace.HOST((16,), jnp.int32), mesh=mesh,
+                          scratch_types=sem),
+                pl.kernel(from_host, out_type=jax.ShapeDtypeStruct((16,), jnp.int32), mesh=mesh,
+                          scratch_types=sem))
+
+    with sjax.abstract_tpu("v7x"):
+        put, _ = kernels()
+        scir = sjax.export(put, np.zeros(16, np.int32), target="v7x", locations=False)
+    assert "kernel @to_host(in %x_hbm: hbm<16xi32>, out %o_host: host<16xi32>)" in scir
+    assert "  dma_start %x_hbm -> %o_host, %sem\n" in scir
+    with sjax.sparsecore("v7x"):
+        put, get = kernels()
+        x = jnp.arange(16, dtype=jnp.int32)
+        np.testing.assert_array_equal(jax.jit(lambda x: get(put(x)) + 1)(x), np.arange(16) + 1)
+
+
+def test_host_scratch_is_an_export_error():
+    with sjax.abstract_tpu("v7x"):
+        kernel = pl.kernel(lambda x_ref, o_ref, scratch: None,
+                           out_type=jax.ShapeDtypeStruct((16,), jnp.int32), mesh=vector_mesh(),
+                           scratch_types=[pl.MemorySpace.HOST((16,), jnp.int32)])
+        raises_at(kernel, np.zeros(16, np.int32),
+                  match="scratch 0: memory space host: host memory is the caller's")
+
+
+@pytest.mark.parametrize("space", [pltpu.MemorySpace.CMEM], ids=str)
 def test_memory_spaces_scjit_lacks_are_export_errors(space):
     with sjax.abstract_tpu("v7x"):
         kernel = pl.kernel(lambda x_ref, o_ref, scratch: None,

@@ -29,8 +29,8 @@ from .errors import ExportError, Location
 
 # --- types -----------------------------------------------------------------------
 
-# numpy dtype name -> .scir element type. Any other (int4, the float8 types, and the
-# 64-bit types, which JAX makes only with x64 enabled) is an ExportError.
+# numpy dtype name -> .scir element type. Any other (int4, uint4, and the 64-bit
+# types, which JAX makes only with x64 enabled) is an ExportError.
 ELEMENT_TYPES = {
     "bool": "i1",
     "int8": "i8",
@@ -42,6 +42,9 @@ ELEMENT_TYPES = {
     "bfloat16": "bf16",
     "float16": "f16",
     "float32": "f32",
+    "float8_e5m2": "f8e5m2",
+    "float8_e4m3fn": "f8e4m3fn",
+    "float8_e4m3b11fnuz": "f8e4m3b11fnuz",
 }
 
 _SPACES = {
@@ -50,6 +53,7 @@ _SPACES = {
     tpu_core.MemorySpace.VMEM_SHARED: "vmem_shared",
     tpu_core.MemorySpace.SMEM: "smem",
     pallas_core.MemorySpace.ANY: "hbm",
+    pallas_core.MemorySpace.HOST: "host",
 }
 
 
@@ -96,7 +100,7 @@ def memory_space(space: Any, default: str = "hbm") -> str:
         return default
     if space in _SPACES:
         return _SPACES[space]
-    raise ExportError(f"memory space {space}: scjit has HBM, VMEM, VMEM_SHARED, SMEM "
+    raise ExportError(f"memory space {space}: scjit has HBM, HOST, VMEM, VMEM_SHARED, SMEM "
                       "and semaphores")
 
 
@@ -132,10 +136,10 @@ def ref_type(aval: Any, default_space: str = "hbm") -> RefType:
     if space is None and not isinstance(aval, state_types.AbstractRef):
         space = getattr(inner, "memory_space", None)
     if isinstance(space, jax_core.MemorySpace):  # JAX's own Device/Host spaces
-        if space != jax_core.MemorySpace.Device:
-            raise ExportError(f"memory space {space}: scjit has HBM, VMEM, VMEM_SHARED, "
+        if space == jax_core.MemorySpace.Any:
+            raise ExportError(f"memory space {space}: scjit has HBM, HOST, VMEM, VMEM_SHARED, "
                               "SMEM and semaphores")
-        space = None
+        space = pallas_core.MemorySpace.HOST if space == jax_core.MemorySpace.Host else None
     if space == tpu_core.MemorySpace.SEMAPHORE:
         raise ExportError(f"a {np.dtype(inner.dtype).name} ref in semaphore memory")
     s = memory_space(space, default_space)

@@ -288,6 +288,9 @@ def _scratch(emitter: Emitter, invars: Sequence[Any], names: Sequence[str | None
             rtype = ref_type(var.aval)
         except ExportError as e:
             raise ExportError(f"scratch {k}: {e.reason}", location=where) from None
+        if rtype.space == "host":
+            raise ExportError(f"scratch {k}: memory space host: host memory is the caller's, so a "
+                              "kernel's scratch cannot be there (.scir's IR-KERNEL)", location=where)
         name = emitter.unique((names[k] if k < len(names) else None) or f"scratch{k}")
         out.append((var, Ref(name, rtype)))
     return out

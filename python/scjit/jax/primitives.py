@@ -18,13 +18,16 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from jax._src import checkify
 from jax._src import core as jax_core
 from jax._src import debugging
+from jax._src import source_info_util
 from jax._src import pjit
 from jax._src.lax import control_flow
 from jax._src.lax import lax
 from jax._src.lax import parallel
 from jax._src.lax import slicing
+from jax._src.pallas import core as pallas_core
 from jax._src.pallas import primitives as pallas_primitives
 from jax._src.pallas.mosaic import primitives as tpu_primitives
 from jax._src.pallas.mosaic import sc_primitives
@@ -900,6 +903,36 @@ def _debug_print(ctx: Emitter, eqn: Any) -> None:
     if eqn.params.get("ordered"):
         line += " {ordered = true}"
     ctx.line(line)
+
+
+@rule(checkify.check_p, "pl.debug_check", "not, debug_check",
+      "written only while jax_pallas_enable_debug_checks is on, as Pallas lowers it; "
+      "the message ends with \"check at\" the calling function, as a TPU reports it")
+def _debug_check(ctx: Emitter, eqn: Any) -> None:
+    if not eqn.params["debug"]:
+        raise ctx.error("NotImplementedError: Non-debug checks are not supported by the Mosaic "
+                        "backend. Functionalize them via `jax.experimental.checkify`.")
+    if not pallas_core.debug_checks_enabled():
+        return
+    # As lowering.py's _check_lowering_rule: the error's predicate says the check
+    # failed, its exception holds the message (fmt_string, its arguments unused).
+    error = eqn.params["err_tree"].unflatten(eqn.invars)
+    [failed] = error._pred.values()
+    [exception_tree] = error._metadata.values()
+    [payload] = error._payload.values()
+    exception = exception_tree.unflatten(payload)
+    # A TPU names the check's MLIR location: the primitive, then the function.
+    frame = source_info_util.user_frame(eqn.source_info.traceback)
+    where = f" (check at {frame.function_name})" if frame is not None else ""
+    try:
+        message = _string(exception.fmt_string + where)
+    except ValueError:
+        raise ctx.error("a message with control characters other than newline") from None
+    if isinstance(failed, jax_core.Literal):
+        ok = "false" if bool(failed.val) else "true"
+    else:
+        ok = ctx.new_value(f"not {ctx.value(failed).text} : i1", failed.aval).text
+    ctx.line(f"debug_check {ok}, {message}")
 
 
 # --- control flow and scopes ------------------------------------------------------------------------
