@@ -12,7 +12,11 @@ test runs use:
   - the hypothesis profile JAX's test runs register ("deterministic": no
     database, derandomized, no deadline), from jax._src.hypothesis_test_util,
     which JAX's source tree has and its wheels do not: this plugin provides the
-    two functions the tests call.
+    two functions the tests call;
+  - Bazel's test sharding, which JAX's BUILD gives the debug-check file so that
+    each test runs in a shard of its own (a failed check halts a TPU, and the
+    file skips itself without TEST_TOTAL_SHARDS): a failed check halts nothing
+    on scjit, so one process runs them all, as one shard of one.
 """
 
 import os
@@ -21,6 +25,8 @@ import sys
 import types
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+os.environ.setdefault("TEST_TOTAL_SHARDS", "1")
+os.environ.setdefault("TEST_SHARD_INDEX", "0")
 
 
 def pytest_addoption(parser):
