@@ -149,6 +149,17 @@ def test_a_failed_check_is_jax_runtime_error():
     assert f"{__file__}:" in str(e.value)
 
 
+def test_tpu_compiler_options_are_accepted_only_under_scjit():
+    x = np.arange(16 * 8, dtype=np.int32).reshape(16, 8)
+    options = {"xla_sc_assert_level": "all-loads-stores", "xla_tpu_enable_sc_log_recorder": "true"}
+    with scjit.jax.sparsecore("v6e"):
+        kernel = add_one_kernel()
+        np.testing.assert_array_equal(jax.jit(kernel, compiler_options=options)(x), x + 1)
+    # Outside the switch the program is XLA:CPU's, which knows no such option.
+    with pytest.raises(jax.errors.JaxRuntimeError, match="No such compile option: 'xla_sc_assert_level'"):
+        jax.jit(lambda x: x + 1, compiler_options=options)(x)
+
+
 def test_each_kernel_compiles_once():
     with scjit.jax.sparsecore("v7x"):
         kernel = add_one_kernel()

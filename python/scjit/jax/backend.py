@@ -152,18 +152,22 @@ def _install() -> None:
         compiler.get_compile_options = _without_sparsecore_options(compiler.get_compile_options)
 
 
+_TPU_OPTION_PREFIXES = ("xla_sc_", "xla_tpu_")
+
+
 def _without_sparsecore_options(get_compile_options):
-    """`jax.jit(f, compiler_options={"xla_sc_...": ...})` sets options of the TPU's
-    SparseCore compiler, which XLA:CPU rejects as unknown. While scjit is enabled
-    they are scjit's to honour, so XLA:CPU never sees them: the one JAX's tests
-    use, xla_sc_assert_level (the TPU's bounds checker), asks for what scjit's
-    checks (checks="all", the default) always do."""
+    """`jax.jit(f, compiler_options={"xla_sc_...": ..., "xla_tpu_...": ...})` sets
+    options of the TPU's compilers, which XLA:CPU rejects as unknown. While scjit
+    is enabled the program stands for a TPU one, so XLA:CPU never sees them:
+    xla_sc_assert_level (the TPU's bounds checker) asks for what scjit's checks
+    (checks="all", the default) always do, xla_tpu_enable_sc_log_recorder for
+    the debug_print output scjit always writes; the others tune the TPU."""
 
     def wrapper(*args, **kwargs):
         overrides = kwargs.get("env_options_overrides")
         if overrides and enabled() is not None:
             kwargs["env_options_overrides"] = {
-                name: value for name, value in overrides.items() if not name.startswith("xla_sc_")}
+                name: value for name, value in overrides.items() if not name.startswith(_TPU_OPTION_PREFIXES)}
         return get_compile_options(*args, **kwargs)
 
     return wrapper
