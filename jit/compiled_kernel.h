@@ -19,7 +19,7 @@ namespace scjit {
 // Immutable but for `stacks`, which is thread-safe.
 struct CompiledCode {
   std::shared_ptr<JitSession> session;  // keeps the code mapped
-  KernelFn entry = nullptr;
+  std::vector<KernelFn> entries;  // one per part of the kernel (layout.Parts())
   LaunchLayout layout;
   std::vector<ParamInfo> params;  // the public view of layout.params
   // Fiber stacks reused by the kernel's launches (mutable: a thread-safe pool).

@@ -104,19 +104,47 @@ absl::Status FrontEnd(Compilation& c) {
                    "); choose one with --kernel"));
 }
 
-absl::Status Lower(Compilation& c) {
-  c.info = PlanKernel(*c.module, *c.kernel, c.target);
-  std::vector<std::optional<IndexBound>> bounds = IndexBounds(*c.kernel);
+// The memory plan of one part, with the index bounds of its parameters.
+KernelInfo PlanPart(const Module& module, const KernelDef& part, TargetId target) {
+  KernelInfo info = PlanKernel(module, part, target);
+  std::vector<std::optional<IndexBound>> bounds = IndexBounds(part);
   for (size_t p = 0; p < bounds.size(); ++p) {
     if (!bounds[p]) continue;
-    c.info.layout.params[p].index_bound = bounds[p]->size;
-    c.info.layout.params[p].indexed_ref = bounds[p]->ref;
+    info.layout.params[p].index_bound = bounds[p]->size;
+    info.layout.params[p].indexed_ref = bounds[p]->ref;
   }
+  return info;
+}
+
+// A parameter used as an index by several parts is bounded by the smallest
+// dimension any of them indexes with it (the first part's layout answers for
+// the kernel's parameters).
+void MergeIndexBounds(LaunchLayout& first, const LaunchLayout& other) {
+  for (size_t p = 0; p < first.params.size(); ++p) {
+    ParamLayout& a = first.params[p];
+    const ParamLayout& b = other.params[p];
+    if (!b.index_bound || (a.index_bound && *a.index_bound <= *b.index_bound)) continue;
+    a.index_bound = b.index_bound;
+    a.indexed_ref = b.indexed_ref;
+  }
+}
+
+absl::Status Lower(Compilation& c) {
+  std::vector<const KernelDef*> parts = c.kernel->Parts();
+  std::vector<KernelInfo> infos;
+  for (const KernelDef* part : parts) infos.push_back(PlanPart(*c.module, *part, c.target));
+  std::vector<KernelInfo*> info_ptrs;
+  for (KernelInfo& info : infos) info_ptrs.push_back(&info);
   EmitOptions emit;
   emit.bounds_checks = c.options.checks.bounds;
-  absl::StatusOr<EmittedKernel> emitted = EmitKernel(*c.kernel, c.info, emit);
+  absl::StatusOr<EmittedKernel> emitted = EmitKernelParts(parts, info_ptrs, emit);
   if (!emitted.ok()) return emitted.status();
   c.emitted = *std::move(emitted);
+  c.info = std::move(infos[0]);
+  for (size_t i = 1; i < infos.size(); ++i) {
+    MergeIndexBounds(c.info.layout, infos[i].layout);
+    c.info.layout.more_parts.push_back(std::move(infos[i].layout));
+  }
   return absl::OkStatus();
 }
 
@@ -192,7 +220,7 @@ struct Compiler::Impl {
                                                            const CompileOptions& options,
                                                            std::shared_ptr<JitSession> session, CompileTimes* times,
                                                            std::string* object);
-  std::shared_ptr<const CompiledCode> MakeCode(std::shared_ptr<JitSession> session, KernelFn entry,
+  std::shared_ptr<const CompiledCode> MakeCode(std::shared_ptr<JitSession> session, std::vector<KernelFn> entries,
                                                LaunchLayout layout) const;
 
   mutable std::mutex mu;
@@ -219,11 +247,11 @@ std::string Compiler::Impl::Key(const Source& source, const CompileOptions& opti
              source.text.size(), "\n");
 }
 
-std::shared_ptr<const CompiledCode> Compiler::Impl::MakeCode(std::shared_ptr<JitSession> session, KernelFn entry,
-                                                             LaunchLayout layout) const {
+std::shared_ptr<const CompiledCode> Compiler::Impl::MakeCode(std::shared_ptr<JitSession> session,
+                                                             std::vector<KernelFn> entries, LaunchLayout layout) const {
   auto code = std::make_shared<CompiledCode>();
   code->session = std::move(session);
-  code->entry = entry;
+  code->entries = std::move(entries);
   code->params = PublicParams(layout);
   code->stacks = std::make_unique<StackPool>(StackBytesFor(layout));
   code->layout = std::move(layout);
@@ -240,10 +268,10 @@ absl::StatusOr<std::shared_ptr<const CompiledCode>> Compiler::Impl::Build(std::s
   *times = c.times;
   if (!status.ok()) return status;
   Clock::time_point t = Clock::now();
-  absl::StatusOr<KernelFn> entry = session->Add(std::move(c.emitted), object);
-  if (!entry.ok()) return entry.status();
+  absl::StatusOr<std::vector<KernelFn>> entries = session->AddParts(std::move(c.emitted), object);
+  if (!entries.ok()) return entries.status();
   times->codegen = Ms(t);
-  return MakeCode(std::move(session), *entry, std::move(c.info.layout));
+  return MakeCode(std::move(session), *std::move(entries), std::move(c.info.layout));
 }
 
 Compiler::Compiler() : impl_(std::make_unique<Impl>()) {}
@@ -286,10 +314,14 @@ absl::StatusOr<Kernel> Compiler::Compile(const Source& source, const CompileOpti
   if (!options.cache_dir.empty()) disk.emplace(options.cache_dir);
   if (disk) {
     if (std::optional<DiskCache::Entry> entry = disk->Load(key, &kernel->warnings)) {
-      absl::StatusOr<KernelFn> fn = (*session)->AddObject(entry->object, entry->layout.entry);
+      std::vector<std::string> symbols;
+      for (const LaunchLayout* part : entry->layout.Parts()) symbols.push_back(part->entry);
+      absl::StatusOr<std::vector<KernelFn>> fn = (*session)->AddObject(entry->object, symbols);
       if (fn.ok()) {
-        entry->layout.file = source.name;  // the same text, perhaps under another name
-        code = impl_->MakeCode(*session, *fn, std::move(entry->layout));
+        // The same text, perhaps under another name.
+        entry->layout.file = source.name;
+        for (LaunchLayout& part : entry->layout.more_parts) part.file = source.name;
+        code = impl_->MakeCode(*session, *std::move(fn), std::move(entry->layout));
         kernel->times.cache_hit = kernel->times.from_disk = true;
       } else {
         Diagnostic d = MakeDiagnostic(DiagId::kIoCache, nullptr, Location{},

@@ -220,24 +220,45 @@ absl::StatusOr<llvm::orc::JITDylib*> JitSession::NewKernelDylib() {
   return &*dylib;
 }
 
+absl::StatusOr<std::vector<KernelFn>> JitSession::LookupAll(llvm::orc::JITDylib& dylib,
+                                                             std::span<const std::string> symbols,
+                                                             std::string_view what) {
+  std::vector<KernelFn> out;
+  for (const std::string& symbol : symbols) {
+    llvm::Expected<llvm::orc::ExecutorAddr> addr = jit_->lookup(dylib, symbol);
+    if (!addr) return ToStatus(addr.takeError(), Cat(what, symbol));
+    out.push_back(addr->toPtr<KernelFn>());
+  }
+  return out;
+}
+
 absl::StatusOr<KernelFn> JitSession::Add(EmittedKernel kernel, std::string* object) {
+  absl::StatusOr<std::vector<KernelFn>> all = AddParts(std::move(kernel), object);
+  if (!all.ok()) return all.status();
+  return all->front();
+}
+
+absl::StatusOr<std::vector<KernelFn>> JitSession::AddParts(EmittedKernel kernel, std::string* object) {
   absl::StatusOr<llvm::orc::JITDylib*> dylib = NewKernelDylib();
   if (!dylib.ok()) return dylib.status();
   // A module identifier no other compilation has: the object cache's key.
   std::string module_id = Cat((*dylib)->getName(), ".", kernel.function);
   kernel.module->setModuleIdentifier(module_id);
+  std::vector<std::string> symbols{kernel.function};
+  symbols.insert(symbols.end(), kernel.more_functions.begin(), kernel.more_functions.end());
   llvm::orc::ThreadSafeModule tsm(std::move(kernel.module), std::move(kernel.context));
   if (absl::Status s = ToStatus(jit_->addIRModule(**dylib, std::move(tsm)), "adding the kernel module"); !s.ok()) {
     return s;
   }
-  llvm::Expected<llvm::orc::ExecutorAddr> addr = jit_->lookup(**dylib, kernel.function);
+  absl::StatusOr<std::vector<KernelFn>> entries = LookupAll(**dylib, symbols, "compiling ");
   std::string compiled = objects_->Take(module_id);
-  if (!addr) return ToStatus(addr.takeError(), Cat("compiling ", kernel.function));
+  if (!entries.ok()) return entries.status();
   if (object != nullptr) *object = std::move(compiled);
-  return addr->toPtr<KernelFn>();
+  return entries;
 }
 
-absl::StatusOr<KernelFn> JitSession::AddObject(std::string_view object, const std::string& symbol) {
+absl::StatusOr<std::vector<KernelFn>> JitSession::AddObject(std::string_view object,
+                                                            std::span<const std::string> symbols) {
   absl::StatusOr<llvm::orc::JITDylib*> dylib = NewKernelDylib();
   if (!dylib.ok()) return dylib.status();
   std::unique_ptr<llvm::MemoryBuffer> buffer =
@@ -246,9 +267,7 @@ absl::StatusOr<KernelFn> JitSession::AddObject(std::string_view object, const st
       !s.ok()) {
     return s;
   }
-  llvm::Expected<llvm::orc::ExecutorAddr> addr = jit_->lookup(**dylib, symbol);
-  if (!addr) return ToStatus(addr.takeError(), Cat("linking cached ", symbol));
-  return addr->toPtr<KernelFn>();
+  return LookupAll(**dylib, symbols, "linking cached ");
 }
 
 }  // namespace scjit

@@ -12,7 +12,9 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <span>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "lowering/emit/emit_llvm.h"
@@ -46,9 +48,12 @@ class JitSession {
   // Compiles an optimized kernel to host code; returns its entry point, and
   // in *object (when not null) the object code it was compiled to.
   absl::StatusOr<KernelFn> Add(EmittedKernel kernel, std::string* object = nullptr);
+  // Like Add, for a kernel of several parts: the entry point of each of its
+  // functions (kernel.function, then kernel.more_functions).
+  absl::StatusOr<std::vector<KernelFn>> AddParts(EmittedKernel kernel, std::string* object = nullptr);
   // Links object code Add returned (in this or another process) and returns
-  // the entry point `symbol`.
-  absl::StatusOr<KernelFn> AddObject(std::string_view object, const std::string& symbol);
+  // the entry points `symbols`, in order.
+  absl::StatusOr<std::vector<KernelFn>> AddObject(std::string_view object, std::span<const std::string> symbols);
 
   int opt_level() const { return opt_level_; }
   // "skylake-avx512 +avx512f,+avx2,..." (part of the object cache key).
@@ -57,6 +62,10 @@ class JitSession {
  private:
   JitSession();
   absl::StatusOr<llvm::orc::JITDylib*> NewKernelDylib();
+  // The addresses of `symbols` in `dylib` (compiling them if need be); `what`
+  // prefixes a symbol in an error.
+  absl::StatusOr<std::vector<KernelFn>> LookupAll(llvm::orc::JITDylib& dylib, std::span<const std::string> symbols,
+                                                  std::string_view what);
 
   // The compile layer's ObjectCache (declared first: jit_ points to it).
   std::unique_ptr<jit_internal::ObjectCapture> objects_;

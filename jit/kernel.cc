@@ -141,7 +141,7 @@ absl::StatusOr<LaunchResult> Kernel::Launch(const Args& args, const LaunchOption
   if (!params.ok()) return params.status();
   absl::StatusOr<RunOptions> run = Decide(options, *impl_);
   if (!run.ok()) return run.status();
-  return RunKernel(l, impl_->code->entry, *params, *run);
+  return RunKernel(l, impl_->code->entries, *params, *run);
 }
 
 absl::StatusOr<LaunchResult> Kernel::Launch(std::span<const Buffer> buffers, const LaunchOptions& options) const {
@@ -156,7 +156,7 @@ absl::StatusOr<LaunchResult> Kernel::Launch(std::span<const Buffer> buffers, con
   if (!params.ok()) return params.status();
   absl::StatusOr<RunOptions> run = Decide(options, *impl_);
   if (!run.ok()) return run.status();
-  return RunKernel(l, impl_->code->entry, *params, *run);
+  return RunKernel(l, impl_->code->entries, *params, *run);
 }
 
 absl::StatusOr<std::vector<Buffer>> Kernel::AllocateParams() const {

@@ -31,8 +31,10 @@ struct Group {
   std::vector<std::pair<int, int>> all;
 };
 
-bool SameSite(const Diagnostic& a, const Diagnostic& b) {
-  return a.code == b.code && a.severity == b.severity && a.file == b.file && a.loc == b.loc;
+bool SameSite(const SubcoreFinding& x, const SubcoreFinding& y) {
+  const Diagnostic& a = x.diagnostic;
+  const Diagnostic& b = y.diagnostic;
+  return a.code == b.code && a.severity == b.severity && a.file == b.file && a.loc == b.loc && x.mesh == y.mesh;
 }
 
 bool SameText(const Diagnostic& a, const Diagnostic& b) {
@@ -104,7 +106,7 @@ std::vector<Diagnostic> MergeFindings(std::vector<SubcoreFinding> findings, std:
     std::pair<int, int> who{f.core, f.subcore};
     Group* g = nullptr;
     for (Group& candidate : groups) {
-      if (SameSite(candidate.first->diagnostic, f.diagnostic)) g = &candidate;
+      if (SameSite(*candidate.first, f)) g = &candidate;
     }
     if (g == nullptr) {
       order.emplace_back(groups.size(), nullptr);
@@ -122,7 +124,12 @@ std::vector<Diagnostic> MergeFindings(std::vector<SubcoreFinding> findings, std:
   }
   std::vector<Diagnostic> out;
   for (const auto& [index, passed] : order) {
-    out.push_back(passed != nullptr ? passed->diagnostic : Render(groups[index], kernel, mesh));
+    if (passed != nullptr) {
+      out.push_back(passed->diagnostic);
+    } else {
+      const Group& g = groups[index];
+      out.push_back(Render(g, kernel, g.first->mesh.value_or(mesh)));
+    }
   }
   return out;
 }

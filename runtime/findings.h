@@ -8,6 +8,7 @@
 #ifndef SCJIT_RUNTIME_FINDINGS_H_
 #define SCJIT_RUNTIME_FINDINGS_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -26,6 +27,9 @@ struct SubcoreFinding {
   // False when the diagnostic already says who made it (a timeout): it is then
   // passed through as it is.
   bool name_subcore = true;
+  // The mesh of the part that made it (a kernel of several parts has subcores of
+  // both kinds); none: MergeFindings' `mesh`.
+  std::optional<MeshKind> mesh = std::nullopt;
 };
 
 // "subcore (core 0, subcore 3)", or "scalar subcore (core 1)" on a scalar mesh.
@@ -37,7 +41,8 @@ std::string SubcoreRanges(MeshKind mesh, const std::vector<std::pair<int, int>>&
 
 // The launch's findings in the order they were made, merged per op: findings of
 // one code at one site (one location) become one diagnostic. When they are
-// identical but for the subcore, its note names them all ("in kernel @k, 30
+// identical but for the subcore, its note names them all (findings of subcores
+// of different meshes are never merged) ("in kernel @k, 30
 // subcores: ..."); when their details differ (another index, another value),
 // the first is shown in full and a note counts the others, names them and
 // quotes the second's message.

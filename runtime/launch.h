@@ -52,6 +52,10 @@ size_t StackBytesFor(const LaunchLayout& layout);
 // kernel did wrong is in the result's findings.
 absl::StatusOr<LaunchResult> RunKernel(const LaunchLayout& layout, KernelFn kernel,
                                        std::span<const ParamBuffer> params, const RunOptions& options);
+// Runs a kernel of several parts: kernels[i] on every subcore of part i's mesh
+// (layout.Parts()), all in one launch.
+absl::StatusOr<LaunchResult> RunKernel(const LaunchLayout& layout, std::span<const KernelFn> kernels,
+                                       std::span<const ParamBuffer> params, const RunOptions& options);
 
 }  // namespace scjit
 

@@ -74,22 +74,25 @@ std::string LaunchResult::RenderFindings() const {
 // ------------------------------------------------------------------------------------
 // Subcore: the ABI entry points.
 
-Subcore::Subcore(Machine* machine, int index, int core, int subcore)
-    : machine_(machine), index_(index), core_(core), subcore_(subcore) {
-  sems_.resize(static_cast<size_t>(machine->layout().semaphores));
+Subcore::Subcore(Machine* machine, const MachinePart* part, int index, int core, int subcore)
+    : machine_(machine), part_(part), index_(index), core_(core), subcore_(subcore) {
+  sems_.resize(static_cast<size_t>(part->layout->semaphores));
   ops_.assign(std::size(kRuntimeOps), 0);
 }
 
 Diagnostic Subcore::Finding(DiagId id, int site, std::initializer_list<DiagArg> args) const {
-  const LaunchLayout& layout = machine_->layout();
-  Diagnostic d = layout.SiteDiagnostic(id, site, args);
+  Diagnostic d = layout().SiteDiagnostic(id, site, args);
   if (machine_->options().checks.warn) d.severity = Severity::kWarning;
   return d;
 }
 
+SubcoreFinding Subcore::Made(Diagnostic d, bool name_subcore) const {
+  return SubcoreFinding{std::move(d), core_, subcore_, name_subcore, layout().mesh};
+}
+
 int32_t Subcore::Fail(Diagnostic d) {
   bool error = d.severity == Severity::kError;
-  findings_.push_back(SubcoreFinding{std::move(d), core_, subcore_});
+  findings_.push_back(Made(std::move(d)));
   return error ? kStatusFailed : 0;
 }
 
@@ -109,7 +112,7 @@ int32_t Subcore::Tick() {
                                   {{"kernel", Cat("@", machine_->layout().kernel)},
                                    {"seconds", absl::StrFormat("%g", o.time_limit_seconds)}});
     d.notes.push_back(Cat(machine_->SubcoreName(index_), " was still in a loop"));
-    findings_.push_back(SubcoreFinding{std::move(d), core_, subcore_, /*name_subcore=*/false});
+    findings_.push_back(Made(std::move(d), /*name_subcore=*/false));
     return kStatusFailed;
   }
   return Park(Wait::kTick, -1);
@@ -126,7 +129,7 @@ bool Subcore::ValidSemaphore(int sem, int site, int32_t* status) {
 int32_t Subcore::CheckDma(const scjit_dma& dma, int site) {
   // The op as written, for a finding (made only then: this runs for every DMA).
   auto what = [&] {
-    const Site& s = machine_->layout().sites[site];
+    const Site& s = layout().sites[site];
     return Cat(s.op, " ", s.text);
   };
   // Generated code bounds-checks every view; this guard keeps even a wrong
@@ -175,7 +178,7 @@ int32_t Subcore::ReadIndices(const scjit_dma& dma, int site, std::vector<int32_t
   for (int64_t i = 0; i < dma.index_count; ++i) {
     int32_t v = (*out)[i];
     if ((dma.has_ignore && v == dma.ignore) || (v >= 0 && v < rows)) continue;
-    const Site& s = machine_->layout().sites[site];
+    const Site& s = layout().sites[site];
     return Fail(Finding(DiagId::kRtBounds, site,
                         {{"detail", Cat(s.op, " ", s.text, ": entry ", i, " of the index list is ", v,
                                         ", outside dimension 0 of the ",
@@ -283,7 +286,7 @@ int32_t Subcore::SemSignal(int sem, int32_t n, int core, int subcore, int site) 
   Count(RuntimeOp::kSemSignal);
   int32_t status = 0;
   if (!ValidSemaphore(sem, site, &status)) return status;
-  const LaunchLayout& info = machine_->layout();
+  const LaunchLayout& info = layout();
   int target_core = core < 0 ? core_ : core;
   int target_subcore = subcore < 0 ? subcore_ : subcore;
   if (target_core >= info.cores || target_subcore >= info.subcores) {
@@ -296,7 +299,8 @@ int32_t Subcore::SemSignal(int sem, int32_t n, int core, int subcore, int site) 
     return Fail(Finding(DiagId::kRtSync, site,
                         {{"detail", Cat("sem_signal adds ", n, "; semaphores only count up by signals")}}));
   }
-  int target = target_core * info.subcores + target_subcore;
+  // Signals address the subcores of this subcore's own part.
+  int target = part_->first + target_core * info.subcores + target_subcore;
   if (target == index_) {
     sems_[sem].value += n;
   } else {
@@ -347,7 +351,7 @@ int32_t Subcore::Barrier(int site) {
 int32_t Subcore::FetchAndAdd(int64_t offset, int32_t value, int target, int site, int32_t* old) {
   if (machine_->stopping()) return kStatusCancelled;
   Count(RuntimeOp::kFetchAndAdd);
-  const LaunchLayout& info = machine_->layout();
+  const LaunchLayout& info = layout();
   if (target < 0 || target >= info.subcores) {
     return Fail(Finding(DiagId::kRtBounds, site,
                         {{"detail", Cat("fetch_and_add targets subcore ", target, ", but each core has ", info.subcores,
@@ -358,15 +362,20 @@ int32_t Subcore::FetchAndAdd(int64_t offset, int32_t value, int target, int site
                         {{"detail", Cat("fetch_and_add addresses byte ", offset, " of an SMEM of ", info.smem_bytes,
                                         " bytes")}}));
   }
-  outbox_.push_back(Effect{Effect::Kind::kFetchAndAdd, core_ * info.subcores + target, 0, value, offset, old, nullptr});
+  outbox_.push_back(
+      Effect{Effect::Kind::kFetchAndAdd, part_->first + core_ * info.subcores + target, 0, value, offset, old, nullptr});
   return Park(Wait::kFetchAndAdd, site);
 }
 
 int32_t Subcore::DebugPrint(int site, int kind, int dtype, const void* data, int64_t count, const scjit_ref* ref) {
   if (machine_->stopping()) return kStatusCancelled;
   Count(RuntimeOp::kDebugPrint);
-  const Site& s = machine_->layout().sites[site];
-  std::string line = Cat("[core ", core_, ", subcore ", subcore_, "] ", s.text);
+  const Site& s = layout().sites[site];
+  // In a launch of several parts a scalar subcore says so ("[core 1, scalar
+  // subcore]"); alone it prints as it always has.
+  std::string line = machine_->several_parts() && layout().mesh == MeshKind::kScalar
+                         ? Cat("[core ", core_, ", scalar subcore] ", s.text)
+                         : Cat("[core ", core_, ", subcore ", subcore_, "] ", s.text);
   auto e = static_cast<ElementType>(dtype);
   if (kind == SCJIT_PRINT_VALUE) {
     Append(&line, ", data: ", HloName(e), "[", count, "]: ");
@@ -423,13 +432,13 @@ int32_t Subcore::Alloc(void* data, int64_t count, int dtype, int first_sem) {
 // halts on it. The launch then stops like after any error, so subcores waiting
 // for this one are cancelled rather than reported as a deadlock.
 int32_t Subcore::CheckFailed(int site) {
-  Diagnostic d = Finding(DiagId::kRtCheck, site, {{"message", machine_->layout().sites[site].text}});
+  Diagnostic d = Finding(DiagId::kRtCheck, site, {{"message", layout().sites[site].text}});
   d.severity = Severity::kError;
   return Fail(std::move(d));
 }
 
 int32_t Subcore::BoundsError(int site, int what, int dim, int64_t index, int64_t limit) {
-  const Site& s = machine_->layout().sites[site];
+  const Site& s = layout().sites[site];
   std::string detail;
   switch (what & 0xFF) {
     case SCJIT_BOUNDS_LANE:
@@ -466,21 +475,33 @@ int32_t Subcore::BoundsError(int site, int what, int dim, int64_t index, int64_t
 // A warning is made once per site and launch: the first in (epoch, subcore)
 // order is kept (see Machine::Settle), so the report does not depend on threads.
 int32_t Subcore::Warning(int site, int what) {
-  if (what != SCJIT_WARN_SORT_SIGN || machine_->Warned(site)) return 0;
+  if (what != SCJIT_WARN_SORT_SIGN || machine_->Warned(part_->index, site)) return 0;
   for (const auto& [s, d] : warnings_) {
     if (s == site) return 0;
   }
-  Diagnostic d = Finding(DiagId::kRtSortSign, site, {{"dtype", machine_->layout().sites[site].text}});
+  Diagnostic d = Finding(DiagId::kRtSortSign, site, {{"dtype", layout().sites[site].text}});
   d.severity = Severity::kWarning;
-  warnings_.emplace_back(site, SubcoreFinding{std::move(d), core_, subcore_});
+  warnings_.emplace_back(site, Made(std::move(d)));
   return 0;
 }
 
 // ------------------------------------------------------------------------------------
 // Machine.
 
-Machine::Machine(const LaunchLayout& layout, KernelFn kernel, const RunOptions& options)
-    : layout_(layout), kernel_(kernel), options_(options), rng_(options.seed.value_or(0)) {}
+Machine::Machine(const LaunchLayout& layout, std::span<const KernelFn> kernels, const RunOptions& options)
+    : layout_(layout), options_(options), rng_(options.seed.value_or(0)) {
+  std::vector<const LaunchLayout*> layouts = layout.Parts();
+  int first = 0;
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    MachinePart part;
+    part.layout = layouts[i];
+    part.kernel = i < kernels.size() ? kernels[i] : nullptr;
+    part.index = static_cast<int>(i);
+    part.first = first;
+    first += part.count();
+    parts_.push_back(std::move(part));
+  }
+}
 
 bool Machine::PastDeadline() {
   if (options_.time_limit_seconds <= 0 || std::chrono::steady_clock::now() < deadline_) return false;
@@ -498,31 +519,37 @@ bool Machine::Contains(const scjit_ref& r, int elem_bytes, int subcore) const {
   for (size_t p = 0; p < hbm_.size(); ++p) {
     if (inside(hbm_[p], hbm_bytes_[p])) return true;
   }
-  return inside(vmem_ + subcore * vmem_stride_, layout_.vmem_bytes) ||
-         inside(smem_ + subcore * smem_stride_, layout_.smem_bytes) ||
-         inside(shared_ + (subcore / layout_.subcores) * shared_stride_, layout_.vmem_shared_bytes);
+  const Subcore& s = *subcores_[subcore];
+  const LaunchLayout& l = s.layout();
+  return inside(s.ctx.vmem, l.vmem_bytes) || inside(s.ctx.smem, l.smem_bytes) ||
+         inside(s.ctx.vmem_shared, l.vmem_shared_bytes);
 }
 
 std::string Machine::SubcoreName(int i) const {
-  if (layout_.mesh == MeshKind::kScalar) return scjit::SubcoreName(layout_.mesh, i, 0);
-  return scjit::SubcoreName(layout_.mesh, i / layout_.subcores, i % layout_.subcores);
+  const Subcore& s = *subcores_[i];
+  return scjit::SubcoreName(s.layout().mesh, s.core_, s.subcore_);
 }
 
 void Machine::Stage(std::span<const ParamBuffer> params, bool in) {
-  int n = layout_.subcores_total();
-  for (size_t p = 0; p < layout_.params.size(); ++p) {
-    const ParamLayout& param = layout_.params[p];
+  for (const MachinePart& part : parts_) StagePart(part, params, in);
+}
+
+void Machine::StagePart(const MachinePart& part, std::span<const ParamBuffer> params, bool in) {
+  const LaunchLayout& l = *part.layout;
+  int n = part.count();
+  for (size_t p = 0; p < l.params.size(); ++p) {
+    const ParamLayout& param = l.params[p];
     if (!param.staged()) continue;
     bool copy_in = param.direction != ParamDirection::kOut;
     bool copy_out = param.direction != ParamDirection::kIn;
     if ((in && !copy_in) || (!in && !copy_out)) continue;
     bool shared = param.space == MemorySpace::kVmemShared;
-    int copies = shared ? layout_.cores : n;
-    // Copies back go in (core, subcore) order, so the last one wins.
+    int copies = shared ? l.cores : n;
+    // Copies back go in (part, core, subcore) order, so the last one wins.
     for (int i = 0; i < copies; ++i) {
-      uint8_t* arena = shared                              ? shared_ + i * shared_stride_
-                       : param.space == MemorySpace::kSmem ? smem_ + i * smem_stride_
-                                                           : vmem_ + i * vmem_stride_;
+      uint8_t* arena = shared                              ? part.shared + i * part.shared_stride
+                       : param.space == MemorySpace::kSmem ? part.smem + i * part.smem_stride
+                                                           : part.vmem + i * part.vmem_stride;
       uint8_t* where = arena + param.offset;
       if (in) {
         std::memcpy(where, params[p].data, static_cast<size_t>(param.bytes()));
@@ -537,11 +564,11 @@ void Machine::Stage(std::span<const ParamBuffer> params, bool in) {
 // starts from it (an `out` one from zero) and the last subcore's ends in it.
 void Machine::StageSemaphores(std::span<const ParamBuffer> params, bool in) {
   for (size_t p = 0; p < layout_.params.size(); ++p) {
-    const ParamLayout& param = layout_.params[p];
-    if (!param.semaphore) continue;
-    if (!in && param.direction == ParamDirection::kIn) continue;
+    if (!layout_.params[p].semaphore) continue;
+    if (!in && layout_.params[p].direction == ParamDirection::kIn) continue;
     auto* counts = reinterpret_cast<int32_t*>(params[p].data);
     for (const auto& s : subcores_) {
+      const ParamLayout& param = s->layout().params[p];  // its part's semaphore numbering
       for (int64_t k = 0; k < param.num_elements(); ++k) {
         Semaphore& sem = s->sems_[static_cast<size_t>(param.offset + k)];
         if (in) {
@@ -551,6 +578,66 @@ void Machine::StageSemaphores(std::span<const ParamBuffer> params, bool in) {
         }
       }
     }
+  }
+}
+
+absl::Status Machine::AllocateArenas() {
+  int64_t total = kAlign;
+  for (MachinePart& part : parts_) {
+    const LaunchLayout& l = *part.layout;
+    part.vmem_stride = AlignUp(l.vmem_bytes);
+    part.smem_stride = AlignUp(l.smem_bytes);
+    part.shared_stride = AlignUp(l.vmem_shared_bytes);
+    total += part.bytes();
+    part.param_semaphore.assign(static_cast<size_t>(l.semaphores), false);
+    for (const ParamLayout& param : l.params) {
+      for (int64_t k = 0; param.semaphore && k < param.num_elements(); ++k) {
+        part.param_semaphore[static_cast<size_t>(param.offset + k)] = true;
+      }
+    }
+  }
+  memory_.reset(new (std::nothrow) uint8_t[static_cast<size_t>(total)]);
+  if (memory_ == nullptr) return absl::ResourceExhaustedError(Cat("cannot allocate ", total, " bytes of kernel memory"));
+  std::memset(memory_.get(), 0, static_cast<size_t>(total));
+  uint8_t* next = memory_.get() + (kAlign - reinterpret_cast<uintptr_t>(memory_.get()) % kAlign) % kAlign;
+  for (MachinePart& part : parts_) {
+    int n = part.count();
+    part.vmem = next;
+    part.smem = part.vmem + part.vmem_stride * n;
+    part.shared = part.smem + part.smem_stride * n;
+    next += part.bytes();
+    for (const PoisonRange& r : part.layout->poison) {
+      bool shared = r.space == MemorySpace::kVmemShared;
+      int copies = shared ? part.layout->cores : n;
+      for (int i = 0; i < copies; ++i) {
+        uint8_t* arena = shared                          ? part.shared + i * part.shared_stride
+                         : r.space == MemorySpace::kSmem ? part.smem + i * part.smem_stride
+                                                         : part.vmem + i * part.vmem_stride;
+        FillPoison(arena + r.offset, r.count, r.element);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+void Machine::AddSubcores(const MachinePart& part) {
+  const LaunchLayout& l = *part.layout;
+  for (int k = 0; k < part.count(); ++k) {
+    int core = k / l.subcores, subcore = k % l.subcores;
+    auto s = std::make_unique<Subcore>(this, &part, part.first + k, core, subcore);
+    scjit_ctx& c = s->ctx;
+    c.vmem = part.vmem + k * part.vmem_stride;
+    c.smem = part.smem + k * part.smem_stride;
+    c.vmem_shared = part.shared + core * part.shared_stride;
+    c.hbm = hbm_.data();
+    c.core = core;
+    c.subcore = subcore;
+    c.num_cores = l.cores;
+    c.num_subcores = l.subcores;
+    c.tick = SCJIT_TICK_PERIOD;
+    c.checks = (options_.checks.bounds ? SCJIT_CHECK_BOUNDS : 0) | (options_.checks.any() ? SCJIT_CHECK_SORT_SIGN : 0);
+    c.runtime = s.get();
+    subcores_.push_back(std::move(s));
   }
 }
 
@@ -568,34 +655,7 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
                                             " bytes, got ", params[p].bytes));
     }
   }
-  int n = layout_.subcores_total();
-  param_semaphore_.assign(static_cast<size_t>(layout_.semaphores), false);
-  for (const ParamLayout& param : layout_.params) {
-    for (int64_t k = 0; param.semaphore && k < param.num_elements(); ++k) {
-      param_semaphore_[static_cast<size_t>(param.offset + k)] = true;
-    }
-  }
-  vmem_stride_ = AlignUp(layout_.vmem_bytes);
-  smem_stride_ = AlignUp(layout_.smem_bytes);
-  shared_stride_ = AlignUp(layout_.vmem_shared_bytes);
-  int64_t vmem = vmem_stride_, smem = smem_stride_, shared = shared_stride_;
-  int64_t total = vmem * n + smem * n + shared * layout_.cores + kAlign;
-  memory_.reset(new (std::nothrow) uint8_t[static_cast<size_t>(total)]);
-  if (memory_ == nullptr) return absl::ResourceExhaustedError(Cat("cannot allocate ", total, " bytes of kernel memory"));
-  std::memset(memory_.get(), 0, static_cast<size_t>(total));
-  uint8_t* base = memory_.get() + (kAlign - reinterpret_cast<uintptr_t>(memory_.get()) % kAlign) % kAlign;
-  vmem_ = base;
-  smem_ = vmem_ + vmem * n;
-  shared_ = smem_ + smem * n;
-  for (const PoisonRange& r : layout_.poison) {
-    int copies = r.space == MemorySpace::kVmemShared ? layout_.cores : n;
-    for (int i = 0; i < copies; ++i) {
-      uint8_t* arena = r.space == MemorySpace::kVmemShared ? shared_ + i * shared
-                       : r.space == MemorySpace::kSmem     ? smem_ + i * smem
-                                                           : vmem_ + i * vmem;
-      FillPoison(arena + r.offset, r.count, r.element);
-    }
-  }
+  if (absl::Status s = AllocateArenas(); !s.ok()) return s;
   hbm_.assign(layout_.params.size(), nullptr);
   hbm_bytes_.assign(layout_.params.size(), 0);
   for (size_t p = 0; p < params.size(); ++p) {
@@ -609,37 +669,26 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   if (options_.threads > 1) {
     shared_writes_ = std::make_unique<SharedWrites>();
     for (size_t p = 0; p < hbm_.size(); ++p) shared_writes_->AddRegion(hbm_[p], hbm_bytes_[p]);
-    for (int c = 0; c < layout_.cores; ++c) shared_writes_->AddRegion(shared_ + c * shared, layout_.vmem_shared_bytes);
+    for (const MachinePart& part : parts_) {
+      for (int c = 0; c < part.layout->cores; ++c) {
+        shared_writes_->AddRegion(part.shared + c * part.shared_stride, part.layout->vmem_shared_bytes);
+      }
+    }
   }
-
   subcores_.clear();
-  for (int i = 0; i < n; ++i) {
-    auto s = std::make_unique<Subcore>(this, i, i / layout_.subcores, i % layout_.subcores);
-    scjit_ctx& c = s->ctx;
-    c.vmem = vmem_ + i * vmem;
-    c.smem = smem_ + i * smem;
-    c.vmem_shared = shared_ + (i / layout_.subcores) * shared;
-    c.hbm = hbm_.data();
-    c.core = i / layout_.subcores;
-    c.subcore = i % layout_.subcores;
-    c.num_cores = layout_.cores;
-    c.num_subcores = layout_.subcores;
-    c.tick = SCJIT_TICK_PERIOD;
-    c.checks = (options_.checks.bounds ? SCJIT_CHECK_BOUNDS : 0) | (options_.checks.any() ? SCJIT_CHECK_SORT_SIGN : 0);
-    c.runtime = s.get();
-    subcores_.push_back(std::move(s));
-  }
+  for (const MachinePart& part : parts_) AddSubcores(part);
+  int n = static_cast<int>(subcores_.size());
   StageSemaphores(params, /*in=*/true);
   // Stacks hold the kernel's frame (large values live there) and the runtime
   // calls it makes; a shared pool whose stacks are too small is not used.
-  size_t stack_bytes = StackBytesFor(layout_);
+  size_t stack_bytes = StackBytesFor(layout_);  // every part's
   bool use_pool = options_.stacks != nullptr && options_.stacks->stack_bytes() >= stack_bytes;
   StackPool own_stacks(stack_bytes);
   scheduler_ = std::make_unique<SubcoreScheduler>(n, options_.threads, use_pool ? *options_.stacks : own_stacks);
   absl::Status status = scheduler_->Run(
       [this](int i) {
         Subcore& s = *subcores_[i];
-        s.exit_status_ = kernel_(&s.ctx);
+        s.exit_status_ = s.part_->kernel(&s.ctx);
         s.finished_ = true;
       },
       [this] { return Settle(); });
@@ -679,15 +728,17 @@ void Machine::FinishSubcore(Subcore& s, int32_t status) {
   if (status != 0) return;
   // A parameter's semaphore outlives the launch: DMAs still in flight on it
   // land now, crediting it for whoever waits later (a next launch).
+  const std::vector<bool>& param_semaphore = s.part_->param_semaphore;
   for (size_t k = 0; k < s.sems_.size(); ++k) {
-    if (param_semaphore_[k]) s.Complete(static_cast<int>(k), INT64_MAX, /*settling=*/true);
+    if (param_semaphore[k]) s.Complete(static_cast<int>(k), INT64_MAX, /*settling=*/true);
   }
   if (!options_.checks.sync) return;
   // RT-SYNC: every DMA waited, every semaphore of the kernel's own back to zero.
   for (size_t k = 0; k < s.sems_.size(); ++k) {
-    if (param_semaphore_[k]) continue;
+    if (param_semaphore[k]) continue;
     const Semaphore& sem = s.sems_[k];
-    std::string name = k < layout_.semaphore_names.size() ? layout_.semaphore_names[k] : Cat("semaphore ", k);
+    const std::vector<std::string>& names = s.layout().semaphore_names;
+    std::string name = k < names.size() ? names[k] : Cat("semaphore ", k);
     if (!sem.pending.empty() || sem.deferred > 0) {
       s.Fail(s.Finding(DiagId::kRtSync, sem.pending.empty() ? sem.last_site : sem.pending.front().site,
                        {{"detail", Cat("this DMA on ", name, " was started but never waited")}}));
@@ -716,7 +767,7 @@ absl::Status Machine::Settle() {
     }
     s->findings_.clear();
     for (auto& [site, f] : s->warnings_) {
-      if (warned_sites_.insert(site).second) findings_.push_back(std::move(f));
+      if (warned_sites_.insert({s->part_->index, site}).second) findings_.push_back(std::move(f));
     }
     s->warnings_.clear();
   }
@@ -787,16 +838,7 @@ absl::Status Machine::Settle() {
         break;
     }
   }
-  // A barrier opens when every subcore of its core waits at one.
-  for (int c = 0; c < layout_.cores; ++c) {
-    bool all = true;
-    for (int k = 0; k < layout_.subcores && all; ++k) {
-      all = subcores_[c * layout_.subcores + k]->wait_ == Subcore::Wait::kBarrier;
-    }
-    if (!all) continue;
-    for (int k = 0; k < layout_.subcores; ++k) wake(*subcores_[c * layout_.subcores + k], false);
-    progress = true;
-  }
+  progress = OpenBarriers() || progress;
   bool unfinished = false;
   for (auto& s : subcores_) unfinished = unfinished || !s->finished_;
   if (!progress && unfinished) {
@@ -809,32 +851,55 @@ absl::Status Machine::Settle() {
   return absl::OkStatus();
 }
 
+// A barrier opens when every subcore of its part and core waits at one.
+bool Machine::OpenBarriers() {
+  bool opened = false;
+  for (const MachinePart& part : parts_) {
+    const LaunchLayout& l = *part.layout;
+    for (int c = 0; c < l.cores; ++c) {
+      int first = part.first + c * l.subcores;
+      bool all = true;
+      for (int k = 0; k < l.subcores && all; ++k) all = subcores_[first + k]->wait_ == Subcore::Wait::kBarrier;
+      if (!all) continue;
+      for (int k = 0; k < l.subcores; ++k) scheduler_->MakeRunnable(first + k);
+      opened = true;
+    }
+  }
+  return opened;
+}
+
 void Machine::ReportDeadlock() {
   std::vector<std::string> notes;
   int first_site = -1;
+  const LaunchLayout* first_layout = &layout_;
   std::vector<std::string> finished;
   for (auto& sp : subcores_) {
     const Subcore& s = *sp;
     if (s.finished_) {
-      finished.push_back(layout_.mesh == MeshKind::kScalar ? Cat("(core ", s.core_, ")")
+      finished.push_back(s.layout().mesh == MeshKind::kScalar ? Cat("(core ", s.core_, ")")
                                                          : Cat("(", s.core_, ", ", s.subcore_, ")"));
       continue;
     }
-    if (first_site < 0) first_site = s.wait_site_;
-    std::string what = Cat(SubcoreName(s.index_), " waits in ", layout_.Describe(s.wait_site_));
+    const LaunchLayout& l = s.layout();
+    if (first_site < 0) {
+      first_site = s.wait_site_;
+      first_layout = &l;
+    }
+    std::string what = Cat(SubcoreName(s.index_), " waits in ", l.Describe(s.wait_site_));
     if (s.wait_ == Subcore::Wait::kSemWait || s.wait_ == Subcore::Wait::kDmaWait) {
-      std::string name = s.wait_sem_ < static_cast<int>(layout_.semaphore_names.size())
-                             ? layout_.semaphore_names[s.wait_sem_]
+      std::string name = s.wait_sem_ < static_cast<int>(l.semaphore_names.size())
+                             ? l.semaphore_names[s.wait_sem_]
                              : Cat("semaphore ", s.wait_sem_);
       Append(&what, ": ", name, " holds ", s.sems_[s.wait_sem_].value, ", needs ", s.wait_amount_);
     } else if (s.wait_ == Subcore::Wait::kBarrier) {
       int core_finished = 0;
-      for (int k = 0; k < layout_.subcores; ++k) core_finished += subcores_[s.core_ * layout_.subcores + k]->finished_;
+      int core_first = s.part_->first + s.core_ * l.subcores;
+      for (int k = 0; k < l.subcores; ++k) core_finished += subcores_[core_first + k]->finished_;
       if (core_finished > 0) Append(&what, " (", core_finished, " subcore", core_finished == 1 ? " of its core has" : "s of its core have", " finished without reaching it)");
     }
     notes.push_back(std::move(what));
   }
-  Diagnostic d = layout_.SiteDiagnostic(DiagId::kRtDeadlock, first_site,
+  Diagnostic d = first_layout->SiteDiagnostic(DiagId::kRtDeadlock, first_site,
                                 {{"kernel", Cat("@", layout_.kernel)},
                                  {"blocked", notes.size() == 1 ? std::string("1 subcore is blocked")
                                                                : Cat(notes.size(), " subcores are blocked")}});
@@ -848,13 +913,25 @@ void Machine::ReportDeadlock() {
 }
 
 size_t StackBytesFor(const LaunchLayout& layout) {
-  return std::max<size_t>(kMinStackBytes, static_cast<size_t>(layout.frame_bytes) + kStackHeadroom);
+  int64_t frame = 0;
+  for (const LaunchLayout* part : layout.Parts()) frame = std::max(frame, part->frame_bytes);
+  return std::max<size_t>(kMinStackBytes, static_cast<size_t>(frame) + kStackHeadroom);
+}
+
+absl::StatusOr<LaunchResult> RunKernel(const LaunchLayout& layout, std::span<const KernelFn> kernels,
+                                       std::span<const ParamBuffer> params, const RunOptions& options) {
+  if (kernels.size() != layout.Parts().size()) {
+    return absl::InvalidArgumentError(Cat("kernel @", layout.kernel, " has ", layout.Parts().size(),
+                                          " parts, but ", kernels.size(), " entry points were given"));
+  }
+  Machine machine(layout, kernels, options);
+  return machine.Run(params);
 }
 
 absl::StatusOr<LaunchResult> RunKernel(const LaunchLayout& layout, KernelFn kernel,
                                        std::span<const ParamBuffer> params, const RunOptions& options) {
-  Machine machine(layout, kernel, options);
-  return machine.Run(params);
+  KernelFn kernels[] = {kernel};
+  return RunKernel(layout, kernels, params, options);
 }
 
 }  // namespace scjit

@@ -12,6 +12,8 @@
 #include <memory>
 #include <random>
 #include <set>
+#include <span>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -74,11 +76,32 @@ struct Effect {
   std::shared_ptr<StartedDma> dma;  // kSharedAdd: an adding DMA into HBM/VMEM_SHARED
 };
 
+// One part of a launch (a kernel of one part has one): its layout and code, and
+// where its subcores are (runtime.md, "Several parts in one launch"). Its subcores' arenas follow the
+// previous part's in the machine's memory.
+struct MachinePart {
+  const LaunchLayout* layout = nullptr;
+  KernelFn kernel = nullptr;
+  int index = 0;  // its position among the parts
+  int first = 0;  // the global index of its first subcore
+  uint8_t* vmem = nullptr;
+  uint8_t* smem = nullptr;
+  uint8_t* shared = nullptr;
+  int64_t vmem_stride = 0, smem_stride = 0, shared_stride = 0;  // arena sizes, aligned
+  std::vector<bool> param_semaphore;  // by semaphore index: a parameter's (it outlives the launch)
+
+  int count() const { return layout->subcores_total(); }
+  int64_t bytes() const { return (vmem_stride + smem_stride) * count() + shared_stride * layout->cores; }
+};
+
 // One vector (or scalar) subcore. Its methods are the ABI entry points and run
 // on its own fiber; nothing else touches a Subcore during an epoch.
 class Subcore {
  public:
-  Subcore(Machine* machine, int index, int core, int subcore);
+  Subcore(Machine* machine, const MachinePart* part, int index, int core, int subcore);
+
+  // The layout of this subcore's part.
+  const LaunchLayout& layout() const { return *part_->layout; }
 
   int32_t Tick();
   int32_t DmaStart(const scjit_dma& dma, int site);
@@ -124,7 +147,12 @@ class Subcore {
   void Complete(int sem, int64_t bytes, bool settling = false);
   void Count(RuntimeOp op) { ++ops_[static_cast<size_t>(op)]; }
 
+  // A finding of this subcore (named by the machine when it merges them, unless
+  // `name_subcore` is false).
+  SubcoreFinding Made(Diagnostic d, bool name_subcore = true) const;
+
   Machine* machine_;
+  const MachinePart* part_;
   int index_, core_, subcore_;
   std::vector<Semaphore> sems_;
   std::vector<Effect> outbox_;
@@ -148,25 +176,30 @@ class Subcore {
 
 class Machine {
  public:
-  Machine(const LaunchLayout& layout, KernelFn kernel, const RunOptions& options);
+  // `kernels`: the entry point of each part of `layout` (LaunchLayout::Parts()).
+  Machine(const LaunchLayout& layout, std::span<const KernelFn> kernels, const RunOptions& options);
 
   absl::StatusOr<LaunchResult> Run(std::span<const ParamBuffer> params);
 
+  // The launch's layout (its first part's).
   const LaunchLayout& layout() const { return layout_; }
+  // True when the launch runs a kernel of several parts.
+  bool several_parts() const { return parts_.size() > 1; }
   const RunOptions& options() const { return options_; }
   bool stopping() const { return stopping_.load(std::memory_order_relaxed); }
   // True (once) when the launch has run past its time limit.
   bool PastDeadline();
   SubcoreScheduler& scheduler() { return *scheduler_; }
-  uint8_t* smem_of(int subcore) { return smem_ + subcore * smem_stride_; }
+  uint8_t* smem_of(int subcore) { return subcores_[subcore]->ctx.smem; }
   const Subcore& subcore(int i) const { return *subcores_[i]; }
   std::string SubcoreName(int i) const;
   // True when every byte of `r` lies inside one kernel buffer: an HBM parameter,
-  // or an arena of subcore `subcore` (its VMEM, its SMEM, its core's shared).
+  // or an arena of subcore `subcore` (its VMEM, its SMEM, its core's shared of
+  // its part).
   bool Contains(const scjit_ref& r, int elem_bytes, int subcore) const;
   // True when `site` has made a warning in an earlier epoch (read during epochs,
   // written only between them).
-  bool Warned(int site) const { return warned_sites_.contains(site); }
+  bool Warned(int part, int site) const { return warned_sites_.contains({part, site}); }
   // The writes into shared memory to order, when several threads run subcores.
   SharedWrites* shared_writes() { return shared_writes_.get(); }
 
@@ -176,24 +209,26 @@ class Machine {
   void FinishSubcore(Subcore& s, int32_t status);
   void ReportDeadlock();
   void Stage(std::span<const ParamBuffer> params, bool in);
+  void StagePart(const MachinePart& part, std::span<const ParamBuffer> params, bool in);
   void StageSemaphores(std::span<const ParamBuffer> params, bool in);
+  // Sizes and places every part's arenas in one allocation, poisoned as the
+  // layouts say.
+  absl::Status AllocateArenas();
+  void AddSubcores(const MachinePart& part);
+  // Wakes the subcores of each (part, core) that all wait at a barrier; true if any.
+  bool OpenBarriers();
 
   const LaunchLayout& layout_;
-  KernelFn kernel_;
   RunOptions options_;
+  std::vector<MachinePart> parts_;
   std::unique_ptr<uint8_t[]> memory_;
-  uint8_t* vmem_ = nullptr;
-  uint8_t* smem_ = nullptr;
-  uint8_t* shared_ = nullptr;
-  int64_t vmem_stride_ = 0, smem_stride_ = 0, shared_stride_ = 0;  // arena sizes, aligned
   std::vector<uint8_t*> hbm_;
   std::vector<int64_t> hbm_bytes_;
   std::vector<std::unique_ptr<Subcore>> subcores_;
   std::unique_ptr<SubcoreScheduler> scheduler_;
   std::unique_ptr<SharedWrites> shared_writes_;  // null on one thread
   std::vector<SubcoreFinding> findings_;  // merged per op when the launch ends
-  std::set<int> warned_sites_;  // sites whose warning was kept
-  std::vector<bool> param_semaphore_;  // by semaphore index: a parameter's (it outlives the launch)
+  std::set<std::pair<int, int>> warned_sites_;  // (part, site) whose warning was kept
   std::atomic<bool> stopping_{false};
   std::atomic<bool> timed_out_{false};
   std::chrono::steady_clock::time_point deadline_;

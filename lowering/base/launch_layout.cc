@@ -11,6 +11,12 @@ int64_t ParamLayout::num_elements() const {
   return n;
 }
 
+std::vector<const LaunchLayout*> LaunchLayout::Parts() const {
+  std::vector<const LaunchLayout*> out{this};
+  for (const LaunchLayout& p : more_parts) out.push_back(&p);
+  return out;
+}
+
 std::string LaunchLayout::Describe(int site) const {
   if (site < 0 || site >= static_cast<int>(sites.size())) return "an unknown op";
   const Site& s = sites[site];
@@ -29,7 +35,7 @@ Diagnostic LaunchLayout::SiteDiagnostic(DiagId id, int site, std::initializer_li
 
 namespace {
 
-constexpr uint32_t kLayoutVersion = 3;
+constexpr uint32_t kLayoutVersion = 4;
 
 void Put(Writer& w, const Location& l) {
   w.Put<int32_t>(l.line);
@@ -75,11 +81,7 @@ constexpr int kTargetCount = 0
 #include "lowering/base/target.def"
     ;
 
-}  // namespace
-
-std::string Serialize(const LaunchLayout& l) {
-  Writer w;
-  w.Put(kLayoutVersion);
+void PutLayout(Writer& w, const LaunchLayout& l) {
   w.Put(l.kernel);
   w.Put(l.file);
   w.Put(static_cast<uint8_t>(l.target));
@@ -122,15 +124,26 @@ std::string Serialize(const LaunchLayout& l) {
   }
   w.Put(l.frame_bytes);
   w.Put(l.entry);
+  w.Put<uint64_t>(l.more_parts.size());
+  for (const LaunchLayout& p : l.more_parts) PutLayout(w, p);
+}
+
+}  // namespace
+
+std::string Serialize(const LaunchLayout& l) {
+  Writer w;
+  w.Put(kLayoutVersion);
+  PutLayout(w, l);
   return w.Take();
 }
 
-absl::StatusOr<LaunchLayout> Deserialize(std::string_view bytes) {
-  Reader r(bytes);
-  LaunchLayout l;
-  uint32_t version = 0;
+namespace {
+
+// One layout and its further parts (at most `depth` levels: parts have none).
+bool GetLayout(Reader& r, LaunchLayout* out, int depth) {
+  LaunchLayout& l = *out;
   int32_t cores = 0, subcores = 0, lanes = 0, semaphores = 0;
-  bool ok = r.Get(&version) && version == kLayoutVersion && r.Get(&l.kernel) && r.Get(&l.file) &&
+  bool ok = r.Get(&l.kernel) && r.Get(&l.file) &&
             GetEnum(r, &l.target, kTargetCount) && GetEnum(r, &l.mesh, 2) && r.Get(&cores) && r.Get(&subcores) &&
             r.Get(&lanes);
   ok = ok && GetList(r, &l.params, [&](ParamLayout* p) {
@@ -152,7 +165,8 @@ absl::StatusOr<LaunchLayout> Deserialize(std::string_view bytes) {
   ok = ok && GetList(r, &l.sites, [&](Site* s) {
          return r.Get(&s->op) && Get(r, &s->loc) && r.Get(&s->source_line) && r.Get(&s->text) && r.Get(&s->file);
        });
-  ok = ok && r.Get(&l.frame_bytes) && r.Get(&l.entry) && r.done();
+  ok = ok && r.Get(&l.frame_bytes) && r.Get(&l.entry);
+  ok = ok && GetList(r, &l.more_parts, [&](LaunchLayout* p) { return depth > 0 && GetLayout(r, p, depth - 1); });
   l.cores = cores;
   l.subcores = subcores;
   l.lanes = lanes;
@@ -163,6 +177,21 @@ absl::StatusOr<LaunchLayout> Deserialize(std::string_view bytes) {
   for (const ParamLayout& p : l.params) {
     for (int64_t d : p.shape) ok = ok && d >= 0;
     ok = ok && p.offset >= 0;
+  }
+  return ok;
+}
+
+}  // namespace
+
+absl::StatusOr<LaunchLayout> Deserialize(std::string_view bytes) {
+  Reader r(bytes);
+  LaunchLayout l;
+  uint32_t version = 0;
+  bool ok = r.Get(&version) && version == kLayoutVersion && GetLayout(r, &l, /*depth=*/1) && r.done();
+  // The runtime gives every part the first part's parameter buffers.
+  for (const LaunchLayout& p : l.more_parts) {
+    ok = ok && p.params.size() == l.params.size();
+    for (size_t i = 0; ok && i < p.params.size(); ++i) ok = p.params[i].bytes() == l.params[i].bytes();
   }
   if (!ok) return absl::DataLossError("not a launch layout this build of scjit wrote");
   return l;

@@ -90,8 +90,15 @@ struct LaunchLayout {
   // runtime sizes subcore stacks from it.
   int64_t frame_bytes = 0;
   std::string entry;  // the kernel function's symbol
+  // A kernel of several parts (MPMD): this layout is its first part's, and each
+  // further part has a layout of its own here (the same kernel, file, target
+  // and parameters; its own mesh, arenas, semaphores, sites and entry). All
+  // parts run in one launch.
+  std::vector<LaunchLayout> more_parts;
 
   int subcores_total() const { return cores * subcores; }
+  // Every part's layout, this one first.
+  std::vector<const LaunchLayout*> Parts() const;
   // "barrier at k.scir:12:3".
   std::string Describe(int site) const;
   // A diagnostic located at `site` (none for -1).

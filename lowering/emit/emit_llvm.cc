@@ -515,7 +515,7 @@ llvm::Value* Emitter::NewDma(const RefVal& src, const RefVal& dst, llvm::Value* 
 
 absl::Status Emitter::Run() {
   llvm::FunctionType* fty = llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy()}, false);
-  fn_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, KernelSymbol(kernel_.name), module_);
+  fn_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, PartSymbol(kernel_), module_);
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
   ctx_arg_ = fn_->getArg(0);
   ctx_arg_->setName("ctx");
@@ -899,14 +899,29 @@ EmittedKernel::~EmittedKernel() {
 
 std::string KernelSymbol(std::string_view name) { return Cat("scjit_kernel_", name); }
 
+std::string PartSymbol(const KernelDef& part) {
+  if (part.part == 0) return KernelSymbol(part.name);
+  return Cat(KernelSymbol(part.name), "__part", part.part);
+}
+
 absl::StatusOr<EmittedKernel> EmitKernel(const KernelDef& kernel, KernelInfo& info, const EmitOptions& options) {
+  KernelInfo* infos[] = {&info};
+  const KernelDef* parts[] = {&kernel};
+  return EmitKernelParts(parts, infos, options);
+}
+
+absl::StatusOr<EmittedKernel> EmitKernelParts(std::span<const KernelDef* const> parts, std::span<KernelInfo* const> infos,
+                                              const EmitOptions& options) {
   EmittedKernel out;
   out.context = std::make_unique<llvm::LLVMContext>();
-  out.module = std::make_unique<llvm::Module>(Cat("scjit.", kernel.name), *out.context);
-  out.function = KernelSymbol(kernel.name);
-  info.layout.entry = out.function;
-  emit::Emitter emitter(kernel, info, options, *out.context, *out.module);
-  if (absl::Status s = emitter.Run(); !s.ok()) return s;
+  out.module = std::make_unique<llvm::Module>(Cat("scjit.", parts[0]->name), *out.context);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    std::string symbol = PartSymbol(*parts[i]);
+    infos[i]->layout.entry = symbol;
+    (i == 0 ? out.function : out.more_functions.emplace_back()) = symbol;
+    emit::Emitter emitter(*parts[i], *infos[i], options, *out.context, *out.module);
+    if (absl::Status s = emitter.Run(); !s.ok()) return s;
+  }
   return out;
 }
 

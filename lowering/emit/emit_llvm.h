@@ -16,7 +16,9 @@
 #define SCJIT_LOWERING_EMIT_EMIT_LLVM_H_
 
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "lowering/ir/ir.h"
@@ -42,15 +44,25 @@ struct EmittedKernel {
 
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::Module> module;
-  std::string function;  // the kernel's symbol
+  std::string function;  // the kernel's symbol (its first part's)
+  std::vector<std::string> more_functions;  // the symbols of its further parts
 };
 
 // The symbol of kernel `name`'s function.
 std::string KernelSymbol(std::string_view name);
 
-// Emits `kernel`. `info` (from PlanKernel) gains the kernel's sites. Ops the
-// emitter does not handle yet are an Unimplemented error naming the op and line.
+// The symbol of one part's function: KernelSymbol for the first part, with
+// "__part<n>" appended for a further part n.
+std::string PartSymbol(const KernelDef& part);
+
+// Emits `kernel` (one part). `info` (from PlanKernel) gains the kernel's sites
+// and entry. Ops the emitter does not handle yet are an Unimplemented error
+// naming the op and line.
 absl::StatusOr<EmittedKernel> EmitKernel(const KernelDef& kernel, KernelInfo& info, const EmitOptions& options);
+// Emits the parts of a kernel, one function each, into one module; infos[i]
+// (PlanKernel of parts[i]) gains that part's sites and entry.
+absl::StatusOr<EmittedKernel> EmitKernelParts(std::span<const KernelDef* const> parts, std::span<KernelInfo* const> infos,
+                                              const EmitOptions& options);
 
 }  // namespace scjit
 

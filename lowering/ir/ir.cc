@@ -2,6 +2,7 @@
 
 #include <array>
 #include <functional>
+#include <utility>
 
 
 namespace scjit {
@@ -92,7 +93,21 @@ const Attribute* Op::FindAttr(std::string_view attr) const {
   return nullptr;
 }
 
+std::vector<const KernelDef*> KernelDef::Parts() const {
+  if (first != nullptr) return first->Parts();
+  std::vector<const KernelDef*> out{this};
+  for (const auto& p : more_parts) out.push_back(p.get());
+  return out;
+}
+
+std::vector<KernelDef*> KernelDef::Parts() {
+  std::vector<KernelDef*> out;
+  for (const KernelDef* p : std::as_const(*this).Parts()) out.push_back(const_cast<KernelDef*>(p));
+  return out;
+}
+
 const Attribute* KernelDef::FindAttribute(std::string_view attr) const {
+  if (first != nullptr) return first->FindAttribute(attr);
   for (const Attribute& a : attributes) {
     if (a.name == attr) return &a;
   }

@@ -289,6 +289,12 @@ struct Mesh {
   Location loc, cores_loc, subcores_loc;
 };
 
+// A kernel is one or more parts (MPMD, language.md §5 "Kernels of several
+// meshes"): each a mesh, its scratch and a body run by every subcore of that
+// mesh, all parts in one launch sharing the parameters. The first part is the
+// KernelDef itself; every further part is a KernelDef of its own (`more_parts`)
+// with the same name and parameters (its own Values of them), so a stage that
+// handles one kernel handles each part alike.
 struct KernelDef {
   std::string name;  // without the '@'
   Location loc;
@@ -300,6 +306,15 @@ struct KernelDef {
   Region body;
   std::vector<std::unique_ptr<Value>> values;  // every value of the kernel
 
+  int part = 0;                      // this part's position (0: the first)
+  const KernelDef* first = nullptr;  // a further part: the kernel's first part
+  std::vector<std::unique_ptr<KernelDef>> more_parts;  // the first part: the others
+
+  // Every part of the kernel, the first one first (of a further part: its own
+  // kernel's parts).
+  std::vector<const KernelDef*> Parts() const;
+  std::vector<KernelDef*> Parts();
+  // The kernel's attributes are the first part's (a further part has none of its own).
   const Attribute* FindAttribute(std::string_view name) const;
   // `layout_passes` (default true, as Pallas' needs_layout_passes).
   bool layout_passes() const;

@@ -5,6 +5,9 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "lowering/ir/lexer.h"
@@ -153,6 +156,8 @@ class Parser {
   bool ParseTarget();
   bool ParseKernel();
   bool ParseMesh(KernelDef& k);
+  bool ParsePart(KernelDef& k);
+  bool ParseFurtherPart(KernelDef& k);
   bool ParseNamedRefList(std::vector<Value*>* out, Value::Kind kind);
   bool ParseType(Type* out, Location* loc = nullptr);
   bool ParseShapeBody(const Token& kw, Type* out);
@@ -458,6 +463,45 @@ bool Parser::ParseKernel() {
   continuing_ = false;
   if (!params_ok) return false;
 
+  if (!ParsePart(k)) return false;
+  while (AtIdent("mesh")) {
+    if (!ParseFurtherPart(k)) return false;
+  }
+  kernel_ = &k;
+  return true;
+}
+
+// A further part of kernel `k`: `mesh ... ⟨scratch(...)⟩ { body }`, in a scope of
+// its own holding its own values of the kernel's parameters.
+bool Parser::ParseFurtherPart(KernelDef& k) {
+  auto part = std::make_unique<KernelDef>();
+  part->name = k.name;
+  part->loc = Loc(tok_);
+  part->first = &k;
+  part->part = static_cast<int>(k.more_parts.size()) + 1;
+  kernel_ = part.get();
+  k.more_parts.push_back(std::move(part));
+  // The first part's scope (its parameters and scratch) is not this part's.
+  std::vector<absl::flat_hash_map<std::string, Value*>> outer = std::exchange(scopes_, {});
+  bool ok = false;
+  {
+    ScopeGuard part_scope(this);
+    for (const Param& p : k.params) {
+      Param copy = p;
+      copy.value = kernel_->NewValue(p.value->name, p.value->type, p.value->loc, Value::Kind::kParam);
+      copy.value->index = p.value->index;
+      Define(copy.value);
+      kernel_->params.push_back(copy);
+    }
+    ok = ParsePart(*kernel_);
+  }
+  scopes_ = std::move(outer);
+  return ok;
+}
+
+// The clauses and body of one part of a kernel (the first part also takes
+// `attributes`).
+bool Parser::ParsePart(KernelDef& k) {
   bool seen_scratch = false, seen_attrs = false;
   while (!At(Tok::kLBrace)) {
     Location clause = Loc(tok_);
@@ -472,7 +516,7 @@ bool Parser::ParseKernel() {
       seen_scratch = true;
       Advance();
       if (!ParseNamedRefList(&k.scratch, Value::Kind::kScratch)) return false;
-    } else if (AtIdent("attributes")) {
+    } else if (AtIdent("attributes") && k.first == nullptr) {
       if (seen_attrs) duplicate("attributes");
       seen_attrs = true;
       k.attributes_loc = clause;
@@ -480,7 +524,7 @@ bool Parser::ParseKernel() {
       if (!At(Tok::kLBrace)) return SyntaxError("'{' and the kernel's attributes");
       if (!ParseAttrDict(&k.attributes)) return false;
     } else {
-      return SyntaxError("'mesh', 'scratch', 'attributes' or '{'");
+      return SyntaxError(k.first == nullptr ? "'mesh', 'scratch', 'attributes' or '{'" : "'scratch' or '{'");
     }
   }
   return ParseRegion(&k.body);

@@ -114,6 +114,12 @@ class Printer {
       Append(&out, DirectionName(p.direction), " %", p.value->name, ": ", p.value->type.ToString());
     }
     out += ")\n";
+    for (const KernelDef* part : k.Parts()) PrintPart(*part);
+  }
+
+ private:
+  // One part: its mesh, scratch (and on the first, the kernel's attributes), body.
+  void PrintPart(const KernelDef& k) {
     if (k.mesh.written) {
       Append(&out, "    mesh ", k.mesh.kind == MeshKind::kVector ? "vector" : "scalar");
       std::vector<std::string> args;
@@ -133,7 +139,6 @@ class Printer {
     out += "}\n";
   }
 
- private:
   void Indent(int level) { out.append(static_cast<size_t>(level) * 2, ' '); }
 
   void PrintOps(const Region& r, int level) {

@@ -56,7 +56,10 @@ class Verifier {
                                     {{"detail", "the file defines no kernel"}});
       sink_.Report(std::move(d));
     }
-    for (auto& k : module_.kernels) VerifyKernel(*k);
+    for (auto& k : module_.kernels) {
+      for (KernelDef* part : k->Parts()) VerifyKernel(*part);
+      if (!k->more_parts.empty()) VerifyParts(*k);
+    }
   }
 
  private:
@@ -82,6 +85,7 @@ class Verifier {
 
   // --- Kernels and regions -------------------------------------------------------
   void VerifyKernel(KernelDef& k);
+  void VerifyParts(const KernelDef& k);
   void VerifyRegion(Region& r);
   void VerifyOp(Op& op);
   bool VerifyArity(Op& op);
@@ -215,7 +219,10 @@ void Verifier::VerifyKernel(KernelDef& k) {
              Cat(what, " %", v->name, " has a dynamic dimension; ", what, "s have static shapes"));
     }
   };
-  for (Param& p : k.params) check_memory(p.value, "parameter");
+  // The parameters are the kernel's: checked with its first part.
+  if (k.first == nullptr) {
+    for (Param& p : k.params) check_memory(p.value, "parameter");
+  }
   for (Value* v : k.scratch) {
     check_memory(v, "scratch");
     if (v->type.is_ref() && v->type.space() == MemorySpace::kHost) {
@@ -231,6 +238,47 @@ void Verifier::VerifyKernel(KernelDef& k) {
   }
   VerifyAttrList(k.attributes, nullptr);
   VerifyRegion(k.body);
+}
+
+// A kernel of several parts (MPMD): each part names its mesh, at most one part
+// per mesh kind (Pallas: "You can't use two different ScalarSubcoreMeshes"),
+// and the parts run on the same cores (Pallas: the scalar mesh "should have the
+// same core axis name and number of cores as the VectorSubcoreMesh").
+void Verifier::VerifyParts(const KernelDef& k) {
+  std::vector<const KernelDef*> parts = k.Parts();
+  const KernelDef* by_kind[2] = {nullptr, nullptr};
+  const KernelDef* cores_from = nullptr;  // the first part that writes `cores`
+  for (const KernelDef* p : parts) {
+    if (!p->mesh.written) {
+      Detail(DiagId::kIrKernel, p->body.loc,
+             Cat("kernel @", k.name, " has ", parts.size(),
+                 " parts; each part names its mesh, but this one has no 'mesh' clause"));
+      continue;
+    }
+    const KernelDef*& same = by_kind[static_cast<int>(p->mesh.kind)];
+    std::string_view kind = p->mesh.kind == MeshKind::kVector ? "vector" : "scalar";
+    if (same != nullptr) {
+      Diagnostic& d = Report(DiagId::kIrKernel, p->mesh.loc,
+                             {{"detail", Cat("kernel @", k.name, " has a second part on a ", kind,
+                                             " mesh; a kernel has at most one part per mesh kind")}});
+      std::string file = module_.source != nullptr ? std::string(module_.source->name()) : "";
+      d.notes.push_back(Cat("the first ", kind, " part is at ", file, ":", same->mesh.loc.line, ":", same->mesh.loc.col));
+      continue;
+    }
+    same = p;
+    if (cores_from == nullptr && p->mesh.cores) cores_from = p;
+  }
+  if (cores_from == nullptr) return;  // every part has the target's cores
+  for (const KernelDef* p : parts) {
+    if (!p->mesh.written || p->mesh.cores == cores_from->mesh.cores) continue;
+    Location at = p->mesh.cores ? p->mesh.cores_loc : p->mesh.loc;
+    Diagnostic& d = Report(
+        DiagId::kIrKernel, at,
+        {{"detail", Cat("the parts of kernel @", k.name, " run on the same cores, but this mesh has ",
+                        p->mesh.cores ? Cat(*p->mesh.cores) : std::string("the target's number of"),
+                        " cores and the one at line ", cores_from->mesh.loc.line, " has ", *cores_from->mesh.cores)}});
+    d.help = Cat("write `cores = ", *cores_from->mesh.cores, "` on every part's mesh (or on none)");
+  }
 }
 
 void Verifier::VerifyRegion(Region& r) {

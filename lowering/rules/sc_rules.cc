@@ -45,26 +45,31 @@ void Report(const Module& module, const rules::Violation& v, Location fallback, 
   sink.Report(std::move(d));
 }
 
+// The rules of one part of a kernel, by its own mesh.
+void CheckPart(const Module& module, const KernelDef& kernel, const TargetInfo& t, DiagnosticSink& sink) {
+  for (const rules::KernelRule& rule : rules::KernelRules()) {
+    for (const rules::Violation& v : rule.check(kernel, t)) Report(module, v, kernel.loc, sink);
+  }
+  WalkOps(kernel.body, [&](const Op& op) {
+    rules::Ctx c{kernel, t, op};
+    for (const Group& group : kOpGroups) {
+      for (const OpRule& rule : *group.rules) {
+        if (!Applies(rule, op.kind)) continue;
+        if (std::optional<rules::Violation> v = rule.check(c)) {
+          Report(module, *v, op.loc, sink);
+          return;  // the first failure wins
+        }
+      }
+    }
+  });
+}
+
 }  // namespace
 
 void CheckScRules(const Module& module, TargetId target, DiagnosticSink& sink) {
   const TargetInfo& t = Info(target);
-  for (const auto& kernel : module.kernels) {
-    for (const rules::KernelRule& rule : rules::KernelRules()) {
-      for (const rules::Violation& v : rule.check(*kernel, t)) Report(module, v, kernel->loc, sink);
-    }
-    WalkOps(kernel->body, [&](const Op& op) {
-      rules::Ctx c{*kernel, t, op};
-      for (const Group& group : kOpGroups) {
-        for (const OpRule& rule : *group.rules) {
-          if (!Applies(rule, op.kind)) continue;
-          if (std::optional<rules::Violation> v = rule.check(c)) {
-            Report(module, *v, op.loc, sink);
-            return;  // the first failure wins
-          }
-        }
-      }
-    });
+  for (const auto& whole : module.kernels) {
+    for (const KernelDef* kernel : whole->Parts()) CheckPart(module, *kernel, t, sink);
   }
 }
 

@@ -1,0 +1,243 @@
+// Kernels of several meshes (MPMD, language.md §5 "Kernels of several meshes"):
+// the parts parse and print, each is verified and rule-checked on its own mesh,
+// and all run in one launch sharing the parameters.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "lowering/base/launch_layout.h"
+#include "lowering/ir/printer.h"
+#include "tests/ir_loader.h"
+#include "tests/kernel_runner.h"
+
+namespace scjit {
+namespace {
+
+using testing::Bytes;
+using testing::Check;
+using testing::Checked;
+using testing::RunFile;
+using testing::RunText;
+
+// Pallas' DebugPrintTest.test_mpmd_print: a vector-subcore body and a
+// scalar-subcore body, in one launch.
+constexpr const char kPrints[] = R"(kernel @prints(in %x: hbm<16xi32>, out %o: hbm<16xi32>)
+    mesh vector(cores = 2, subcores = 16)
+{
+  debug_print "From TEC"
+}
+    mesh scalar(cores = 2)
+{
+  debug_print "From SCS"
+}
+)";
+
+// (examples/mpmd_rows.scir round-trips with every example: frontend_test.)
+TEST(MpmdTest, PartsPrintAndReparse) {
+  testing::Loaded first = testing::Load(kPrints);
+  ASSERT_NE(first.module, nullptr) << first.diagnostics;
+  ASSERT_EQ(first.module->kernels.size(), 1u);
+  const KernelDef& k = *first.module->kernels[0];
+  ASSERT_EQ(k.Parts().size(), 2u);
+  EXPECT_EQ(k.Parts()[1]->mesh.kind, MeshKind::kScalar);
+  EXPECT_EQ(k.Parts()[1]->params.size(), 2u);
+  EXPECT_EQ(k.Parts()[1]->Parts().size(), 2u);
+  EXPECT_EQ(Print(*first.module), kPrints);
+}
+
+// examples/mpmd_rows.scir: the vector subcores add 1 to rows 17c + s, the scalar
+// subcore of core c adds 100 to row 17c + 16.
+TEST(MpmdTest, ScalarAndVectorPartsWriteTheirRows) {
+  std::vector<int32_t> x(34 * 16);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int32_t>(i * 7 - 100);
+  std::vector<int32_t> want(x.size());
+  for (int r = 0; r < 34; ++r) {
+    for (int j = 0; j < 16; ++j) want[r * 16 + j] = x[r * 16 + j] + (r % 17 == 16 ? 100 : 1);
+  }
+  for (int threads : {1, 3}) {
+    LaunchOptions o;
+    o.threads = threads;
+    testing::Run run = RunFile("examples/mpmd_rows.scir", {{"x", Bytes(x)}}, {}, o);
+    ASSERT_TRUE(run.ok()) << run.status << run.diagnostics << run.Findings();
+    EXPECT_EQ(run.As<int32_t>("o"), want) << threads << " threads";
+    EXPECT_EQ(run.stats.subcores, 34);
+    EXPECT_EQ(run.log.substr(run.log.rfind("[core 0, scalar")),
+              "[core 0, scalar subcore] From SCS\n[core 1, scalar subcore] From SCS\n");
+  }
+}
+
+TEST(MpmdTest, BothPartsPrintAndSayWhichSubcore) {
+  testing::Run run = RunText(kPrints);
+  ASSERT_TRUE(run.status.ok()) << run.status << run.diagnostics;
+  std::string want;
+  for (int c = 0; c < 2; ++c) {
+    for (int s = 0; s < 16; ++s) want += "[core " + std::to_string(c) + ", subcore " + std::to_string(s) + "] From TEC\n";
+  }
+  want += "[core 0, scalar subcore] From SCS\n[core 1, scalar subcore] From SCS\n";
+  EXPECT_EQ(run.log, want);
+}
+
+// A barrier waits for the subcores of its own part and core: the scalar part
+// never reaches one, and the vector part's barrier opens without it.
+TEST(MpmdTest, BarriersAreAmongTheSubcoresOfOnePart) {
+  testing::Run run = RunText(R"(kernel @b(out %o: hbm<2x16xi32>)
+    mesh vector(cores = 2, subcores = 16)
+{
+  barrier
+  debug_print "after"
+}
+    mesh scalar(cores = 2)
+{
+  debug_print "scalar"
+}
+)");
+  ASSERT_TRUE(run.ok()) << run.status << run.diagnostics << run.Findings();
+  EXPECT_NE(run.log.find("[core 1, subcore 15] after"), std::string::npos) << run.log;
+}
+
+// axis_index answers within the part's own mesh, and a finding names the
+// subcore with its kind.
+TEST(MpmdTest, FindingsNameTheScalarSubcore) {
+  testing::Run run = RunText(R"(kernel @f(out %o: hbm<2xi32>)
+    mesh vector(cores = 2, subcores = 2)
+{
+}
+    mesh scalar(cores = 2)
+    scratch(%row: smem<2xi32>)
+{
+  %c = axis_index core : i32
+  %i = add %c, 1 : i32
+  store %row[%i], 5
+}
+)");
+  EXPECT_EQ(run.Findings(), R"(test.scir:10:9: error[RT-BOUNDS]: index 2 is out of bounds for dimension 0 of %row[%i] (size 2)
+   10 |   store %row[%i], 5
+      |         ^~~~~~~~
+note: in kernel @f, scalar subcore (core 1)
+)");
+}
+
+TEST(MpmdTest, LayoutOfPartsSurvivesSerialization) {
+  LaunchLayout l;
+  l.kernel = "k";
+  l.entry = "scjit_kernel_k";
+  l.cores = 2;
+  l.subcores = 16;
+  ParamLayout p;
+  p.name = "x";
+  p.shape = {16};
+  l.params.push_back(p);
+  LaunchLayout part = l;
+  part.mesh = MeshKind::kScalar;
+  part.subcores = 1;
+  part.entry = "scjit_kernel_k__part1";
+  part.smem_bytes = 64;
+  l.more_parts.push_back(part);
+  absl::StatusOr<LaunchLayout> back = Deserialize(Serialize(l));
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_EQ(back->more_parts.size(), 1u);
+  EXPECT_EQ(back->more_parts[0].entry, "scjit_kernel_k__part1");
+  EXPECT_EQ(back->more_parts[0].mesh, MeshKind::kScalar);
+  EXPECT_EQ(back->more_parts[0].smem_bytes, 64);
+  // A part whose parameters differ from the kernel's is not a layout scjit wrote.
+  l.more_parts[0].params[0].shape = {8};
+  EXPECT_FALSE(Deserialize(Serialize(l)).ok());
+}
+
+// --- Errors -------------------------------------------------------------------------
+
+TEST(MpmdTest, EveryPartNamesItsMesh) {
+  Checked c = Check(R"(kernel @k(in %x: hbm<16xi32>)
+{
+}
+    mesh scalar(cores = 2)
+{
+}
+)");
+  EXPECT_EQ(c.diagnostics, R"(k.scir:2:1: error[IR-KERNEL]: kernel @k has 2 parts; each part names its mesh, but this one has no 'mesh' clause
+    2 | {
+      | ^
+)");
+}
+
+TEST(MpmdTest, OnePartPerMeshKind) {
+  Checked c = Check(R"(kernel @k(in %x: hbm<16xi32>)
+    mesh scalar(cores = 2)
+{
+}
+    mesh scalar(cores = 2)
+{
+}
+)");
+  EXPECT_EQ(c.diagnostics, R"(k.scir:5:5: error[IR-KERNEL]: kernel @k has a second part on a scalar mesh; a kernel has at most one part per mesh kind
+    5 |     mesh scalar(cores = 2)
+      |     ^~~~
+note: the first scalar part is at k.scir:2:5
+)");
+}
+
+TEST(MpmdTest, PartsRunOnTheSameCores) {
+  Checked c = Check(R"(kernel @k(in %x: hbm<16xi32>)
+    mesh vector(cores = 2, subcores = 16)
+{
+}
+    mesh scalar(cores = 1)
+{
+}
+)");
+  EXPECT_EQ(c.diagnostics, R"(k.scir:5:25: error[IR-KERNEL]: the parts of kernel @k run on the same cores, but this mesh has 1 cores and the one at line 2 has 2
+    5 |     mesh scalar(cores = 1)
+      |                         ^
+help: write `cores = 2` on every part's mesh (or on none)
+)");
+}
+
+// A part sees the parameters and its own scratch, not another part's.
+TEST(MpmdTest, ScratchBelongsToItsPart) {
+  Checked c = Check(R"(kernel @k(in %x: hbm<16xi32>)
+    mesh vector(cores = 2, subcores = 16)
+    scratch(%buf: vmem<16xi32>)
+{
+}
+    mesh scalar(cores = 2)
+{
+  copy %x -> %buf
+}
+)");
+  EXPECT_EQ(c.codes, std::vector<std::string>{"IR-UNDEFINED"}) << c.diagnostics;
+}
+
+TEST(MpmdTest, FurtherPartsTakeNoAttributes) {
+  Checked c = Check(R"(kernel @k(in %x: hbm<16xi32>)
+    mesh vector(cores = 2, subcores = 16)
+{
+}
+    mesh scalar(cores = 2)
+    attributes { layout_passes = false }
+{
+}
+)");
+  EXPECT_EQ(c.codes, std::vector<std::string>{"IR-SYNTAX"}) << c.diagnostics;
+  EXPECT_NE(c.diagnostics.find("expected 'scratch' or '{'"), std::string::npos) << c.diagnostics;
+}
+
+// Each part is checked by the rules of its own mesh: VMEM is fine in the vector
+// part and MESH-15 in the scalar one.
+TEST(MpmdTest, RulesApplyPerPart) {
+  Checked c = Check(R"(kernel @k(in %x: hbm<16xi32>)
+    mesh vector(cores = 2, subcores = 16)
+    scratch(%v: vmem<16xi32>)
+{
+}
+    mesh scalar(cores = 2)
+    scratch(%v: vmem<16xi32>)
+{
+}
+)");
+  EXPECT_EQ(c.codes, std::vector<std::string>{"MESH-15"}) << c.diagnostics;
+  EXPECT_NE(c.diagnostics.find("k.scir:7:13:"), std::string::npos) << c.diagnostics;
+}
+
+}  // namespace
+}  // namespace scjit
