@@ -2,6 +2,7 @@
 // the parts parse and print, each is verified and rule-checked on its own mesh,
 // and all run in one launch sharing the parameters.
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "lowering/ir/printer.h"
 #include "tests/ir_loader.h"
 #include "tests/kernel_runner.h"
+#include "tests/test_util.h"
 
 namespace scjit {
 namespace {
@@ -96,6 +98,37 @@ TEST(MpmdTest, BarriersAreAmongTheSubcoresOfOnePart) {
   EXPECT_NE(run.log.find("[core 1, subcore 15] after"), std::string::npos) << run.log;
 }
 
+// sem_signal's (core, subcore) addresses a subcore of the signalling subcore's
+// own part: the scalar subcore's signal to core 0 is its own semaphore, not
+// vector subcore 0's (which would then hold 2 and fail RT-SYNC). (A scalar part
+// naming `subcore` is DEV-3, as on a scalar mesh alone.)
+TEST(MpmdTest, SignalsStayInTheirPart) {
+  testing::Run run = RunText(R"(kernel @sig(out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 2)
+    scratch(%s: sem)
+{
+  %i = axis_index subcore : i32
+  %first = cmp eq %i, 0 : i1
+  if %first {
+    sem_wait %s, 1
+    debug_print "vector subcore 0 was signalled"
+  } else {
+    sem_signal %s, 1 {core = 0, subcore = 0}
+  }
+}
+    mesh scalar(cores = 1)
+    scratch(%s: sem)
+{
+  sem_signal %s, 1 {core = 0}
+  sem_wait %s, 1
+  debug_print "scalar subcore signalled itself"
+}
+)");
+  ASSERT_TRUE(run.ok()) << run.status << run.diagnostics << run.Findings();
+  EXPECT_EQ(run.log, "[core 0, scalar subcore] scalar subcore signalled itself\n"
+                     "[core 0, subcore 0] vector subcore 0 was signalled\n");
+}
+
 // axis_index answers within the part's own mesh, and a finding names the
 // subcore with its kind.
 TEST(MpmdTest, FindingsNameTheScalarSubcore) {
@@ -116,6 +149,31 @@ TEST(MpmdTest, FindingsNameTheScalarSubcore) {
       |         ^~~~~~~~
 note: in kernel @f, scalar subcore (core 1)
 )");
+}
+
+// A kernel of several parts comes back from the disk cache with every part's
+// entry point, and runs the same.
+TEST(MpmdTest, ThePartsComeBackFromTheDiskCache) {
+  std::string dir = testing::TempDir();
+  CompileOptions options;
+  options.cache_dir = dir + "/cache";
+  std::string text = testing::ReadFile(testing::SourceDir() + "/examples/mpmd_rows.scir");
+  std::vector<uint8_t> first;
+  for (bool warm : {false, true}) {
+    Compiler compiler;  // no memory cache between the two
+    absl::StatusOr<Kernel> k = compiler.Compile(Source{"rows.scir", text}, options);
+    ASSERT_TRUE(k.ok()) << k.status();
+    EXPECT_EQ(k->times().from_disk, warm);
+    Buffer x = *Buffer::Allocate(DType::kI32, {34, 16});
+    Buffer o = *Buffer::Allocate(DType::kI32, {34, 16});
+    for (int i = 0; i < 34 * 16; ++i) x.span<int32_t>()[i] = i;
+    absl::StatusOr<LaunchResult> r = k->Launch({x, o});
+    ASSERT_TRUE(r.ok() && !r->failed()) << r.status();
+    EXPECT_EQ(o.span<int32_t>()[16 * 16], 16 * 16 + 100);
+    EXPECT_EQ(o.span<int32_t>()[17 * 16], 17 * 16 + 1);
+    EXPECT_EQ(r->stats.subcores, 34);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(MpmdTest, LayoutOfPartsSurvivesSerialization) {

@@ -2353,20 +2353,65 @@ def test_int4_is_not_a_scjit_dtype():
         raises_at(kernel, np.zeros(64, jnp.int4), match="dtype int4")
 
 
-def test_several_meshes_are_one_kernel_each_in_scir():
+def test_several_meshes_are_one_kernel_of_several_parts():
+    """An mpmd_map of a vector and a scalar body is one kernel with a part per body
+    (language.md, "Kernels of several meshes"), each with the scratch it uses, named
+    after both bodies as Pallas names it. (With `name=`, JAX's own lowering fails:
+    both bodies get that name, "Function name ... already exists in symbol table".)"""
+    from jax._src.pallas import mpmd
+
+    with sjax.abstract_tpu("v7x"):
+        x = np.arange(16, dtype=np.int32)
+        v_mesh, s_mesh = vector_mesh(2), plsc.ScalarSubcoreMesh(axis_name="core", num_cores=2)
+
+        def vector_fn(x_ref, o_ref, vbuf, sbuf):
+            del sbuf
+            pltpu.sync_copy(x_ref, vbuf)
+            pltpu.sync_copy(vbuf, o_ref)
+
+        def scalar_fn(x_ref, o_ref, vbuf, sbuf):
+            del vbuf, o_ref
+            pltpu.sync_copy(x_ref, sbuf)
+
+        def fn(x):
+            return mpmd.mpmd_map(
+                [(v_mesh, vector_fn), (s_mesh, scalar_fn)], out_types=jax.ShapeDtypeStruct.like(x),
+                scratch_types=[(pltpu.VMEM @ v_mesh)((16,), jnp.int32), (pltpu.SMEM @ s_mesh)((16,), jnp.int32)])(x)
+
+        text = sjax.export(fn, x, locations=False)
+    assert text == """target "v7x"
+
+kernel @vector_fn_scalar_fn(in %x_ref: hbm<16xi32>, out %o_ref: hbm<16xi32>)
+    mesh vector(cores = 2, subcores = 16)
+    scratch(%vbuf: vmem<16xi32>)
+{
+  copy %x_ref -> %vbuf
+  copy %vbuf -> %o_ref
+}
+    mesh scalar(cores = 2)
+    scratch(%sbuf: smem<16xi32>)
+{
+  copy %x_ref -> %sbuf
+}
+"""
+
+
+def test_scratch_two_bodies_share_is_an_export_error():
     from jax._src.pallas import mpmd
 
     with sjax.abstract_tpu("v7x"):
         x = np.arange(16, dtype=np.int32)
 
+        def body(x_ref, o_ref, shared):
+            pltpu.sync_copy(x_ref, shared)
+
         def fn(x):
             return mpmd.mpmd_map(
-                [(vector_mesh(2), lambda x_ref, o_ref: pl.debug_print("vector")),
-                 (plsc.ScalarSubcoreMesh(axis_name="core", num_cores=2),
-                  lambda x_ref, o_ref: pl.debug_print("scalar"))],
-                out_types=jax.ShapeDtypeStruct.like(x))(x)
+                [(vector_mesh(2), body), (plsc.ScalarSubcoreMesh(axis_name="core", num_cores=2), body)],
+                out_types=jax.ShapeDtypeStruct.like(x),
+                scratch_types=[pltpu.VMEM_SHARED((16,), jnp.int32)])(x)
 
-        raises_at(fn, x, match="an MPMD kernel of 2 meshes")
+        raises_at(fn, x, match=r"scratch 0 \(vmem_shared<16xi32>\) is used by 2 bodies of the mpmd_map")
 
 
 def test_a_semaphore_result_is_a_semaphore_parameter():

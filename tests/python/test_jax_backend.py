@@ -7,6 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax import lax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 from jax.experimental.pallas import tpu_sc as plsc
@@ -187,3 +188,74 @@ def test_unknown_targets_are_refused():
     with pytest.raises(scjit.InputError, match="unknown target 'v9'"):
         with scjit.jax.sparsecore("v9"):
             pass
+
+
+# --- kernels of several meshes (mpmd_map) -----------------------------------------------------
+
+
+def test_mpmd_print(capfd):
+    """JAX's DebugPrintTest.test_mpmd_print: a vector-subcore body and a scalar-subcore
+    body in one mpmd_map, each printing; both run in one launch."""
+    from jax._src.pallas import mpmd
+
+    with scjit.jax.sparsecore("v7x"):
+        sc_info = plsc.get_sparse_core_info()
+        v_mesh = plsc.VectorSubcoreMesh(core_axis_name="core", subcore_axis_name="subcore",
+                                        num_cores=sc_info.num_cores)
+        s_mesh = plsc.ScalarSubcoreMesh(axis_name="core", num_cores=sc_info.num_cores)
+        x = jnp.arange(sc_info.num_lanes, dtype=jnp.int32)
+
+        def vector_subcore_fn(x_hbm_ref, out_hbm_ref):
+            del x_hbm_ref, out_hbm_ref
+            pl.debug_print("From TEC")
+
+        def scalar_subcore_fn(x_hbm_ref, out_hbm_ref):
+            del x_hbm_ref, out_hbm_ref
+            pl.debug_print("From SCS")
+
+        def kernel(x):
+            return mpmd.mpmd_map([(v_mesh, vector_subcore_fn), (s_mesh, scalar_subcore_fn)],
+                                 out_types=jax.ShapeDtypeStruct.like(x))(x)
+
+        compiled_kernel = jax.jit(kernel, compiler_options={"xla_tpu_enable_sc_log_recorder": "true",
+                                                            "xla_tpu_enable_tile_log_recorder": "true"})
+        jax.block_until_ready(compiled_kernel(x))
+    err = capfd.readouterr().err
+    assert "From TEC" in err and "From SCS" in err
+    assert err.count("From TEC") == 2 * 16 and err.count("From SCS") == 2
+    assert "[core 1, subcore 15] From TEC\n" in err and "[core 1, scalar subcore] From SCS\n" in err
+
+
+def test_a_vector_body_and_a_scalar_body_write_their_rows():
+    """pl.kernel with a list of bodies and meshes: the vector subcores add 1 to one row
+    each, the scalar subcore of each core adds 100 to the last row of its core's block."""
+    with scjit.jax.sparsecore("v7x"):
+        v_mesh = plsc.VectorSubcoreMesh(core_axis_name="core", subcore_axis_name="subcore", num_cores=2)
+        s_mesh = plsc.ScalarSubcoreMesh(axis_name="core", num_cores=2)
+
+        def vector_fn(x_ref, o_ref, vbuf, sbuf):
+            del sbuf
+            row = lax.axis_index("core") * 17 + lax.axis_index("subcore")
+            pltpu.sync_copy(x_ref.at[row], vbuf)
+            vbuf[...] = vbuf[...] + 1
+            pltpu.sync_copy(vbuf, o_ref.at[row])
+
+        def scalar_fn(x_ref, o_ref, vbuf, sbuf):
+            del vbuf
+            row = lax.axis_index("core") * 17 + 16
+            pltpu.sync_copy(x_ref.at[row], sbuf)
+
+            @pl.loop(0, 16)
+            def _(i):
+                sbuf[i] = sbuf[i] + 100
+
+            pltpu.sync_copy(sbuf, o_ref.at[row])
+
+        kernel = pl.kernel([vector_fn, scalar_fn], out_type=jax.ShapeDtypeStruct((34, 16), jnp.int32),
+                           mesh=[v_mesh, s_mesh],
+                           scratch_types=[(pltpu.VMEM @ v_mesh)((16,), jnp.int32),
+                                          (pltpu.SMEM @ s_mesh)((16,), jnp.int32)])
+        x = np.arange(34 * 16, dtype=np.int32).reshape(34, 16) * 3
+        y = jax.jit(kernel)(x)
+    want = x + np.where(np.arange(34) % 17 == 16, 100, 1)[:, None]
+    np.testing.assert_array_equal(y, want)

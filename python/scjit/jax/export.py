@@ -5,7 +5,8 @@
 
 `export` traces `fn(*args)` with JAX (on any host: `abstract_tpu` stands in for the
 chip) and writes the one SparseCore kernel it binds (`pl.kernel`, `mpmd_map` or
-`pl.core_map`) as a `.scir` file; `export_kernels` returns every kernel it binds;
+`pl.core_map`) as a `.scir` file (an `mpmd_map` of several meshes as a kernel of
+several parts); `export_kernels` returns every kernel it binds;
 `kernel_from_params` translates one kernel from its equation's parameters (what a JAX
 lowering rule sees). Each primitive is translated by its row of `primitives.TABLE`;
 what scjit lacks raises `ExportError` naming the primitive and the user's line.
@@ -133,32 +134,65 @@ def kernel_from_params(params: dict, in_avals: Sequence[Any], *, target: str,
 
 def _mpmd_kernel(params: dict, in_avals: Sequence[Any], *, target: str, name: str | None,
                  locations: bool) -> ExportedKernel:
+    """An mpmd_map of one or more (mesh, body) pairs: one .scir kernel with a part
+    per body (docs/language.md §5), the parameters shared."""
     jaxprs, meshes = params["jaxprs"], params["meshes"]
     where = _kernel_location(jaxprs[0])
-    if len(jaxprs) != 1:
-        raise ExportError(f"an MPMD kernel of {len(jaxprs)} meshes: a .scir kernel runs on "
-                          "one mesh (one pl.kernel body)", primitive="mpmd_map", location=where)
     if params.get("external_meshes"):
-        raise ExportError("a kernel with refs of another mesh (external_meshes): scjit "
-                          "runs one mesh", primitive="mpmd_map", location=where)
-    jaxpr, mesh = jaxprs[0], _sc_mesh(meshes[0], where)
-    if jaxpr.constvars:
-        raise ExportError("internal: an mpmd_map jaxpr with constvars", location=where)
+        raise ExportError("a kernel with refs of a mesh none of its bodies runs on "
+                          "(external_meshes)", primitive="mpmd_map", location=where)
     n_in, n_out = len(in_avals), len(params["out_avals"])
-    aliases = {int(i): int(o) for i, o in dict(params["input_output_aliases"]).items()}
-    out_of = {o: i for i, o in aliases.items()}
-    invars = jaxpr.invars
-    if len(invars) < n_in + n_out:
-        raise ExportError("internal: an mpmd_map jaxpr with fewer refs than operands and "
-                          "results", location=where)
-    arg_names = _arg_names(jaxpr)
-    emitter = _emitter(mesh, target, locations)
+    for jaxpr in jaxprs:
+        if jaxpr.constvars:
+            raise ExportError("internal: an mpmd_map jaxpr with constvars", location=where)
+        if len(jaxpr.invars) < n_in + n_out:
+            raise ExportError("internal: an mpmd_map jaxpr with fewer refs than operands and "
+                              "results", location=where)
+    first = _emitter(_sc_mesh(meshes[0], where), target, locations)
+    sig = _signature(first, jaxprs[0], in_avals, n_out, params["input_output_aliases"], where)
+    several = len(jaxprs) > 1
+    parts = []
+    for k, (jaxpr, mesh) in enumerate(zip(jaxprs, meshes)):
+        at = _kernel_location(jaxpr) or where
+        sc_mesh = _sc_mesh(mesh, at)
+        emitter = first if k == 0 else _emitter(sc_mesh, target, locations)
+        emitter.used_names.update(p.name for p in sig.params)
+        bindings = {var: sig.refs[i] for i, var in enumerate(jaxpr.invars[:n_in + n_out])}
+        scratch_vars = jaxpr.invars[n_in + n_out:]
+        scratch = _scratch(emitter, scratch_vars, _arg_names(jaxpr)[n_in + n_out:], at,
+                           used=_used_vars(jaxpr) if several else None)
+        bindings.update(scratch)
+        emitter.translate_jaxpr(jaxpr, [bindings.get(v) for v in jaxpr.invars], [], [])
+        scratch += [(None, r) for r in emitter.extra_scratch]
+        parts.append(_Part(sc_mesh, scratch, emitter))
+    if several:
+        _check_unshared_scratch(jaxprs, n_in + n_out, where)
+    # Pallas names a kernel of several bodies after all of them.
+    kname = _kernel_name(name or params.get("name") or "_".join(_func_name(j) for j in jaxprs))
+    text = _file(target, kname, sig.decls, parts, params.get("compiler_params"))
+    return ExportedKernel(text, kname, target, tuple(sig.params), sig.aliases)
 
-    params_out, bindings, alias_map = [], {}, {}
-    decls = []
+
+@dataclasses.dataclass
+class _Signature:
+    """An mpmd_map's parameters: each as a Param and a declaration, the Ref of each
+    operand and result position, and the aliased pairs."""
+
+    params: list
+    decls: list
+    refs: dict
+    aliases: dict
+
+
+def _signature(emitter: Emitter, jaxpr: Any, in_avals: Sequence[Any], n_out: int,
+               io_aliases: Any, where: Location | None) -> _Signature:
+    n_in, invars = len(in_avals), jaxpr.invars
+    aliases = {int(i): int(o) for i, o in dict(io_aliases).items()}
+    out_of = {o: i for i, o in aliases.items()}
+    arg_names = _arg_names(jaxpr)
+    sig = _Signature([], [], {}, {})
     for i in range(n_in):
-        var = invars[i]
-        rtype = _param_type(var.aval, where, f"operand {i}")
+        rtype = _param_type(invars[i].aval, where, f"operand {i}")
         if i in aliases:
             direction, result = "inout", aliases[i]
             other = _param_type(invars[n_in + result].aval, where, f"result {result}")
@@ -170,31 +204,47 @@ def _mpmd_kernel(params: dict, in_avals: Sequence[Any], *, target: str, name: st
         else:
             direction, result = "in", None
         pname = emitter.unique(arg_names[i] or f"in{i}")
-        ref = Ref(pname, rtype)
-        bindings[var] = ref
+        sig.refs[i] = Ref(pname, rtype)
         if result is not None:
-            bindings[invars[n_in + result]] = ref
-            alias_map[pname[1:]] = (i, result)
-        params_out.append(Param(pname[1:], direction, str(rtype), i, result))
-        decls.append(f"{direction} {pname}: {rtype}")
+            sig.refs[n_in + result] = sig.refs[i]
+            sig.aliases[pname[1:]] = (i, result)
+        sig.params.append(Param(pname[1:], direction, str(rtype), i, result))
+        sig.decls.append(f"{direction} {pname}: {rtype}")
     for j in range(n_out):
         if j in out_of:
             continue
-        var = invars[n_in + j]
-        rtype = _param_type(var.aval, where, f"result {j}")
+        rtype = _param_type(invars[n_in + j].aval, where, f"result {j}")
         pname = emitter.unique(arg_names[n_in + j] or f"out{j}")
-        bindings[var] = Ref(pname, rtype)
-        params_out.append(Param(pname[1:], "out", str(rtype), None, j))
-        decls.append(f"out {pname}: {rtype}")
-    scratch = _scratch(emitter, invars[n_in + n_out:], arg_names[n_in + n_out:], where)
-    for var, ref in scratch:
-        bindings[var] = ref
+        sig.refs[n_in + j] = Ref(pname, rtype)
+        sig.params.append(Param(pname[1:], "out", str(rtype), None, j))
+        sig.decls.append(f"out {pname}: {rtype}")
+    return sig
 
-    emitter.translate_jaxpr(jaxpr, [bindings[v] for v in invars], [], [])
-    scratch += [(None, r) for r in emitter.extra_scratch]
-    kname = _kernel_name(name or params.get("name") or _func_name(jaxpr))
-    text = _file(target, kname, decls, mesh, scratch, params.get("compiler_params"), emitter)
-    return ExportedKernel(text, kname, target, tuple(params_out), alias_map)
+
+def _used_vars(jaxpr: Any) -> set:
+    """The variables the equations of `jaxpr` read (inner jaxprs are closed: what
+    they use reaches them as operands of an equation here)."""
+    return {v for eqn in jaxpr.eqns for v in eqn.invars if isinstance(v, jax_core.Var)}
+
+
+def _check_unshared_scratch(jaxprs: Sequence[Any], first_scratch: int,
+                            where: Location | None) -> None:
+    """Each part of a .scir kernel has scratch of its own: a scratch ref that several
+    bodies of an mpmd_map use (HBM or VMEM_SHARED, which Pallas lets them share)
+    has no .scir form yet."""
+    users: dict[int, int] = {}
+    for jaxpr in jaxprs:
+        used = _used_vars(jaxpr)
+        for k, var in enumerate(jaxpr.invars[first_scratch:]):
+            if var in used:
+                users[k] = users.get(k, 0) + 1
+    for k, n in sorted(users.items()):
+        if n > 1:
+            aval = jaxprs[0].invars[first_scratch + k].aval
+            raise ExportError(f"scratch {k} ({ref_type(aval)}) is used by {n} bodies of the "
+                              "mpmd_map; each part of a .scir kernel has scratch of its own, so "
+                              "bodies cannot share scratch memory yet: pass an HBM operand instead",
+                              primitive="mpmd_map", location=where)
 
 
 def _core_map_kernel(params: dict, in_avals: Sequence[Any], *, target: str,
@@ -223,7 +273,7 @@ def _core_map_kernel(params: dict, in_avals: Sequence[Any], *, target: str,
                             [bindings[v] for v in jaxpr.constvars], [])
     scratch += [(None, r) for r in emitter.extra_scratch]
     kname = _kernel_name(name or params.get("name") or "core_map")
-    text = _file(target, kname, decls, mesh, scratch, params.get("compiler_params"), emitter)
+    text = _file(target, kname, decls, [_Part(mesh, scratch, emitter)], params.get("compiler_params"))
     return ExportedKernel(text, kname, target, tuple(params_out), {})
 
 
@@ -281,9 +331,12 @@ def _param_type(aval: Any, where: Location | None, what: str) -> RefType:
 
 
 def _scratch(emitter: Emitter, invars: Sequence[Any], names: Sequence[str | None],
-             where: Location | None) -> list[tuple[Any, Ref]]:
+             where: Location | None, used: set | None = None) -> list[tuple[Any, Ref]]:
+    """The scratch refs of one part (with `used`: only those its body uses)."""
     out = []
     for k, var in enumerate(invars):
+        if used is not None and var not in used:
+            continue
         try:
             rtype = ref_type(var.aval)
         except ExportError as e:
@@ -305,17 +358,27 @@ def _layout_passes(compiler_params: Any) -> bool:
     return True if value is None else bool(value)
 
 
-def _file(target: str, kname: str, decls: list[str], mesh: _ScMesh,
-          scratch: list[tuple[Any, Ref]], compiler_params: Any, emitter: Emitter) -> str:
-    lines = [f'target "{target}"', "", f"kernel @{kname}({', '.join(decls)})",
-             f"    {_mesh_text(mesh)}"]
-    if scratch:
-        lines.append(f"    scratch({', '.join(f'{r.text}: {r.type}' for _, r in scratch)})")
-    if not _layout_passes(compiler_params):
-        lines.append("    attributes { layout_passes = false }")
-    lines.append("{")
-    lines.extend(emitter.lines)
-    lines.append("}")
+@dataclasses.dataclass(frozen=True)
+class _Part:
+    """One part of an exported kernel: its mesh, scratch and translated body."""
+
+    mesh: _ScMesh
+    scratch: list
+    emitter: Emitter
+
+
+def _file(target: str, kname: str, decls: list[str], parts: Sequence[_Part],
+          compiler_params: Any) -> str:
+    lines = [f'target "{target}"', "", f"kernel @{kname}({', '.join(decls)})"]
+    for k, part in enumerate(parts):
+        lines.append(f"    {_mesh_text(part.mesh)}")
+        if part.scratch:
+            lines.append(f"    scratch({', '.join(f'{r.text}: {r.type}' for _, r in part.scratch)})")
+        if k == 0 and not _layout_passes(compiler_params):
+            lines.append("    attributes { layout_passes = false }")
+        lines.append("{")
+        lines.extend(part.emitter.lines)
+        lines.append("}")
     return "\n".join(lines) + "\n"
 
 
