@@ -151,6 +151,8 @@ def _mpmd_kernel(params: dict, in_avals: Sequence[Any], *, target: str, name: st
     first = _emitter(_sc_mesh(meshes[0], where), target, locations)
     sig = _signature(first, jaxprs[0], in_avals, n_out, params["input_output_aliases"], where)
     several = len(jaxprs) > 1
+    if several:
+        _check_unshared_scratch(jaxprs, n_in + n_out, where)
     parts = []
     for k, (jaxpr, mesh) in enumerate(zip(jaxprs, meshes)):
         at = _kernel_location(jaxpr) or where
@@ -165,8 +167,6 @@ def _mpmd_kernel(params: dict, in_avals: Sequence[Any], *, target: str, name: st
         emitter.translate_jaxpr(jaxpr, [bindings.get(v) for v in jaxpr.invars], [], [])
         scratch += [(None, r) for r in emitter.extra_scratch]
         parts.append(_Part(sc_mesh, scratch, emitter))
-    if several:
-        _check_unshared_scratch(jaxprs, n_in + n_out, where)
     # Pallas names a kernel of several bodies after all of them.
     kname = _kernel_name(name or params.get("name") or "_".join(_func_name(j) for j in jaxprs))
     text = _file(target, kname, sig.decls, parts, params.get("compiler_params"))
@@ -230,8 +230,8 @@ def _used_vars(jaxpr: Any) -> set:
 def _check_unshared_scratch(jaxprs: Sequence[Any], first_scratch: int,
                             where: Location | None) -> None:
     """Each part of a .scir kernel has scratch of its own: a scratch ref that several
-    bodies of an mpmd_map use (HBM or VMEM_SHARED, which Pallas lets them share)
-    has no .scir form yet."""
+    bodies of an mpmd_map use (HBM or VMEM_SHARED, which Pallas lets them share, or
+    a semaphore of one mesh that a body on another signals) has no .scir form yet."""
     users: dict[int, int] = {}
     for jaxpr in jaxprs:
         used = _used_vars(jaxpr)
@@ -239,12 +239,18 @@ def _check_unshared_scratch(jaxprs: Sequence[Any], first_scratch: int,
             if var in used:
                 users[k] = users.get(k, 0) + 1
     for k, n in sorted(users.items()):
-        if n > 1:
-            aval = jaxprs[0].invars[first_scratch + k].aval
-            raise ExportError(f"scratch {k} ({ref_type(aval)}) is used by {n} bodies of the "
-                              "mpmd_map; each part of a .scir kernel has scratch of its own, so "
-                              "bodies cannot share scratch memory yet: pass an HBM operand instead",
+        if n == 1:
+            continue
+        rtype = ref_type(jaxprs[0].invars[first_scratch + k].aval)
+        if rtype.is_semaphore:
+            raise ExportError(f"scratch {k} ({rtype}) is used by {n} bodies of the mpmd_map: a "
+                              "semaphore of one mesh signalled from a body on another has no .scir "
+                              "form yet (each part's semaphores are its own)",
                               primitive="mpmd_map", location=where)
+        raise ExportError(f"scratch {k} ({rtype}) is used by {n} bodies of the mpmd_map; each "
+                          "part of a .scir kernel has scratch of its own, so bodies cannot share "
+                          "scratch memory yet: pass an HBM operand instead",
+                          primitive="mpmd_map", location=where)
 
 
 def _core_map_kernel(params: dict, in_avals: Sequence[Any], *, target: str,
