@@ -707,7 +707,7 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   stats.epochs = epochs;
   std::vector<int64_t> ops(std::size(kRuntimeOps), 0);
   for (const auto& s : subcores_) {
-    SubcoreStats per{s->core_, s->subcore_, s->dma_bytes_, 0};
+    SubcoreStats per{s->core_, s->subcore_, s->dma_bytes_, 0, s->layout().mesh};
     for (size_t k = 0; k < ops.size(); ++k) {
       ops[k] += s->ops_[k];
       per.ops += s->ops_[k];

@@ -64,6 +64,10 @@ TEST(MpmdTest, ScalarAndVectorPartsWriteTheirRows) {
     ASSERT_TRUE(run.ok()) << run.status << run.diagnostics << run.Findings();
     EXPECT_EQ(run.As<int32_t>("o"), want) << threads << " threads";
     EXPECT_EQ(run.stats.subcores, 34);
+    ASSERT_EQ(run.stats.per_subcore.size(), 34u);
+    EXPECT_EQ(run.stats.per_subcore[31].mesh, MeshKind::kVector);
+    EXPECT_EQ(run.stats.per_subcore[33].mesh, MeshKind::kScalar);
+    EXPECT_EQ(run.stats.per_subcore[33].core, 1);
     EXPECT_EQ(run.log.substr(run.log.rfind("[core 0, scalar")),
               "[core 0, scalar subcore] From SCS\n[core 1, scalar subcore] From SCS\n");
   }

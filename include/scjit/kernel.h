@@ -84,6 +84,7 @@ class Kernel {
  public:
   const std::string& name() const;       // without '@'
   std::string_view target() const;       // "v7x"
+  // The mesh; of a kernel of several meshes (MPMD), its first part's.
   MeshKind mesh() const;
   int cores() const;
   int subcores() const;                  // per core (1 on a scalar mesh)

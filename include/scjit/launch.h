@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "scjit/diagnostic.h"
+#include "scjit/types.h"
 
 namespace scjit {
 
@@ -74,6 +75,8 @@ struct SubcoreStats {
   int subcore = 0;
   int64_t dma_bytes = 0;  // bytes its DMAs moved
   int64_t ops = 0;        // runtime ops it executed
+  // Its mesh: a kernel of several meshes (MPMD) has vector and scalar subcores.
+  MeshKind mesh = MeshKind::kVector;
 };
 
 struct LaunchStats {
@@ -84,7 +87,7 @@ struct LaunchStats {
   // (dma, semaphore, barrier, atomic, print).
   std::map<std::string, int64_t> ops;
   std::map<std::string, int64_t> ops_by_class;
-  std::vector<SubcoreStats> per_subcore;  // in (core, subcore) order
+  std::vector<SubcoreStats> per_subcore;  // in (core, subcore) order, part after part
   int subcores = 0;  // in the whole mesh
   int threads = 0;   // host threads the launch used
   int64_t epochs = 0;

@@ -207,7 +207,8 @@ PYBIND11_MODULE(_scjit, m) {
       .def_readonly("core", &SubcoreStats::core)
       .def_readonly("subcore", &SubcoreStats::subcore)
       .def_readonly("dma_bytes", &SubcoreStats::dma_bytes)
-      .def_readonly("ops", &SubcoreStats::ops);
+      .def_readonly("ops", &SubcoreStats::ops)
+      .def_property_readonly("mesh", [](const SubcoreStats& s) { return s.mesh == MeshKind::kVector ? "vector" : "scalar"; });
 
   py::class_<LaunchStats>(m, "LaunchStats")
       .def_readonly("wall_ms", &LaunchStats::wall_ms)

@@ -93,6 +93,20 @@ def test_launch_statistics_and_options():
     assert len(r.stats.per_subcore) == 32 and r.findings == [] and not r.failed
 
 
+def test_a_kernel_of_two_meshes_runs_both_in_one_launch():
+    """examples/mpmd_rows.scir: vector subcores add 1 to their rows, the scalar
+    subcores 100 to theirs; the statistics list both kinds of subcore."""
+    k = scjit.compile(ROOT / "examples" / "mpmd_rows.scir")
+    assert k.mesh == "vector"  # the first part's
+    lines = []
+    x = np.arange(34 * 16, dtype=np.int32).reshape(34, 16)
+    r = k.with_options(log=lines.append).launch(x)
+    np.testing.assert_array_equal(r.outputs["o"], x + np.where(np.arange(34) % 17 == 16, 100, 1)[:, None])
+    assert r.stats.subcores == 34
+    assert [s.mesh for s in r.stats.per_subcore] == ["vector"] * 32 + ["scalar"] * 2
+    assert "".join(lines).endswith("[core 0, scalar subcore] From SCS\n[core 1, scalar subcore] From SCS\n")
+
+
 def test_debug_print_goes_to_the_log():
     k = scjit.compile("""kernel @p(in %x: hbm<16xi32>)
     mesh vector(cores = 1, subcores = 2)
