@@ -74,7 +74,7 @@ uint32_t Pick(Dt t, bool want_max, uint32_t a, uint32_t b) {
     if (std::isnan(F(a))) return a;
     if (std::isnan(F(b))) return b;
     if (F(a) == F(b)) {  // ±0: -0 < +0
-      bool a_neg = a >> 31, b_neg = b >> 31;
+      bool a_neg = a >> 31;
       return want_max ? (a_neg ? b : a) : (a_neg ? a : b);
     }
     return (F(a) > F(b)) == want_max ? a : b;
