@@ -40,6 +40,7 @@ Emitter::Combine Emitter::CombineOf(OpKind k) {
 
 llvm::Value* Emitter::CombineValues(Combine c, llvm::Value* a, llvm::Value* b, ElementType e) {
   if (IsNarrowFloat(e)) return FromF32(CombineValues(c, ToF32(a, e), ToF32(b, e), ElementType::kF32), e);
+  if (IsInt4(e)) return NarrowInt4(CombineValues(c, WidenInt4(a, e), WidenInt4(b, e), Int4Compute(e)), e);
   bool fp = IsFloat(e);
   switch (c) {
     case Combine::kSum:
@@ -131,7 +132,7 @@ absl::Status Emitter::EmitReduce(const Op& op) {
   const Operand& x = op.operands[0];
   const Type& t = x.value->type;
   ElementType e = t.element();
-  if (IsFloat8(e)) return Unsupported(kernel_, op, Cat(op.name(), " of ", IrName(e)));
+  if (IsFloat8(e) || IsInt4(e)) return Unsupported(kernel_, op, Cat(op.name(), " of ", IrName(e)));
   Combine c = CombineOf(op.kind);
   auto fold = [&](llvm::Value* acc, llvm::Value* v) -> llvm::Value* {
     // Without fast-math flags the fadd reduction is ordered: ((acc + v0) + v1) + ...
@@ -177,7 +178,7 @@ absl::Status Emitter::EmitScan(const Op& op) {
   const Operand& x = op.operands[0];
   const Type& t = x.value->type;
   ElementType e = t.element();
-  if (IsFloat8(e)) return Unsupported(kernel_, op, Cat(op.name(), " of ", IrName(e)));
+  if (IsFloat8(e) || IsInt4(e)) return Unsupported(kernel_, op, Cat(op.name(), " of ", IrName(e)));
   Combine c = CombineOf(op.kind);
   bool masked = op.mask.has_value();
   llvm::Constant* identity = Identity(c, e);

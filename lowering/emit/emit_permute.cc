@@ -110,6 +110,7 @@ absl::Status Emitter::EmitSort(const Op& op) {
   ElementType e = t.element();
   int64_t lanes = t.NumElements();
   bool key_val = op.kind == OpKind::kSortKeyVal;
+  if (IsInt4(e)) return Unsupported(kernel_, op, Cat(op.name(), " of ", IrName(e), " keys"));
   if (t.rank() != 1 || !std::has_single_bit(static_cast<uint64_t>(lanes))) {
     return Unsupported(kernel_, op, Cat("sorting ", t.ToString(), " (sorts take (L,) vectors, L a power of two)"));
   }
