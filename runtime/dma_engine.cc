@@ -66,6 +66,13 @@ void AddFloat8Run(uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t 
   }
 }
 
+// A 4-bit integer sum: the low nibbles' sum, wrapped to 4 bits (the high nibble 0).
+void AddInt4Run(uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    dst[i * dst_stride] = static_cast<uint8_t>((dst[i * dst_stride] + src[i * src_stride]) & 0x0F);
+  }
+}
+
 // dst[0, stride, ...] (+)= src[0, stride, ...], n elements.
 void Run(const scjit_dma& d, uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
   int64_t w = d.elem_bytes;
@@ -102,6 +109,9 @@ void Run(const scjit_dma& d, uint8_t* dst, int64_t dst_stride, const uint8_t* sr
     case ElementType::kF8E4M3FN:
     case ElementType::kF8E4M3B11FNUZ:
       return AddFloat8Run(dst, dst_stride, src, src_stride, n, static_cast<ElementType>(d.dtype));
+    case ElementType::kI4:
+    case ElementType::kU4:
+      return AddInt4Run(dst, dst_stride, src, src_stride, n);
     case ElementType::kI1:
       return;
   }

@@ -37,6 +37,8 @@ std::string ElementText(const uint8_t* p, ElementType e, int float_digits) {
     case ElementType::kF8E5M2:
     case ElementType::kF8E4M3FN:
     case ElementType::kF8E4M3B11FNUZ: return real(Float8ToFloat(get(uint8_t{}), e));
+    case ElementType::kI4:
+    case ElementType::kU4: return Cat(Int4Value(get(uint8_t{}), e));
   }
   return "?";
 }

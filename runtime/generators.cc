@@ -248,12 +248,12 @@ absl::StatusOr<Spec> ParseSpec(std::string_view spec) {
 // The range of values of an integer or bool dtype.
 int128 MinValue(ElementType t) {
   if (IsBool(t) || IsUnsigned(t)) return 0;
-  return -(int128(1) << (BitWidth(t) - 1));
+  return -(int128(1) << (ValueBits(t) - 1));
 }
 int128 MaxValue(ElementType t) {
   if (IsBool(t)) return 1;
-  if (IsUnsigned(t)) return (int128(1) << BitWidth(t)) - 1;
-  return (int128(1) << (BitWidth(t) - 1)) - 1;
+  if (IsUnsigned(t)) return (int128(1) << ValueBits(t)) - 1;
+  return (int128(1) << (ValueBits(t) - 1)) - 1;
 }
 std::string RangeText(ElementType t) {
   return Cat(NumpyName(t), " (", ToString(MinValue(t)), " to ", ToString(MaxValue(t)), ")");
@@ -282,12 +282,15 @@ double IntToDouble(int128 v, bool round_to_odd) {
 }
 
 // The bit pattern of integer `v` in dtype `t` (low ByteWidth(t) bytes used):
-// integers and bool wrap modulo 2^bits (bool: 1 bit), floats round to nearest
-// even.
+// integers and bool wrap modulo 2^bits (bool: 1 bit, i4/u4: 4 bits, in the low
+// nibble), floats round to nearest even.
 uint64_t IntBits(int128 v, ElementType t) {
   switch (t) {
     case ElementType::kI1:
       return static_cast<uint64_t>(v) & 1;
+    case ElementType::kI4:
+    case ElementType::kU4:
+      return static_cast<uint64_t>(v) & 0x0F;
     case ElementType::kBF16:
       return DoubleToBf16(IntToDouble(v, /*round_to_odd=*/true));
     case ElementType::kF16:
@@ -460,7 +463,7 @@ absl::StatusOr<NpyArray> GenerateArray(std::string_view spec_text, ElementType d
       } else if (IsBool(dtype)) {
         for (int64_t i = 0; i < count; ++i) Store(data, i, width, rng.Next() >> 63);
       } else {
-        for (int64_t i = 0; i < count; ++i) Store(data, i, width, rng.Next());
+        for (int64_t i = 0; i < count; ++i) Store(data, i, width, IntBits(static_cast<int128>(rng.Next()), dtype));
       }
       break;
     }

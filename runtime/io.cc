@@ -74,6 +74,8 @@ double ElementAsDouble(const Buffer& buffer, int64_t index) {
     case DType::kF8E5M2:
     case DType::kF8E4M3FN:
     case DType::kF8E4M3B11FNUZ: return Float8ToFloat(*p, buffer.dtype());
+    case DType::kI4:
+    case DType::kU4: return Int4Value(*p, buffer.dtype());
   }
   return 0;
 }

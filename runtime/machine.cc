@@ -52,6 +52,8 @@ std::string_view HloName(ElementType e) {
     case ElementType::kF8E5M2: return "f8e5m2";
     case ElementType::kF8E4M3FN: return "f8e4m3fn";
     case ElementType::kF8E4M3B11FNUZ: return "f8e4m3b11fnuz";
+    case ElementType::kI4: return "s4";
+    case ElementType::kU4: return "u4";
   }
   return "?";
 }

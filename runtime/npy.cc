@@ -464,7 +464,7 @@ DescrStatus ResolveDescr(std::string_view descr, std::optional<ElementType> raw_
       break;
     case 'V':
       if (size == '2') type = ElementType::kBF16;
-      if (size == '1' && raw_as && IsFloat8(*raw_as)) type = *raw_as;
+      if (size == '1' && raw_as && (IsFloat8(*raw_as) || IsInt4(*raw_as))) type = *raw_as;
       break;
     default:
       break;

@@ -12,6 +12,7 @@
 //   i32 / u32  i4 / u4                     f64   f8
 //   i64 / u64  i8 / u8                     f8e5m2  f1, or V1 as raw_as (below)
 //                                          f8e4m3fn, f8e4m3b11fnuz  V1 as raw_as
+//   i4 / u4    V1 as raw_as (one element a byte, in the low nibble, as numpy holds them)
 // each with an optional byte-order character: '<', '=' and '|' read as
 // little-endian; '>' is rejected for multi-byte types and accepted for one-byte
 // types (which have no byte order). Bool data bytes are kept as they are.
@@ -77,8 +78,9 @@ struct NpyArray {
 };
 
 // Parses the bytes of a whole .npy file. `path` is only used in messages. numpy
-// saves ml_dtypes' 8-bit floats float8_e4m3fn and float8_e4m3b11fnuz as raw bytes
-// ('V1'): such a file reads as `raw_as` when that is an 8-bit float type, and is
+// saves ml_dtypes' 8-bit floats float8_e4m3fn and float8_e4m3b11fnuz, and int4 and
+// uint4, as raw bytes ('V1'): such a file reads as `raw_as` when that is an 8-bit
+// float type or i4/u4, and is
 // IO-NPY-DTYPE otherwise ('<f1', what numpy writes for float8_e5m2, reads as it).
 absl::StatusOr<NpyArray> ParseNpy(std::string_view bytes, std::string_view path,
                                   std::optional<ElementType> raw_as = std::nullopt);

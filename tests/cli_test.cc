@@ -311,7 +311,7 @@ constexpr char kV7xInfo[] = R"(v7x (the default target)
   DMA granule                   32 bytes
   32-bit vector register        vector<16xT>, T = i32 u32 f32
   16-bit vector register        vector<32xT> or vector<2x16xT>, T = i16 u16 bf16 f16
-  8-bit vector register         vector<64xT> or vector<4x16xT>, T = i8 u8 f8e5m2 f8e4m3fn f8e4m3b11fnuz
+  8-bit vector register         vector<64xT> or vector<4x16xT>, T = i8 u8 f8e5m2 f8e4m3fn f8e4m3b11fnuz i4 u4
   plsc.get_sparse_core_info()   SparseCoreInfo(num_cores=2, num_subcores=16, num_lanes=16, vmem_capacity_bytes=524288, dma_granule_size_bytes=32)
 )";
 
@@ -325,7 +325,7 @@ constexpr char kV6eInfo[] = R"(v6e
   DMA granule                   32 bytes
   32-bit vector register        vector<8xT>, T = i32 u32 f32
   16-bit vector register        vector<16xT> or vector<2x8xT>, T = i16 u16 bf16 f16
-  8-bit vector register         vector<32xT> or vector<4x8xT>, T = i8 u8 f8e5m2 f8e4m3fn f8e4m3b11fnuz
+  8-bit vector register         vector<32xT> or vector<4x8xT>, T = i8 u8 f8e5m2 f8e4m3fn f8e4m3b11fnuz i4 u4
   plsc.get_sparse_core_info()   SparseCoreInfo(num_cores=2, num_subcores=16, num_lanes=8, vmem_capacity_bytes=262144, dma_granule_size_bytes=32)
 )";
 

@@ -176,7 +176,8 @@ TEST(GeneratorsTest, RandomFloats) {
 TEST(GeneratorsTest, Determinism) {
   for (ElementType t : kAllTypes) {
     for (const char* spec : {"random", "random:99", "randint:0:100:5", "iota"}) {
-      if (std::string(spec).rfind("randint", 0) == 0 && t == ElementType::kI1) continue;
+      // randint:0:100 fits neither bool nor the 4-bit types (Int4 below).
+      if (std::string(spec).rfind("randint", 0) == 0 && (t == ElementType::kI1 || IsInt4(t))) continue;
       NpyArray a = Gen(spec, t, {17, 3});
       NpyArray b = Gen(spec, t, {17, 3});
       EXPECT_EQ(a.data, b.data) << spec;
@@ -186,6 +187,25 @@ TEST(GeneratorsTest, Determinism) {
   // The stream does not depend on the shape, only on the element count.
   EXPECT_EQ(Gen("random:3", ElementType::kI32, {2, 6}).data, Gen("random:3", ElementType::kI32, {12}).data);
   EXPECT_EQ(Gen("random:18446744073709551615", ElementType::kU8, {4}).data.size(), 4u);
+}
+
+// int4/uint4: one byte each, the value in the low nibble; integers wrap modulo
+// 16, random keeps the low 4 bits of each draw, fill and randint check the 4-bit range.
+TEST(GeneratorsTest, Int4) {
+  EXPECT_EQ(All(Gen("iota", ElementType::kI4, {18})),
+            (std::vector<uint64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1}));
+  EXPECT_EQ(All(Gen("fill:-1", ElementType::kI4, {2})), (std::vector<uint64_t>{0x0F, 0x0F}));
+  NpyArray r = Gen("random:7", ElementType::kU4, {64});
+  NpyArray r8 = Gen("random:7", ElementType::kU8, {64});
+  for (size_t i = 0; i < r.data.size(); ++i) EXPECT_EQ(r.data[i], r8.data[i] & 0x0F) << i;
+  std::vector<int> seen(16, 0);
+  for (uint64_t v : All(Gen("randint:-8:8", ElementType::kI4, {1000}))) ++seen[v];
+  for (int i = 0; i < 16; ++i) EXPECT_GT(seen[i], 0) << i;
+  EXPECT_EQ(Error("randint:0:17", ElementType::kU4),
+            Usage("invalid input generator 'randint:0:17': the range [0, 17) does not fit in "
+                  "uint4 (0 to 15)"));
+  EXPECT_EQ(Error("fill:8", ElementType::kI4),
+            Usage("invalid input generator 'fill:8': 8 does not fit in int4 (-8 to 7)"));
 }
 
 TEST(GeneratorsTest, Randint) {

@@ -105,7 +105,8 @@ TEST(NpyWriteTest, DescrsAndOneDimShape) {
                         Case{ElementType::kU16, "<u2"}, Case{ElementType::kU32, "<u4"},
                         Case{ElementType::kBF16, "<V2"}, Case{ElementType::kF16, "<f2"},
                         Case{ElementType::kI64, "<i8"}, Case{ElementType::kU64, "<u8"},
-                        Case{ElementType::kF64, "<f8"}}) {
+                        Case{ElementType::kF64, "<f8"}, Case{ElementType::kI4, "|V1"},
+                        Case{ElementType::kU4, "|V1"}}) {
     NpyArray a;
     a.dtype = c.type;
     a.shape = {5};
@@ -231,6 +232,13 @@ TEST(NpyDescrTest, EightBitFloatsAsNumpySavesThem) {
   EXPECT_EQ(fn->dtype, ElementType::kF8E4M3FN);
   EXPECT_EQ(parse("<V1", std::nullopt).status().message(), "error[IO-NPY-DTYPE]: 'f8.npy' has unsupported dtype '<V1'");
   EXPECT_FALSE(parse("<V1", ElementType::kU8).ok());
+  // int4 and uint4 too: numpy holds ml_dtypes' int4/uint4 one a byte and saves raw bytes.
+  for (ElementType t : {ElementType::kI4, ElementType::kU4}) {
+    absl::StatusOr<NpyArray> a = parse("<V1", t);
+    ASSERT_TRUE(a.ok()) << a.status();
+    EXPECT_EQ(a->dtype, t);
+    EXPECT_EQ(a->data, std::vector<uint8_t>{'x'});
+  }
 }
 
 TEST(NpyRoundTripTest, LargeFileThroughFiles) {

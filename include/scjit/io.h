@@ -28,8 +28,9 @@
 namespace scjit {
 
 // The array in the .npy file at `path`, read into a buffer of its own. A file of
-// raw bytes ('V1', as numpy saves float8_e4m3fn and float8_e4m3b11fnuz) reads as
-// `raw_as` when that is an 8-bit float type (jit-run passes the parameter's).
+// raw bytes ('V1', as numpy saves float8_e4m3fn, float8_e4m3b11fnuz, int4 and
+// uint4) reads as `raw_as` when that is an 8-bit float type or i4/u4 (jit-run passes
+// the parameter's).
 absl::StatusOr<Buffer> ReadNpy(const std::string& path, std::optional<DType> raw_as = std::nullopt);
 // Writes `buffer` as numpy's np.save does (bf16 as '<V2').
 absl::Status WriteNpy(const std::string& path, const Buffer& buffer);

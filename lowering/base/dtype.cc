@@ -40,6 +40,9 @@ uint64_t PoisonBits(ElementType t) {
     case ElementType::kF8E4M3FN:
     case ElementType::kF8E4M3B11FNUZ:
       return Float8NaN(t);
+    case ElementType::kI4:
+    case ElementType::kU4:
+      return 0x0B;  // memory's form: the nibble B (i4 -5, u4 11), the high nibble 0
     default: {
       uint64_t bits = 0;
       for (int i = 0; i < ByteWidth(t); ++i) bits = (bits << 8) | 0xBE;

@@ -43,9 +43,20 @@ inline bool IsInteger(ElementType t) {
   return Info(t).kind == ElementKind::kSigned || Info(t).kind == ElementKind::kUnsigned;
 }
 inline bool IsUnsigned(ElementType t) { return Info(t).kind == ElementKind::kUnsigned; }
+// The 4-bit integers i4 and u4: one per byte in memory (the low nibble), 4-bit values.
+inline bool IsInt4(ElementType t) { return t == ElementType::kI4 || t == ElementType::kU4; }
+// Bits of a value of `t`: 4 for i4/u4, BitWidth otherwise.
+inline int ValueBits(ElementType t) { return IsInt4(t) ? 4 : BitWidth(t); }
+// The value of the i4/u4 in the low nibble of memory byte `byte` (its high
+// nibble is ignored): sign-extended for i4, zero-extended for u4.
+inline int Int4Value(uint8_t byte, ElementType t) {
+  int v = byte & 0x0F;
+  return t == ElementType::kI4 && v >= 8 ? v - 16 : v;
+}
 // The poison pattern (runtime.md §5, §7.1): the bits of one element of fresh
 // `out` buffers, scratch, allocs and masked-off lanes. Floats hold a quiet NaN;
-// integers repeat the byte 0xBE (int32: -1094795586), easy to spot in dumps.
+// integers repeat the byte 0xBE (int32: -1094795586), easy to spot in dumps;
+// i4/u4 hold the nibble 0xB (0x0B).
 uint64_t PoisonBits(ElementType t);
 
 // Types the hardware computes with (everything but the 64-bit ones).

@@ -17,6 +17,11 @@ absl::StatusOr<llvm::Value*> Emitter::Binary(const Op& op, OpKind kind, llvm::Va
     if (!r.ok()) return r;
     return FromF32(*r, e);
   }
+  if (IsInt4(e)) {  // computed in 8 bits, wrapped to 4
+    absl::StatusOr<llvm::Value*> r = Binary(op, kind, WidenInt4(a, e), WidenInt4(b, e), Int4Compute(e));
+    if (!r.ok()) return r;
+    return NarrowInt4(*r, e);
+  }
   bool fp = IsFloat(e);
   bool is_unsigned = IsUnsigned(e) || IsBool(e);
   llvm::Type* ty = a->getType();
@@ -90,6 +95,11 @@ absl::StatusOr<llvm::Value*> Emitter::Unary(const Op& op, llvm::Value* a, Elemen
     if (!r.ok()) return r;
     return FromF32(*r, e);
   }
+  if (IsInt4(e)) {  // computed in 8 bits, wrapped to 4
+    absl::StatusOr<llvm::Value*> r = Unary(op, WidenInt4(a, e), Int4Compute(e));
+    if (!r.ok()) return r;
+    return NarrowInt4(*r, e);
+  }
   bool fp = IsFloat(e);
   llvm::Type* ty = a->getType();
   switch (op.kind) {
@@ -132,6 +142,18 @@ absl::StatusOr<llvm::Value*> Emitter::Unary(const Op& op, llvm::Value* a, Elemen
 
 llvm::Value* Emitter::Convert(llvm::Value* v, ElementType from, ElementType to) {
   if (from == to) return v;
+  if (IsInt4(from)) return Convert(WidenInt4(v, from), Int4Compute(from), to);
+  if (IsInt4(to)) {
+    llvm::Value* wide = Convert(v, from, Int4Compute(to));
+    if (IsFloat(from)) {  // saturate to the 4-bit range, as to the 8-bit one
+      bool u = to == ElementType::kU4;
+      llvm::Type* ty = wide->getType();
+      wide = b_.CreateBinaryIntrinsic(u ? llvm::Intrinsic::umin : llvm::Intrinsic::smin, wide,
+                                      llvm::ConstantInt::get(ty, u ? 15 : 7));
+      if (!u) wide = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, wide, llvm::ConstantInt::get(ty, -8, true));
+    }
+    return NarrowInt4(wide, to);
+  }
   llvm::Type* ty = v->getType()->getWithNewType(ElemTy(to));
   v = ToF32(v, from);  // 16-bit floats convert from f32 (exactly the same value)
   if (IsBool(to)) {
@@ -206,7 +228,8 @@ absl::Status Emitter::EmitElementwise(const Op& op) {
       llvm::CmpInst::Predicate pred =
           IsFloat(e) ? kFloat[p] : (IsUnsigned(e) || IsBool(e)) ? kUnsigned[p] : kSigned[p];
       return Elementwise(op, [&](const std::vector<llvm::Value*>& a, const Type&) -> absl::StatusOr<llvm::Value*> {
-        return IsFloat(e) ? b_.CreateFCmp(pred, ToF32(a[0], e), ToF32(a[1], e)) : b_.CreateICmp(pred, a[0], a[1]);
+        if (IsFloat(e)) return b_.CreateFCmp(pred, ToF32(a[0], e), ToF32(a[1], e));
+        return b_.CreateICmp(pred, WidenInt4(a[0], e), WidenInt4(a[1], e));
       });
     }
     case OpKind::kSelect:
@@ -380,8 +403,10 @@ absl::Status Emitter::EmitValueOp(const Op& op) {
       const Type& t = op.results[0]->type;
       std::vector<llvm::Constant*> elems;
       for (int64_t i = 0; i < t.NumElements(); ++i) {
+        // 4-bit integers wrap (memory's form: the low nibble).
+        uint64_t n = static_cast<uint64_t>(IsInt4(t.element()) ? i & 0x0F : i);
         elems.push_back(IsFloat(t.element()) ? llvm::ConstantFP::get(ElemTy(t.element()), static_cast<double>(i))
-                                             : llvm::ConstantInt::get(ElemTy(t.element()), static_cast<uint64_t>(i)));
+                                             : llvm::ConstantInt::get(ElemTy(t.element()), n));
       }
       Set(op.results[0], llvm::ConstantVector::get(elems));
       return absl::OkStatus();

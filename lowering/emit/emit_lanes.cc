@@ -40,6 +40,7 @@ Emitter::Combine Emitter::CombineOf(OpKind k) {
 
 llvm::Value* Emitter::CombineValues(Combine c, llvm::Value* a, llvm::Value* b, ElementType e) {
   if (IsNarrowFloat(e)) return FromF32(CombineValues(c, ToF32(a, e), ToF32(b, e), ElementType::kF32), e);
+  if (IsInt4(e)) return NarrowInt4(CombineValues(c, WidenInt4(a, e), WidenInt4(b, e), Int4Compute(e)), e);
   bool fp = IsFloat(e);
   switch (c) {
     case Combine::kSum:
@@ -130,8 +131,11 @@ absl::Status Emitter::EmitLaneOp(const Op& op) {
 absl::Status Emitter::EmitReduce(const Op& op) {
   const Operand& x = op.operands[0];
   const Type& t = x.value->type;
-  ElementType e = t.element();
-  if (IsFloat8(e)) return Unsupported(kernel_, op, Cat(op.name(), " of ", IrName(e)));
+  if (IsFloat8(t.element())) return Unsupported(kernel_, op, Cat(op.name(), " of ", IrName(t.element())));
+  // 4-bit integers reduce widened to 8 bits; the result wraps back to 4.
+  ElementType e = Int4Compute(t.element());
+  auto in = [&](llvm::Value* v) { return WidenInt4(v, t.element()); };
+  auto out = [&](llvm::Value* v) { return NarrowInt4(v, t.element()); };
   Combine c = CombineOf(op.kind);
   auto fold = [&](llvm::Value* acc, llvm::Value* v) -> llvm::Value* {
     // Without fast-math flags the fadd reduction is ordered: ((acc + v0) + v1) + ...
@@ -157,16 +161,16 @@ absl::Status Emitter::EmitReduce(const Op& op) {
     return acc == nullptr ? r : CombineValues(c, acc, r, e);
   };
   if (!Large(t)) {
-    Set(op.results[0], fold(c == Combine::kSum && IsFloat(e) ? Identity(c, e) : nullptr, ValueOf(x)));
+    Set(op.results[0], out(fold(c == Combine::kSum && IsFloat(e) ? Identity(c, e) : nullptr, in(ValueOf(x)))));
     return absl::OkStatus();
   }
   llvm::Value* acc = ScalarSlot(ElemTy(e), Identity(c, e));
   absl::Status s = ForChunks(t.NumElements(), [&](llvm::Value* first, int64_t width) {
-    b_.CreateStore(fold(b_.CreateLoad(ElemTy(e), acc), ChunkOf(x, first, width)), acc);
+    b_.CreateStore(fold(b_.CreateLoad(ElemTy(e), acc), in(ChunkOf(x, first, width))), acc);
     return absl::OkStatus();
   });
   if (!s.ok()) return s;
-  Set(op.results[0], b_.CreateLoad(ElemTy(e), acc));
+  Set(op.results[0], out(b_.CreateLoad(ElemTy(e), acc)));
   return absl::OkStatus();
 }
 
@@ -176,8 +180,11 @@ absl::Status Emitter::EmitReduce(const Op& op) {
 absl::Status Emitter::EmitScan(const Op& op) {
   const Operand& x = op.operands[0];
   const Type& t = x.value->type;
-  ElementType e = t.element();
-  if (IsFloat8(e)) return Unsupported(kernel_, op, Cat(op.name(), " of ", IrName(e)));
+  if (IsFloat8(t.element())) return Unsupported(kernel_, op, Cat(op.name(), " of ", IrName(t.element())));
+  // 4-bit integers scan widened to 8 bits; the results wrap back to 4.
+  ElementType e = Int4Compute(t.element());
+  auto in = [&](llvm::Value* v) { return WidenInt4(v, t.element()); };
+  auto out = [&](llvm::Value* v) { return NarrowInt4(v, t.element()); };
   Combine c = CombineOf(op.kind);
   bool masked = op.mask.has_value();
   llvm::Constant* identity = Identity(c, e);
@@ -227,18 +234,18 @@ absl::Status Emitter::EmitScan(const Op& op) {
   };
   if (!Large(t)) {
     State after;
-    Set(op.results[0], scan(ValueOf(x), masked ? ValueOf(*op.mask) : nullptr, {}, &after));
+    Set(op.results[0], out(scan(in(ValueOf(x)), masked ? ValueOf(*op.mask) : nullptr, {}, &after)));
     return absl::OkStatus();
   }
   llvm::Value* run = ScalarSlot(ElemTy(e), identity);
   llvm::Value* seen = ScalarSlot(b_.getInt1Ty(), b_.getFalse());
   llvm::Value* buffer = NewBuffer(t);
   absl::Status s = ForChunks(t.NumElements(), [&](llvm::Value* first, int64_t width) {
-    State in{b_.CreateLoad(ElemTy(e), run), b_.CreateLoad(b_.getInt1Ty(), seen)}, out;
+    State before{b_.CreateLoad(ElemTy(e), run), b_.CreateLoad(b_.getInt1Ty(), seen)}, after;
     llvm::Value* m = masked ? ChunkOf(*op.mask, first, width) : nullptr;
-    StoreChunk(buffer, e, first, scan(ChunkOf(x, first, width), m, in, &out));
-    b_.CreateStore(out.run, run);
-    if (out.seen != nullptr) b_.CreateStore(out.seen, seen);
+    StoreChunk(buffer, e, first, out(scan(in(ChunkOf(x, first, width)), m, before, &after)));
+    b_.CreateStore(after.run, run);
+    if (after.seen != nullptr) b_.CreateStore(after.seen, seen);
     return absl::OkStatus();
   });
   if (!s.ok()) return s;

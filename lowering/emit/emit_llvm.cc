@@ -26,6 +26,8 @@ llvm::Type* Emitter::ElemTy(ElementType e) {
       return b_.getInt1Ty();
     case ElementType::kI8:
     case ElementType::kU8:
+    case ElementType::kI4:  // memory's form, the low nibble (WidenInt4/NarrowInt4)
+    case ElementType::kU4:
       return b_.getInt8Ty();
     case ElementType::kI16:
     case ElementType::kU16:
@@ -99,6 +101,7 @@ llvm::Constant* Emitter::LiteralConstant(const Operand& o, ElementType e) {
     if (IsFloat8(e)) return llvm::ConstantInt::get(ty, FloatToFloat8(v, e));
     return llvm::ConstantFP::get(ty, v);
   }
+  if (IsInt4(e)) return llvm::ConstantInt::get(ty, static_cast<uint64_t>(o.int_value) & 0x0F);  // memory's form
   return llvm::ConstantInt::get(ty, static_cast<uint64_t>(o.int_value), /*isSigned=*/true);
 }
 

@@ -36,6 +36,21 @@ llvm::Value* Emitter::Float8Call(RuntimeFn fn, llvm::Value* in, llvm::Type* out_
   return b_.CreateLoad(out_ty, dst);
 }
 
+// ------------------------------------------------------------------------------------
+// 4-bit integers.
+
+llvm::Value* Emitter::WidenInt4(llvm::Value* v, ElementType e) {
+  if (!IsInt4(e)) return v;
+  llvm::Type* ty = v->getType();
+  if (e == ElementType::kU4) return b_.CreateAnd(v, llvm::ConstantInt::get(ty, 0x0F));
+  return b_.CreateAShr(b_.CreateShl(v, llvm::ConstantInt::get(ty, 4)), llvm::ConstantInt::get(ty, 4));
+}
+
+llvm::Value* Emitter::NarrowInt4(llvm::Value* v, ElementType e) {
+  if (!IsInt4(e)) return v;
+  return b_.CreateAnd(v, llvm::ConstantInt::get(v->getType(), 0x0F));
+}
+
 llvm::Value* Emitter::ToF32(llvm::Value* v, ElementType e) {
   if (IsFloat8(e)) return Float8Call(RuntimeFn::kF8ToF32, v, v->getType()->getWithNewType(b_.getFloatTy()), e);
   if (!IsHalf(e)) return v;
@@ -126,6 +141,7 @@ absl::Status Emitter::EmitPack(const Op& op) {
   const Operand& b = op.operands[1];
   const Type& out = op.results[0]->type;
   ElementType from = a.type().element(), to = out.element();
+  if (IsInt4(from) || IsInt4(to)) return Unsupported(kernel_, op, Cat(op.name(), " of ", IrName(IsInt4(to) ? to : from)));
   bool interleaved = op.FindAttr("format")->value.str == "interleaved";
   int64_t n = a.type().NumElements();
   // [a0, b0, a1, b1, ...] or, compressed, concat(a, b) read as (N, 2) row-major.
@@ -161,6 +177,7 @@ absl::Status Emitter::EmitUnpack(const Op& op) {
   const Operand& ab = op.operands[0];
   const Type& out = op.results[0]->type;
   ElementType from = ab.type().element(), to = out.element();
+  if (IsInt4(from) || IsInt4(to)) return Unsupported(kernel_, op, Cat(op.name(), " of ", IrName(IsInt4(to) ? to : from)));
   bool interleaved = op.FindAttr("format")->value.str == "interleaved";
   int64_t n = out.NumElements();
   // The halves of a packed run of 2w elements: its even and odd elements.
@@ -211,6 +228,7 @@ absl::Status Emitter::EmitBitcast(const Op& op) {
   const Type& in = x.type();
   const Type& out = op.results[0]->type;
   bool to_bool = out.element() == ElementType::kI1;
+  if (IsInt4(in.element()) || IsInt4(out.element())) return Int4BitcastUnsupported(kernel_, op, in, out);
   if (Large(out)) {
     if (!to_bool) {
       SetBuffer(op.results[0], BufferOf(x));

@@ -123,7 +123,8 @@ absl::Status Emitter::EmitSort(const Op& op) {
   }
   const Attribute* desc = op.FindAttr("descending");
   bool descending = key_val && desc != nullptr && desc->value.operand.int_value != 0;
-  llvm::Value* keys = ValueOf(ops[0]);
+  // 4-bit keys order by their 8-bit widening (the same order); the payload moves as it is.
+  llvm::Value* keys = WidenInt4(ValueOf(ops[0]), e);
   unsigned key_bits = keys->getType()->getScalarSizeInBits();
   unsigned index_bits = static_cast<unsigned>(std::countr_zero(static_cast<uint64_t>(lanes)));
   bool masked = key_val && op.mask.has_value();

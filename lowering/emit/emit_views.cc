@@ -489,6 +489,7 @@ absl::Status Emitter::EmitRefView(const Op& op) {
   // The verifier gives both a data ref type (semaphores are not refs there).
   if (r.semaphore) return Unsupported(kernel_, op, Cat(op.name(), " of semaphores"));
   bool bitcast = op.kind == OpKind::kViewBitcast;
+  if (bitcast && (IsInt4(in.element()) || IsInt4(out.element()))) return Int4BitcastUnsupported(kernel_, op, in, out);
   if (bitcast && BitWidth(r.element) != BitWidth(out.element()) && r.dims() < 2) {
     return mismatch("is 1-D, so no bitcast to another width gives (XF-2)");
   }

@@ -308,6 +308,17 @@ class Emitter {
   // An f32 value rounded to nearest even to `e` (bf16, f16, f8), or unchanged (f32).
   llvm::Value* FromF32(llvm::Value* v, ElementType e);
   llvm::Value* Float8Call(RuntimeFn fn, llvm::Value* in, llvm::Type* out_ty, ElementType e);
+  // 4-bit integers (emit_narrow.cc) live in i8 registers in memory's form, the
+  // value in the low nibble (docs/language.md, "4-bit integers"): every op widens
+  // them to i8/u8, computes there and narrows the result back to 4 bits (wrapping).
+  // Int4Compute(e) is the type they compute in (i8 for i4, u8 for u4; others: e).
+  static ElementType Int4Compute(ElementType e) {
+    return e == ElementType::kI4 ? ElementType::kI8 : e == ElementType::kU4 ? ElementType::kU8 : e;
+  }
+  // An i4 (u4) value as i8 sign- (zero-) extended from its low 4 bits; others unchanged.
+  llvm::Value* WidenInt4(llvm::Value* v, ElementType e);
+  // An i8 value of Int4Compute(e) as `e` in memory's form (its low 4 bits); others unchanged.
+  llvm::Value* NarrowInt4(llvm::Value* v, ElementType e);
   // pack/unpack (sc-semantics.md §3.9, runtime.md §7.4).
   absl::Status EmitPack(const Op& op);
   absl::Status EmitUnpack(const Op& op);
@@ -467,6 +478,12 @@ class Emitter {
 inline absl::Status Unsupported(const KernelDef& k, const Op& op, std::string_view what) {
   return absl::UnimplementedError(Cat("not implemented yet: ", what, " (", op.name(), " at line ", op.loc.line,
                                       ", kernel @", k.name, ")"));
+}
+
+// A bitcast from or to i4/u4: their 4-bit packing is not modelled (scjit's memory
+// holds one per byte).
+inline absl::Status Int4BitcastUnsupported(const KernelDef& k, const Op& op, const Type& in, const Type& out) {
+  return Unsupported(k, op, Cat(op.name(), " from ", in.ToString(), " to ", out.ToString(), " (4-bit types)"));
 }
 
 // Row-major element offsets of a view with static sizes: calls `row(offset,

@@ -552,10 +552,10 @@ bool Verifier::TypeLiteral(const Op& op, Operand& o, const Type& t) {
         if (v != 0 && v != 1) return fail(Cat("literal ", what, " does not fit in i1 (use 0, 1, true or false)"));
         break;
       }
-      int bits = BitWidth(e);
+      int bits = ValueBits(e);
       if (bits < 64) {
         // Either the signed or the unsigned range of the width: a literal may
-        // spell the bit pattern (0xFFFFFFFF for an i32).
+        // spell the bit pattern (0xFFFFFFFF for an i32, 0xF for an i4).
         int64_t lo = -(int64_t{1} << (bits - 1));
         int64_t hi = (int64_t{1} << bits) - 1;
         if (v < lo || v > hi) return fail(Cat("literal ", what, " does not fit in ", IrName(e)));

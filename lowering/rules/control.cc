@@ -404,7 +404,8 @@ std::optional<Violation> BufferSpace(const Ctx& c) {  // PIPE-14
 // The tile Pallas rounds a ragged last block to along dimension `d` of `src`
 // (tpu_info.infer_tiling with the default COMPACT tiling, TPU v4 and later).
 int64_t CompactTile(const Type& src, int d) {
-  int64_t packing = 4 / ByteWidth(src.element());
+  // tpu_info.infer_tiling packs int4 8 to a word (not uint4: numpy's itemsize, 1).
+  int64_t packing = src.element() == ElementType::kI4 ? 8 : 4 / ByteWidth(src.element());
   int r = src.rank();
   if (r == 1) return packing * 128;
   if (d == r - 1) return 128;

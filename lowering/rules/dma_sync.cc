@@ -87,7 +87,7 @@ std::string RefAval(const Type& t) {
 std::string MlirElement(ElementType e) {
   if (IsFloat(e)) return std::string(IrName(e));
   if (IsBool(e)) return "i1";
-  return Cat("i", BitWidth(e));
+  return Cat("i", ValueBits(e));  // i4 for int4, as in Mosaic
 }
 
 std::string MlirDims(const Shape& s) {

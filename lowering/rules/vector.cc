@@ -705,7 +705,7 @@ std::optional<Violation> ConvertRule(const Ctx& c) {  // EL-1, EL-2
   std::string help = "convert through f32 (`convert` twice)";
   if (IsUnsigned(from) || IsUnsigned(to)) {
     E u = IsUnsigned(from) ? from : to;
-    E s = Bits(u) == 8 ? E::kI8 : Bits(u) == 16 ? E::kI16 : Bits(u) == 32 ? E::kI32 : E::kI64;
+    E s = u == E::kU4 ? E::kI4 : Bits(u) == 8 ? E::kI8 : Bits(u) == 16 ? E::kI16 : Bits(u) == 32 ? E::kI32 : E::kI64;
     help = Cat("convert through ", IrName(s), ", the signed type of ", IrName(u), "'s width (`convert` twice; the "
                "values must fit in ", IrName(s), ")");
   }

@@ -38,7 +38,7 @@ _COMPILER = _scjit.Compiler()  # thread-safe; its memory cache serves the proces
 
 def _numpy_dtype(name: str) -> np.dtype:
     """numpy's dtype for a dtype name of the extension (numpy's own names, and
-    ml_dtypes' bfloat16 and float8 types, which numpy knows once ml_dtypes is
+    ml_dtypes' bfloat16, float8, int4 and uint4 types, which numpy knows once ml_dtypes is
     imported)."""
     return np.dtype(getattr(ml_dtypes, name, name))
 

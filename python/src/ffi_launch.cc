@@ -16,10 +16,16 @@
 //   seed        -1 for none
 // debug_print output and warnings go to stderr; a failed check is an error whose
 // message is every finding, rendered.
+//
+// int4/uint4 are the exception to "without copies": XLA packs them two to a byte
+// (low nibble first), scjit's memory holds one per byte (docs/language.md, "4-bit
+// integers"), so they are unpacked into a buffer of the launch's before it and
+// packed back into XLA's after it.
 #include "python/src/ffi_launch.h"
 
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,10 +40,35 @@ namespace {
 
 ffi::Error Invalid(std::string message) { return ffi::Error(ffi::ErrorCode::kInvalidArgument, std::move(message)); }
 
+bool IsPacked(const ffi::AnyBuffer& b) {
+  return b.element_type() == ffi::DataType::S4 || b.element_type() == ffi::DataType::U4;
+}
+
+// The bytes XLA's buffer `b` holds: 4-bit types two to a byte (ffi's size_bytes
+// counts one byte each).
+size_t XlaBytes(const ffi::AnyBuffer& b) { return IsPacked(b) ? (b.element_count() + 1) / 2 : b.size_bytes(); }
+
+// XLA's packed 4-bit elements (low nibble first) one per byte, in the low nibble.
+void Unpack(const ffi::AnyBuffer& b, std::vector<uint8_t>* out) {
+  const auto* packed = static_cast<const uint8_t*>(b.untyped_data());
+  out->resize(b.element_count());
+  for (size_t i = 0; i < out->size(); ++i) (*out)[i] = (packed[i / 2] >> (4 * (i % 2))) & 0x0F;
+}
+
+// The inverse of Unpack: the low nibble of each byte of `in`, two to a byte of `b`.
+void Pack(const std::vector<uint8_t>& in, ffi::AnyBuffer b) {
+  auto* packed = static_cast<uint8_t*>(b.untyped_data());
+  std::memset(packed, 0, XlaBytes(b));
+  for (size_t i = 0; i < in.size(); ++i) packed[i / 2] |= static_cast<uint8_t>((in[i] & 0x0F) << (4 * (i % 2)));
+}
+
 // Binds buffer `b` to parameter `p` (its dtype and shape; the byte count must
-// agree, which the lowering guarantees).
-absl::StatusOr<Buffer> Bind(const ParamInfo& p, const ffi::AnyBuffer& b) {
-  return Buffer::Wrap(p.dtype, p.shape, b.untyped_data(), b.size_bytes());
+// agree, which the lowering guarantees). A packed 4-bit buffer binds through
+// `unpacked`, which holds its elements one per byte.
+absl::StatusOr<Buffer> Bind(const ParamInfo& p, const ffi::AnyBuffer& b, std::vector<uint8_t>* unpacked) {
+  if (!IsPacked(b)) return Buffer::Wrap(p.dtype, p.shape, b.untyped_data(), b.size_bytes());
+  Unpack(b, unpacked);
+  return Buffer::Wrap(p.dtype, p.shape, unpacked->data(), unpacked->size());
 }
 
 ffi::Error LaunchFromXla(ffi::RemainingArgs args, ffi::RemainingRets rets, int64_t kernel_address, int64_t threads,
@@ -46,6 +77,8 @@ ffi::Error LaunchFromXla(ffi::RemainingArgs args, ffi::RemainingRets rets, int64
   if (kernel == nullptr) return Invalid("scjit_launch: no kernel");
   std::span<const ParamInfo> params = kernel->params();
   std::vector<Buffer> buffers(params.size());
+  std::vector<std::vector<uint8_t>> unpacked(params.size());  // 4-bit parameters' own memory
+  std::vector<std::optional<ffi::AnyBuffer>> pack_into(params.size());  // their XLA results
   size_t next_arg = 0, next_ret = 0;
   for (size_t i = 0; i < params.size(); ++i) {
     const ParamInfo& p = params[i];
@@ -54,7 +87,7 @@ ffi::Error LaunchFromXla(ffi::RemainingArgs args, ffi::RemainingRets rets, int64
       if (next_arg >= args.size()) return Invalid("scjit_launch: too few operands for @" + kernel->name());
       ffi::ErrorOr<ffi::AnyBuffer> arg = args.get<ffi::AnyBuffer>(next_arg++);
       if (!arg.has_value()) return arg.error();
-      bound = Bind(p, *arg);
+      bound = Bind(p, *arg, &unpacked[i]);
     } else {
       if (next_ret >= rets.size()) return Invalid("scjit_launch: too few results for @" + kernel->name());
       ffi::ErrorOr<ffi::Result<ffi::AnyBuffer>> ret = rets.get<ffi::AnyBuffer>(next_ret++);
@@ -64,11 +97,12 @@ ffi::Error LaunchFromXla(ffi::RemainingArgs args, ffi::RemainingRets rets, int64
         if (next_arg >= args.size()) return Invalid("scjit_launch: too few operands for @" + kernel->name());
         ffi::ErrorOr<ffi::AnyBuffer> arg = args.get<ffi::AnyBuffer>(next_arg++);
         if (!arg.has_value()) return arg.error();
-        if (arg->untyped_data() != out.untyped_data() && arg->size_bytes() == out.size_bytes()) {
-          std::memcpy(out.untyped_data(), arg->untyped_data(), out.size_bytes());
+        if (arg->untyped_data() != out.untyped_data() && XlaBytes(*arg) == XlaBytes(out)) {
+          std::memcpy(out.untyped_data(), arg->untyped_data(), XlaBytes(out));
         }
       }
-      bound = Bind(p, out);
+      if (IsPacked(out)) pack_into[i] = out;
+      bound = Bind(p, out, &unpacked[i]);
     }
     if (!bound.ok()) return Invalid(std::string(bound.status().message()));
     buffers[i] = *std::move(bound);
@@ -97,6 +131,9 @@ ffi::Error LaunchFromXla(ffi::RemainingArgs args, ffi::RemainingRets rets, int64
   if (!result.ok()) return Invalid(std::string(result.status().message()));
   std::string findings = result->RenderFindings();
   if (result->failed()) return ffi::Error(ffi::ErrorCode::kInternal, findings);
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (pack_into[i].has_value()) Pack(unpacked[i], *pack_into[i]);
+  }
   if (!findings.empty()) std::fwrite(findings.data(), 1, findings.size(), stderr);  // warnings
   return ffi::Error::Success();
 }

@@ -1728,6 +1728,40 @@ def float8_arithmetic_and_conversions(nl):
     return Case(kernel, xs + ys, tuple(outs))
 
 
+@case
+def splat_constant_i4(nl):
+    return _splat_constant((4, 16), ml_dtypes.int4, -3)
+
+
+@case
+def int4_arithmetic_and_conversions(nl):
+    """int4 and uint4: x + y and x * y wrapped to 4 bits, x as int32, x as uint4 (the
+    bits), an int32 narrowed to int4 (the low 4 bits), x < y. The inputs are every
+    pair of int4 values."""
+    i4, u4 = ml_dtypes.int4, ml_dtypes.uint4
+    xi = np.repeat(np.arange(-8, 8), 16).reshape(4, 64)
+    yi = np.tile(np.arange(-8, 8), 16).reshape(4, 64)
+
+    def wrap(v, t=i4):
+        return (((v + 8) % 16) - 8).astype(t) if t == i4 else (v % 16).astype(t)
+
+    x, y = xi.astype(i4), yi.astype(i4)
+    outs = (wrap(xi + yi), wrap(xi * yi), xi.astype(np.int32), wrap(xi, u4), wrap(xi * 5 + 3),
+            (xi < yi).astype(np.int32))
+
+    @whole_array_kernel(tuple(sds(o) for o in outs))
+    def kernel(x_ref, y_ref, add_ref, mul_ref, wide_ref, u_ref, narrow_ref, lt_ref):
+        x, y = x_ref[...], y_ref[...]
+        add_ref[...] = x + y
+        mul_ref[...] = x * y
+        wide_ref[...] = x.astype(jnp.int32)
+        u_ref[...] = x.astype(jnp.uint4)
+        narrow_ref[...] = (x.astype(jnp.int32) * 5 + 3).astype(jnp.int4)
+        lt_ref[...] = (x < y).astype(jnp.int32)
+
+    return Case(kernel, (x, y), outs)
+
+
 # --- scalar subcore (after JAX's ScalarSubcoreTest) -------------------------------------------
 
 
@@ -2346,11 +2380,11 @@ def test_unknown_primitive_is_named_with_its_line():
     assert "jnp.sinh" in src[err.location.line - first]
 
 
-def test_int4_is_not_a_scjit_dtype():
+def test_int4_exports_as_i4():
     with sjax.abstract_tpu("v7x"):
-        kernel = pl.kernel(lambda x_ref, o_ref: None, out_type=jax.ShapeDtypeStruct((64,), jnp.int4),
-                           mesh=vector_mesh())
-        raises_at(kernel, np.zeros(64, jnp.int4), match="dtype int4")
+        c = CASES["int4_arithmetic_and_conversions"](16)
+    [kernel] = sjax.export_kernels(c.fn, *c.args, target="v7x")
+    assert "hbm<4x64xi4>" in kernel.scir and "hbm<4x64xu4>" in kernel.scir
 
 
 def test_several_meshes_are_one_kernel_of_several_parts():

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import jax.numpy as jnp
 import numpy as np
 from jax._src import core as jax_core
 from jax._src import source_info_util
@@ -29,8 +30,8 @@ from .errors import ExportError, Location
 
 # --- types -----------------------------------------------------------------------
 
-# numpy dtype name -> .scir element type. Any other (int4, uint4, and the 64-bit
-# types, which JAX makes only with x64 enabled) is an ExportError.
+# numpy dtype name -> .scir element type. Any other (the 64-bit types, which JAX
+# makes only with x64 enabled) is an ExportError.
 ELEMENT_TYPES = {
     "bool": "i1",
     "int8": "i8",
@@ -45,6 +46,8 @@ ELEMENT_TYPES = {
     "float8_e5m2": "f8e5m2",
     "float8_e4m3fn": "f8e4m3fn",
     "float8_e4m3b11fnuz": "f8e4m3b11fnuz",
+    "int4": "i4",
+    "uint4": "u4",
 }
 
 _SPACES = {
@@ -159,7 +162,7 @@ def literal_text(value: Any, dtype: Any) -> str:
     v = np.asarray(value).astype(dt) if np.asarray(value).dtype != dt else np.asarray(value)
     if dt == np.bool_:
         return "true" if bool(v) else "false"
-    if np.issubdtype(dt, np.integer):
+    if jnp.issubdtype(dt, jnp.integer):  # numpy's integers and ml_dtypes' int4, uint4
         return str(int(v))
     f = float(v)
     if math.isnan(f):

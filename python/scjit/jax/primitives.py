@@ -17,6 +17,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import jax.numpy as jnp
 import numpy as np
 from jax._src import checkify
 from jax._src import core as jax_core
@@ -109,7 +110,7 @@ def _alias(ctx: Emitter, eqn: Any) -> None:
 
 
 def _is_signed(dtype: Any) -> bool:
-    return np.issubdtype(np.dtype(dtype), np.signedinteger)
+    return jnp.issubdtype(np.dtype(dtype), jnp.signedinteger)  # int4 too
 
 
 # --- elementwise arithmetic ------------------------------------------------------------
