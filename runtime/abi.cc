@@ -11,7 +11,7 @@ scjit::Subcore& Self(scjit_ctx* ctx) { return *static_cast<scjit::Subcore*>(ctx-
 
 extern "C" {
 
-int32_t scjit_rt_tick(scjit_ctx* ctx) { return Self(ctx).Tick(); }
+int32_t scjit_rt_tick(scjit_ctx* ctx, int32_t site) { return Self(ctx).Tick(site); }
 
 int32_t scjit_rt_dma_start(scjit_ctx* ctx, const scjit_dma* dma, int32_t site) { return Self(ctx).DmaStart(*dma, site); }
 

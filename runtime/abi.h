@@ -106,9 +106,10 @@ typedef struct scjit_dma {
 } scjit_dma;
 
 /* Loop back-edges call this every SCJIT_TICK_PERIOD iterations, so that a
- * subcore spinning on memory lets the others (and deferred effects) progress. */
+ * subcore spinning on memory lets the others (and deferred effects) progress;
+ * `site` is the loop's (an RT-TIMEOUT names it). */
 #define SCJIT_TICK_PERIOD 4096
-int32_t scjit_rt_tick(scjit_ctx* ctx);
+int32_t scjit_rt_tick(scjit_ctx* ctx, int32_t site);
 
 /* Starts an asynchronous DMA (`dma_start`). The descriptor is copied. */
 int32_t scjit_rt_dma_start(scjit_ctx* ctx, const scjit_dma* dma, int32_t site);

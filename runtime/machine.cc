@@ -106,14 +106,14 @@ int32_t Subcore::Park(Wait wait, int site) {
   return cancelled_ ? kStatusCancelled : 0;
 }
 
-int32_t Subcore::Tick() {
+int32_t Subcore::Tick(int site) {
   ctx.tick = SCJIT_TICK_PERIOD;
   if (machine_->PastDeadline()) {
     const RunOptions& o = machine_->options();
-    Diagnostic d = MakeDiagnostic(DiagId::kRtTimeout, nullptr, Location{},
-                                  {{"kernel", Cat("@", machine_->layout().kernel)},
-                                   {"seconds", absl::StrFormat("%g", o.time_limit_seconds)}});
-    d.notes.push_back(Cat(machine_->SubcoreName(index_), " was still in a loop"));
+    Diagnostic d = layout().SiteDiagnostic(DiagId::kRtTimeout, site,
+                                           {{"kernel", Cat("@", machine_->layout().kernel)},
+                                            {"seconds", absl::StrFormat("%g", o.time_limit_seconds)}});
+    d.notes.push_back(Cat(machine_->SubcoreName(index_), " was still in this loop"));
     findings_.push_back(Made(std::move(d), /*name_subcore=*/false));
     return kStatusFailed;
   }
@@ -305,9 +305,10 @@ int32_t Subcore::SemSignal(int sem, int32_t n, int core, int subcore, int site) 
   int target = part_->first + target_core * info.subcores + target_subcore;
   if (target == index_) {
     sems_[sem].value += n;
+    sems_[sem].last_site = site;
   } else {
     // Another subcore's semaphore changes between epochs, in a fixed order.
-    outbox_.push_back(Effect{Effect::Kind::kSignal, target, sem, n, 0, nullptr, nullptr});
+    outbox_.push_back(Effect{Effect::Kind::kSignal, target, sem, n, 0, nullptr, nullptr, site});
   }
   return 0;
 }
@@ -746,13 +747,43 @@ void Machine::FinishSubcore(Subcore& s, int32_t status) {
                        {{"detail", Cat("this DMA on ", name, " was started but never waited")}}));
     } else if (sem.value != 0) {
       s.Fail(s.Finding(DiagId::kRtSync, sem.last_site,
-                       {{"detail", Cat(name, " still holds ", sem.value, " at the end of the kernel")}}));
+                       {{"detail", Cat(name, " still holds ", sem.value, " at the end of the kernel; this op credited it last")}}));
     }
   }
 }
 
 absl::Status Machine::Settle() {
   int n = static_cast<int>(subcores_.size());
+  // Effects between subcores, in subcore order (or a seeded permutation),
+  // before the end checks: a signal of this epoch to a subcore that finished in
+  // it counts in RT-SYNC's check.
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  if (options_.seed) std::shuffle(order.begin(), order.end(), rng_);
+  for (int i : order) {
+    for (const Effect& e : subcores_[i]->outbox_) {
+      Subcore& t = *subcores_[e.target];
+      if (e.kind == Effect::Kind::kSignal) {
+        t.sems_[e.sem].value += e.amount;
+        t.sems_[e.sem].last_site = e.site;
+      } else if (e.kind == Effect::Kind::kSharedAdd) {
+        Transfer(e.dma->dma, e.dma->indices.data());
+        if (e.sem >= 0) {
+          t.sems_[e.sem].value += e.amount;
+          t.sems_[e.sem].deferred -= e.amount;
+        }
+      } else {
+        uint8_t* word = smem_of(e.target) + e.offset;
+        int32_t old;
+        std::memcpy(&old, word, 4);
+        int32_t sum = static_cast<int32_t>(static_cast<uint32_t>(old) + static_cast<uint32_t>(e.amount));
+        std::memcpy(word, &sum, 4);
+        *e.result = old;
+      }
+    }
+    subcores_[i]->outbox_.clear();
+  }
+
   // Output and findings of the epoch, in subcore order.
   for (auto& s : subcores_) {
     if (s->finished_ && !s->end_checked_) {
@@ -772,33 +803,6 @@ absl::Status Machine::Settle() {
       if (warned_sites_.insert({s->part_->index, site}).second) findings_.push_back(std::move(f));
     }
     s->warnings_.clear();
-  }
-
-  // Effects between subcores, in subcore order (or a seeded permutation).
-  std::vector<int> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  if (options_.seed) std::shuffle(order.begin(), order.end(), rng_);
-  for (int i : order) {
-    for (const Effect& e : subcores_[i]->outbox_) {
-      Subcore& t = *subcores_[e.target];
-      if (e.kind == Effect::Kind::kSignal) {
-        t.sems_[e.sem].value += e.amount;
-      } else if (e.kind == Effect::Kind::kSharedAdd) {
-        Transfer(e.dma->dma, e.dma->indices.data());
-        if (e.sem >= 0) {
-          t.sems_[e.sem].value += e.amount;
-          t.sems_[e.sem].deferred -= e.amount;
-        }
-      } else {
-        uint8_t* word = smem_of(e.target) + e.offset;
-        int32_t old;
-        std::memcpy(&old, word, 4);
-        int32_t sum = static_cast<int32_t>(static_cast<uint32_t>(old) + static_cast<uint32_t>(e.amount));
-        std::memcpy(word, &sum, 4);
-        *e.result = old;
-      }
-    }
-    subcores_[i]->outbox_.clear();
   }
 
   auto wake = [this](Subcore& s, bool cancel) {

@@ -61,7 +61,7 @@ struct Semaphore {
   int64_t value = 0;
   std::deque<StartedDma> pending;  // on_wait mode: started, not yet moved
   int64_t deferred = 0;            // credit of DMAs the machine applies at the next settle
-  int last_site = -1;              // the op that last credited it
+  int last_site = -1;              // the op that last credited it (signal or DMA)
 };
 
 // An effect one subcore has on another, or on memory other subcores share,
@@ -74,6 +74,7 @@ struct Effect {
   int64_t offset = 0;    // fetch_and_add: byte offset in the target's SMEM
   int32_t* result = nullptr;  // fetch_and_add: where the old value goes
   std::shared_ptr<StartedDma> dma;  // kSharedAdd: an adding DMA into HBM/VMEM_SHARED
+  int site = -1;                    // kSignal: the sem_signal
 };
 
 // One part of a launch (a kernel of one part has one): its layout and code, and
@@ -103,7 +104,7 @@ class Subcore {
   // The layout of this subcore's part.
   const LaunchLayout& layout() const { return *part_->layout; }
 
-  int32_t Tick();
+  int32_t Tick(int site);
   int32_t DmaStart(const scjit_dma& dma, int site);
   int32_t DmaWait(const scjit_dma& dma, int site);
   int32_t Copy(const scjit_dma& dma, int site);

@@ -82,7 +82,7 @@ TEST(MergeFindingsTest, OtherSitesAndCodesStayApartInOrder) {
 
 TEST(MergeFindingsTest, FindingsThatNameTheirSubcorePassThrough) {
   Diagnostic timeout = At(0, "timed out", "RT-TIMEOUT");
-  timeout.notes = {"subcore (core 0, subcore 2) was still in a loop"};
+  timeout.notes = {"subcore (core 0, subcore 2) was still in this loop"};
   std::vector<Diagnostic> out = MergeFindings({{At(4, "x"), 0, 0}, {timeout, 0, 2, false}}, "k", MeshKind::kVector);
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[1].notes, timeout.notes);

@@ -254,10 +254,33 @@ TEST(FindingsTest, UnwaitedDmaIsReported) {
 note: in kernel @k, subcore (core 0, subcore 0)
 )");
   run = RunText(CatalogKernel("RT-SYNC", true), {}, {}, With(1, DmaMode::kEager));
-  EXPECT_EQ(run.Findings(), R"(test.scir:5:3: error[RT-SYNC]: %sem still holds 64 at the end of the kernel
+  EXPECT_EQ(run.Findings(), R"(test.scir:5:3: error[RT-SYNC]: %sem still holds 64 at the end of the kernel; this op credited it last
     5 |   dma_start %x -> %buf, %sem
       |   ^~~~~~~~~
 note: in kernel @k, subcore (core 0, subcore 0)
+)");
+}
+
+// A semaphore left set names the signal that credited it last, its own or
+// another subcore's.
+TEST(FindingsTest, SemaphoreLeftSetNamesItsLastSignal) {
+  testing::Run run = RunText(R"(target "v7x"
+kernel @k(out %o: hbm<16xi32>) mesh vector(cores = 1, subcores = 2) scratch(%r: sem) {
+  %s = axis_index subcore : i32
+  %first = cmp eq %s, 0 : i1
+  if %first {
+    sem_signal %r, 2 {core = 0, subcore = 1}
+  } else {
+    sem_signal %r, 1
+  }
+}
+)",
+                             {}, {}, With(1, DmaMode::kOnWait));
+  // Subcore 0's signal lands between epochs, after subcore 1's own.
+  EXPECT_EQ(run.Findings(), R"(test.scir:6:16: error[RT-SYNC]: %r still holds 3 at the end of the kernel; this op credited it last
+    6 |     sem_signal %r, 2 {core = 0, subcore = 1}
+      |                ^~
+note: in kernel @k, subcore (core 0, subcore 1)
 )");
 }
 
@@ -265,8 +288,10 @@ TEST(FindingsTest, EndlessLoopsAreStopped) {
   LaunchOptions launch;
   launch.time_limit_seconds = 0.2;
   testing::Run run = RunText(CatalogKernel("RT-TIMEOUT", true), {}, {}, launch);
-  EXPECT_EQ(run.Findings(), R"(error[RT-TIMEOUT]: kernel @k ran longer than 0.2 s and was stopped
-note: subcore (core 0, subcore 0) was still in a loop
+  EXPECT_EQ(run.Findings(), R"(test.scir:5:8: error[RT-TIMEOUT]: kernel @k ran longer than 0.2 s and was stopped
+    5 |   %n = while iter(%i = %z) : i32 cond {
+      |        ^~~~~
+note: subcore (core 0, subcore 0) was still in this loop
 help: look for a loop whose condition never changes; raise the limit with --time-limit
 )");
 }

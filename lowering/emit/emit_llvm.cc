@@ -673,7 +673,7 @@ absl::Status Emitter::EmitSelectRef(const Op& op) {
 // Control flow (kernel-ir.md §4.5).
 
 // Every SCJIT_TICK_PERIOD back-edges the runtime gets control (see abi.h).
-void Emitter::Tick() {
+void Emitter::Tick(const Op& loop) {
   llvm::Value* field = FieldPtr(CtxField::kTick);
   llvm::Value* left = b_.CreateSub(b_.CreateLoad(b_.getInt32Ty(), field), I32(1));
   b_.CreateStore(left, field);
@@ -681,7 +681,7 @@ void Emitter::Tick() {
   llvm::BasicBlock* cont = llvm::BasicBlock::Create(ctx_, "tock", fn_);
   b_.CreateCondBr(b_.CreateICmpSLE(left, I32(0)), call, cont, llvm::MDBuilder(ctx_).createUnlikelyBranchWeights());
   b_.SetInsertPoint(call);
-  CallChecked(RuntimeFn::kTick, {ctx_arg_});
+  CallChecked(RuntimeFn::kTick, {ctx_arg_, I32(Site(loop))});
   b_.CreateBr(cont);
   b_.SetInsertPoint(cont);
 }
@@ -741,7 +741,7 @@ absl::Status Emitter::CloseLoop(const Op& op, const Region& body, const std::vec
   std::vector<llvm::Value*> yielded;
   if (absl::Status s = EmitRegion(body, &yielded); !s.ok()) return s;
   CommitCarries(args, buffers, yielded);
-  Tick();
+  Tick(op);
   llvm::BasicBlock* latch = b_.GetInsertBlock();
   at_latch(latch);
   for (size_t i = 0; i < carries.size(); ++i) {

@@ -186,7 +186,7 @@ absl::Status Emitter::EmitPipeline(const Op& op) {
 
   b_.SetInsertPoint(step_body);
   if (absl::Status st = EmitPipelineStep(op, *grid, *blocks, s); !st.ok()) return st;
-  Tick();
+  Tick(op);
   s->addIncoming(b_.CreateAdd(s, I64(1)), b_.GetInsertBlock());
   b_.CreateBr(header);
 

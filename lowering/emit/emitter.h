@@ -405,7 +405,7 @@ class Emitter {
                          const std::function<void(llvm::BasicBlock*)>& at_latch);
   void CommitCarries(const std::vector<const Value*>& args, const std::vector<llvm::Value*>& buffers,
                      std::vector<llvm::Value*> yielded);
-  void Tick();
+  void Tick(const Op& loop);
 
   void Set(const Value* v, llvm::Value* value) { vals_[v].value = value; }
   void SetBuffer(const Value* v, llvm::Value* buffer) { vals_[v].buffer = buffer; }
