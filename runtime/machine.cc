@@ -245,12 +245,14 @@ int32_t Subcore::DmaStart(const scjit_dma& dma, int site) {
   dma_bytes_ += ElementCount(MovedShape(dma)) * dma.elem_bytes;
   if (machine_->options().dma == DmaMode::kEager) {
     if ((status = ReadIndices(dma, site, &indices_)) != 0) return status;
+    if ((status = StartAccesses(dma, indices_, site, dma.sem, credit)) != 0) return status;
     Execute(dma, site, credit, &indices_, dma.sem, false);
     return 0;
   }
   // The list is read now: the DMA moves the rows the indices named at its start.
   StartedDma p{dma, site, credit, {}};
   if ((status = ReadIndices(dma, site, &p.indices)) != 0) return status;
+  if ((status = StartAccesses(dma, p.indices, site, dma.sem, credit)) != 0) return status;
   sems_[dma.sem].pending.push_back(std::move(p));
   return 0;
 }
@@ -265,6 +267,7 @@ int32_t Subcore::DmaWait(const scjit_dma& dma, int site) {
   Semaphore& s = sems_[dma.sem];
   if (s.value >= bytes) {
     s.value -= bytes;
+    Consumed(dma.sem, bytes);
     return 0;
   }
   wait_sem_ = dma.sem;
@@ -278,6 +281,7 @@ int32_t Subcore::Copy(const scjit_dma& dma, int site) {
   int32_t status = 0;
   if ((status = CheckDma(dma, site)) != 0) return status;
   if ((status = ReadIndices(dma, site, &indices_)) != 0) return status;
+  if ((status = StartAccesses(dma, indices_, site, -1, 0)) != 0) return status;
   dma_bytes_ += ElementCount(MovedShape(dma)) * dma.elem_bytes;
   if (Execute(dma, site, 0, &indices_, -1, false)) return Park(Wait::kSharedAdd, site);
   return 0;
@@ -325,6 +329,7 @@ int32_t Subcore::SemWait(int sem, int32_t n, int site) {
   Semaphore& s = sems_[sem];
   if (s.value >= n) {
     s.value -= n;
+    Consumed(sem, n);
     return 0;
   }
   wait_sem_ = sem;
@@ -426,8 +431,61 @@ int32_t Subcore::Alloc(void* data, int64_t count, int dtype, int first_sem) {
     for (int64_t i = 0; i < count; ++i) sems_[first_sem + i] = Semaphore{};
   } else {
     FillPoison(static_cast<uint8_t*>(data), count, static_cast<ElementType>(dtype));
+    if (local_ != nullptr && first_sem == SCJIT_POISON_UNWRITTEN) {
+      local_->MarkUnwritten(static_cast<uint8_t*>(data), count * ByteWidth(static_cast<ElementType>(dtype)));
+    }
   }
   return 0;
+}
+
+int32_t Subcore::StartAccesses(const scjit_dma& dma, const std::vector<int32_t>& indices, int site, int sem,
+                               int64_t credit) {
+  if (local_ == nullptr) return 0;
+  std::optional<AccessProblem> problem = local_->StartDma(dma, indices.data(), site, sem, credit);
+  return problem ? Fail(AccessFinding(*problem, site)) : 0;
+}
+
+int32_t Subcore::AccessFault(int site, bool write, const uint8_t* addr, int64_t bytes) {
+  return AccessCheck(site, write, addr, bytes);
+}
+
+int32_t Subcore::AccessCheck(int site, bool write, const uint8_t* addr, int64_t bytes) {
+  if (machine_->stopping()) return kStatusCancelled;
+  if (local_ == nullptr || bytes <= 0 || !local_->Local(addr, bytes)) return 0;
+  std::optional<AccessProblem> problem = local_->Access(addr, bytes, write);
+  return problem ? Fail(AccessFinding(*problem, site)) : 0;
+}
+
+std::string Subcore::DescribeByte(const uint8_t* p) const {
+  const LaunchLayout& l = layout();
+  if (ctx.vmem != nullptr && p >= ctx.vmem && p < ctx.vmem + l.vmem_bytes) {
+    return l.DescribeByte(MemorySpace::kVmem, p - ctx.vmem);
+  }
+  return l.DescribeByte(MemorySpace::kSmem, p - ctx.smem);
+}
+
+Diagnostic Subcore::AccessFinding(const AccessProblem& problem, int site) {
+  const LaunchLayout& l = layout();
+  const Site& s = l.sites[site];
+  std::string op = s.text.empty() ? s.op : Cat(s.op, " ", s.text);
+  std::string what = DescribeByte(problem.byte);
+  bool dma = s.op == "dma_start" || s.op == "copy";
+  if (problem.kind == AccessProblem::Kind::kUnwritten) {
+    return Finding(DiagId::kRtInit, site,
+                   {{"detail", Cat(op, dma ? " copies " : " reads ", what, ", which nothing has written")}});
+  }
+  bool dma_writes = problem.kind == AccessProblem::Kind::kDmaWrites;
+  std::string other = problem.dma_site >= 0 ? l.Describe(problem.dma_site) : std::string("a DMA");
+  std::string access = problem.write ? " writes " : " reads ";
+  Diagnostic d = Finding(DiagId::kRtRace, site,
+                         {{"detail", Cat(op, access, what, " while the DMA of ", other, " may still be ",
+                                         dma_writes ? "writing" : "reading", " it")}});
+  if (problem.dma_site >= 0) {
+    const Site& o = l.sites[problem.dma_site];
+    d.notes.push_back(Cat("the DMA (", o.op, " ", o.text, ") ", dma_writes ? "writes" : "reads", " ", what,
+                          " from its start until a wait on its semaphore retires it; wait before this op"));
+  }
+  return d;
 }
 
 // A failed debug_check stops its subcore under every --check mode: the kernel
@@ -602,6 +660,14 @@ absl::Status Machine::AllocateArenas() {
   memory_.reset(new (std::nothrow) uint8_t[static_cast<size_t>(total)]);
   if (memory_ == nullptr) return absl::ResourceExhaustedError(Cat("cannot allocate ", total, " bytes of kernel memory"));
   std::memset(memory_.get(), 0, static_cast<size_t>(total));
+  memory_bytes_ = total;
+  bool instrumented = false;
+  for (const MachinePart& part : parts_) instrumented = instrumented || part.layout->access_checks;
+  if (instrumented || options_.checks.init || options_.checks.race) {
+    shadow_.reset(new (std::nothrow) uint8_t[static_cast<size_t>(total)]);
+    if (shadow_ == nullptr) return absl::ResourceExhaustedError(Cat("cannot allocate ", total, " bytes of kernel memory"));
+    std::memset(shadow_.get(), SCJIT_SHADOW_WRITTEN, static_cast<size_t>(total));
+  }
   uint8_t* next = memory_.get() + (kAlign - reinterpret_cast<uintptr_t>(memory_.get()) % kAlign) % kAlign;
   for (MachinePart& part : parts_) {
     int n = part.count();
@@ -617,6 +683,11 @@ absl::Status Machine::AllocateArenas() {
                          : r.space == MemorySpace::kSmem ? part.smem + i * part.smem_stride
                                                          : part.vmem + i * part.vmem_stride;
         FillPoison(arena + r.offset, r.count, r.element);
+        // Poison is what nothing has written.
+        if (shadow_ != nullptr && options_.checks.init) {
+          std::memset(shadow_.get() + (arena + r.offset - memory_.get()), 0,
+                      static_cast<size_t>(r.count * ByteWidth(r.element)));
+        }
       }
     }
   }
@@ -640,6 +711,14 @@ void Machine::AddSubcores(const MachinePart& part) {
     c.tick = SCJIT_TICK_PERIOD;
     c.checks = (options_.checks.bounds ? SCJIT_CHECK_BOUNDS : 0) | (options_.checks.any() ? SCJIT_CHECK_SORT_SIGN : 0);
     c.runtime = s.get();
+    if (shadow_ != nullptr) {
+      c.shadow_delta = shadow_.get() - memory_.get();
+      if (options_.checks.init || options_.checks.race) {
+        s->local_ = std::make_unique<LocalAccesses>(
+            std::vector<std::pair<uint8_t*, uint8_t*>>{{c.vmem, c.vmem + l.vmem_bytes}, {c.smem, c.smem + l.smem_bytes}},
+            c.shadow_delta, l.semaphores, options_.checks.init, options_.checks.race);
+      }
+    }
     subcores_.push_back(std::move(s));
   }
 }
@@ -779,6 +858,7 @@ absl::Status Machine::Settle() {
         int32_t sum = static_cast<int32_t>(static_cast<uint32_t>(old) + static_cast<uint32_t>(e.amount));
         std::memcpy(word, &sum, 4);
         *e.result = old;
+        if (t.local_ != nullptr) t.local_->MarkWritten(word, 4);
       }
     }
     subcores_[i]->outbox_.clear();
@@ -835,6 +915,7 @@ absl::Status Machine::Settle() {
         Semaphore& sem = s.sems_[s.wait_sem_];
         if (sem.value >= s.wait_amount_) {
           sem.value -= s.wait_amount_;
+          s.Consumed(s.wait_sem_, s.wait_amount_);
           wake(s, false);
           progress = true;
         }

@@ -22,6 +22,7 @@
 #include "runtime/abi.h"
 #include "runtime/findings.h"
 #include "runtime/launch.h"
+#include "runtime/local_accesses.h"
 #include "runtime/scheduler.h"
 #include "runtime/shared_writes.h"
 
@@ -115,6 +116,8 @@ class Subcore {
   int32_t FetchAndAdd(int64_t offset, int32_t value, int target, int site, int32_t* old);
   int32_t DebugPrint(int site, int kind, int dtype, const void* data, int64_t count, const scjit_ref* ref);
   int32_t Alloc(void* data, int64_t count, int dtype, int first_sem);
+  int32_t AccessFault(int site, bool write, const uint8_t* addr, int64_t bytes);
+  int32_t AccessCheck(int site, bool write, const uint8_t* addr, int64_t bytes);
   int32_t CheckFailed(int site);
   int32_t BoundsError(int site, int what, int dim, int64_t index, int64_t limit);
   int32_t Warning(int site, int what);
@@ -147,6 +150,17 @@ class Subcore {
   // the next settle, `bytes` (or all).
   void Complete(int sem, int64_t bytes, bool settling = false);
   void Count(RuntimeOp op) { ++ops_[static_cast<size_t>(op)]; }
+  // A wait took `amount` from semaphore `sem` (the checks retire DMAs by it).
+  void Consumed(int sem, int64_t amount) {
+    if (local_ != nullptr) local_->Consume(sem, amount);
+  }
+  // RT-INIT or RT-RACE for `problem`, met by the op at `site`.
+  Diagnostic AccessFinding(const AccessProblem& problem, int site);
+  // Checks and marks the bytes a starting DMA (sem -1: a copy) touches in this
+  // subcore's memories.
+  int32_t StartAccesses(const scjit_dma& dma, const std::vector<int32_t>& indices, int site, int sem, int64_t credit);
+  // "%buf[3]" for a byte of this subcore's memories.
+  std::string DescribeByte(const uint8_t* p) const;
 
   // A finding of this subcore (named by the machine when it merges them, unless
   // `name_subcore` is false).
@@ -164,6 +178,7 @@ class Subcore {
   std::vector<int64_t> ops_;
   int64_t dma_bytes_ = 0;
   std::vector<int32_t> indices_;  // the index list of an eager or synchronous DMA
+  std::unique_ptr<LocalAccesses> local_;  // init or race checks on
 
   Wait wait_ = Wait::kNone;
   int wait_site_ = -1;
@@ -223,6 +238,10 @@ class Machine {
   RunOptions options_;
   std::vector<MachinePart> parts_;
   std::unique_ptr<uint8_t[]> memory_;
+  // A state byte for each byte of memory_ (SCJIT_SHADOW_*), with init or race
+  // checks on, or code compiled with them.
+  std::unique_ptr<uint8_t[]> shadow_;
+  int64_t memory_bytes_ = 0;
   std::vector<uint8_t*> hbm_;
   std::vector<int64_t> hbm_bytes_;
   std::vector<std::unique_ptr<Subcore>> subcores_;

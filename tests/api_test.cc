@@ -124,11 +124,6 @@ TEST(ApiTest, BadOptionsAreRefused) {
   o.kernel = "@other";
   EXPECT_EQ(DiagnosticsOf(compiler.Compile(Source{"k.scir", testing::kAddOneKernel}, o).status())[0].message,
             "'k.scir' has no kernel @other");
-  o = CompileOptions();
-  o.checks.race = true;
-  absl::StatusOr<Kernel> race = compiler.Compile(Source{"k.scir", testing::kAddOneKernel}, o);
-  EXPECT_TRUE(absl::IsUnimplemented(race.status()));
-  EXPECT_EQ(Message(race.status()), "not implemented yet: --check race");
 }
 
 TEST(ApiTest, EmitsEachStage) {
@@ -312,9 +307,8 @@ TEST(ApiTest, LaunchOptionsAndStatistics) {
   options.threads = -1;
   EXPECT_EQ(DiagnosticCodeOf(add.Launch({x, o}, options).status()), "IO-USAGE");
   options = LaunchOptions();
-  options.checks = Checks::All();
-  options.checks->init = true;
-  EXPECT_TRUE(absl::IsUnimplemented(add.Launch({x, o}, options).status()));
+  options.checks = Checks::Parse("init,race").value();
+  EXPECT_TRUE(add.Launch({x, o}, options).ok());
 }
 
 TEST(ApiTest, ChecksParseAndPrint) {
@@ -325,10 +319,13 @@ TEST(ApiTest, ChecksParseAndPrint) {
   EXPECT_TRUE(bounds.bounds);
   EXPECT_FALSE(bounds.sync);
   EXPECT_EQ(bounds.ToString(), "bounds");
-  EXPECT_EQ(Checks::Parse("sync,bounds")->ToString(), "all");
+  EXPECT_EQ(Checks::Parse("sync,bounds")->ToString(), "bounds,sync");
+  EXPECT_EQ(Checks::Parse("race,sync,init,bounds")->ToString(), "all");
+  Checks init = *Checks::Parse("init");
+  EXPECT_TRUE(init.init);
+  EXPECT_FALSE(init.race || init.bounds || init.sync);
   EXPECT_EQ(Checks::None().ToString(), "none");
   EXPECT_EQ(DiagnosticCodeOf(Checks::Parse("bounds,speed").status()), "IO-USAGE");
-  EXPECT_TRUE(absl::IsUnimplemented(Checks::Parse("init").status()));
 }
 
 // --- The catalog ----------------------------------------------------------------------

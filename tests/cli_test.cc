@@ -498,8 +498,6 @@ TEST_F(CliTest, UnimplementedOptionsAreRefused) {
   };
   const Case cases[] = {
       {"k.scir --engine interp", "jit-run: not implemented yet: --engine\n"},
-      {"k.scir --check race", "jit-run: not implemented yet: --check race\n"},
-      {"k.scir --check bounds,init", "jit-run: not implemented yet: --check init\n"},
   };
   for (const Case& c : cases) {
     CommandResult r = Run(c.args);

@@ -25,16 +25,15 @@ namespace scjit {
 struct Checks {
   bool bounds = true;  // RT-BOUNDS: indices, slices, lanes and DMA index lists
   bool sync = true;    // RT-SYNC: DMAs never waited, semaphores left non-zero
-  bool init = false;   // RT-INIT: reads of unwritten bytes (not implemented yet)
-  bool race = false;   // RT-RACE: unordered conflicting accesses (not implemented yet)
+  bool init = true;    // RT-INIT: reads of bytes nothing has written
+  bool race = true;    // RT-RACE: unordered accesses to the same bytes, one a write
   bool warn = false;   // findings are warnings: the launch goes on
 
-  // Every check scjit implements (bounds and sync).
+  // Every check.
   static Checks All() { return Checks{}; }
   static Checks None() { return Checks{false, false, false, false, false}; }
   // "all", "none", "warn" (all, as warnings) or a comma list of bounds, init,
-  // race, sync. InvalidArgument (IO-USAGE) for anything else; Unimplemented
-  // for init and race.
+  // race, sync. InvalidArgument (IO-USAGE) for anything else.
   static absl::StatusOr<Checks> Parse(std::string_view text);
 
   bool any() const { return bounds || sync || init || race; }
