@@ -120,7 +120,7 @@ void BM_AddOne_Checked(benchmark::State& state) {
   std::vector<int32_t> x(kAddOneElements), o(kAddOneElements);
   std::vector<Buffer> params = Buffers(kernel, {x.data(), o.data()});
   LaunchOptions options;
-  options.threads = HostThreads();
+  options.threads = static_cast<int>(state.range(0));
   for (auto _ : state) {
     absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
     if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
@@ -128,7 +128,7 @@ void BM_AddOne_Checked(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kAddOneElements);
   state.SetBytesProcessed(state.iterations() * kAddOneElements * 8);
 }
-BENCHMARK(BM_AddOne_Checked)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_AddOne_Checked)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The loop a user would write.
 void BM_AddOne_Native(benchmark::State& state) {

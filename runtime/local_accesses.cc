@@ -122,7 +122,7 @@ void LocalAccesses::AddSpans(const scjit_dma& dma, const int32_t* indices, InFli
 }
 
 std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const int32_t* indices, int site, int sem,
-                                                     int64_t credit) {
+                                                     int64_t credit, std::shared_ptr<SharedDma> shared) {
   // An index list in VMEM is read now, at the start.
   if (dma.indexed != SCJIT_DMA_PLAIN && dma.list_in_vmem) {
     const auto* list = reinterpret_cast<const uint8_t*>(dma.indices);
@@ -137,7 +137,8 @@ std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const
   d.sem = sem;
   d.add = dma.add != 0;
   AddSpans(dma, indices, &d);
-  if (d.reads.empty() && d.writes.empty()) return std::nullopt;
+  d.shared = std::move(shared);
+  if (d.reads.empty() && d.writes.empty() && d.shared == nullptr) return std::nullopt;
   // What leaves the core for HBM goes as it is, written or not: Pallas
   // pipelines write back whole output blocks the body wrote in part (JAX's
   // own tests compare only the part they wrote).
@@ -174,19 +175,21 @@ void LocalAccesses::Mark(const InFlight& d) {
   }
 }
 
-void LocalAccesses::Consume(int sem, int64_t amount) {
-  if (sem < 0 || sem >= static_cast<int>(consumed_.size()) || in_flight_.empty()) return;
+std::vector<std::shared_ptr<SharedDma>> LocalAccesses::Consume(int sem, int64_t amount) {
+  std::vector<std::shared_ptr<SharedDma>> shared;
+  if (sem < 0 || sem >= static_cast<int>(consumed_.size()) || in_flight_.empty()) return shared;
   consumed_[static_cast<size_t>(sem)] += amount;
   for (size_t i = 0; i < in_flight_.size();) {
     if (in_flight_[i].sem == sem && in_flight_[i].end <= consumed_[static_cast<size_t>(sem)]) {
-      Retire(i);
+      if (std::shared_ptr<SharedDma> s = Retire(i)) shared.push_back(std::move(s));
     } else {
       ++i;
     }
   }
+  return shared;
 }
 
-void LocalAccesses::Retire(size_t index) {
+std::shared_ptr<SharedDma> LocalAccesses::Retire(size_t index) {
   InFlight d = std::move(in_flight_[index]);
   in_flight_.erase(in_flight_.begin() + static_cast<std::ptrdiff_t>(index));
   constexpr auto kDmaBits = static_cast<uint8_t>(kWrites | kAdds);
@@ -214,6 +217,7 @@ void LocalAccesses::Retire(size_t index) {
     auto [olo, ohi] = bounds(other);
     if (olo < hi && lo < ohi) Mark(other);
   }
+  return std::move(d.shared);
 }
 
 }  // namespace scjit

@@ -17,10 +17,12 @@
 #define SCJIT_RUNTIME_LOCAL_ACCESSES_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "runtime/abi.h"
+#include "runtime/shared_races.h"
 
 namespace scjit {
 
@@ -61,10 +63,12 @@ class LocalAccesses {
   // adding `credit` to it when it completes: checks the bytes it reads and
   // writes in the subcore's memories (an index list in VMEM included) and marks
   // them. On a problem nothing is marked.
+  // `shared`: its accesses to shared memory (race check), retired with it.
   std::optional<AccessProblem> StartDma(const scjit_dma& dma, const int32_t* indices, int site, int sem,
-                                        int64_t credit);
-  // A wait took `amount` from semaphore `sem`: retires the DMAs that covers.
-  void Consume(int sem, int64_t amount);
+                                        int64_t credit, std::shared_ptr<SharedDma> shared);
+  // A wait took `amount` from semaphore `sem`: retires the DMAs that covers,
+  // and returns the shared records among them.
+  std::vector<std::shared_ptr<SharedDma>> Consume(int sem, int64_t amount);
 
  private:
   struct Span {
@@ -77,6 +81,7 @@ class LocalAccesses {
     int64_t end = 0;  // retired once the waits on `sem` have taken this much
     bool add = false;
     std::vector<Span> reads, writes;
+    std::shared_ptr<SharedDma> shared;
   };
 
   uint8_t* State(const uint8_t* p) const { return const_cast<uint8_t*>(p) + delta_; }
@@ -86,7 +91,7 @@ class LocalAccesses {
   // The DMA in flight that has `bits` on byte p.
   int SiteOf(const uint8_t* p, uint8_t bits) const;
   void Mark(const InFlight& d);
-  void Retire(size_t index);
+  std::shared_ptr<SharedDma> Retire(size_t index);
   // The parts of a DMA in the subcore's memories.
   void AddSpans(const scjit_dma& dma, const int32_t* indices, InFlight* d) const;
 

@@ -22,6 +22,25 @@ constexpr size_t kStackHeadroom = size_t{256} << 10;
 
 int64_t AlignUp(int64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 
+// Two elements of `w` bytes are equal (inline for the common widths: the race
+// check compares every element a DMA writes when they differ as a whole).
+template <typename T>
+bool Same(const uint8_t* a, const uint8_t* b) {
+  T x, y;
+  std::memcpy(&x, a, sizeof(T));
+  std::memcpy(&y, b, sizeof(T));
+  return x == y;
+}
+bool SameElement(const uint8_t* a, const uint8_t* b, int64_t w) {
+  switch (w) {
+    case 1: return *a == *b;
+    case 2: return Same<uint16_t>(a, b);
+    case 4: return Same<uint32_t>(a, b);
+    case 8: return Same<uint64_t>(a, b);
+    default: return std::memcmp(a, b, static_cast<size_t>(w)) == 0;
+  }
+}
+
 void FillPoison(uint8_t* data, int64_t count, ElementType e) {
   if (count <= 0) return;
   uint64_t bits = PoisonBits(e);
@@ -191,7 +210,7 @@ int32_t Subcore::ReadIndices(const scjit_dma& dma, int site, std::vector<int32_t
 }
 
 bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vector<int32_t>* indices, int sem,
-                      bool settling) {
+                      bool settling, const std::shared_ptr<SharedDma>& shared_record) {
   // Adds into HBM, HOST or VMEM_SHARED are atomic with respect to other
   // subcores' (runtime.md §5): the machine applies them between epochs in subcore
   // order, so float sums do not depend on which thread ran first.
@@ -217,7 +236,15 @@ bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vecto
     SharedWrites::Guard guard = writes != nullptr
                                     ? writes->Lock(dma.dst.base, dma.dst.base + ExtentBytes(dma.dst, dma.elem_bytes))
                                     : SharedWrites::Guard();
+    // Race check: which destination bytes the DMA changes (by its end: a
+    // scatter may write a row twice).
+    bool note = shared_record != nullptr && !dma.add;
+    bool repeats = note && RepeatsRows(dma, *indices);
+    std::vector<uint8_t> before;
+    if (repeats) before = DestinationBytes(dma, indices->data());
+    if (note && !repeats) NoteChanges(dma, indices->data(), {}, shared_record.get());
     Transfer(dma, indices->data());
+    if (repeats) NoteChanges(dma, indices->data(), before, shared_record.get());
   }
   if (sem >= 0) {
     sems_[sem].value += credit;
@@ -231,7 +258,7 @@ void Subcore::Complete(int sem, int64_t bytes, bool settling) {
   while (s.value + s.deferred < bytes && !s.pending.empty()) {
     StartedDma p = std::move(s.pending.front());
     s.pending.pop_front();
-    Execute(p.dma, p.site, p.credit, &p.indices, sem, settling);
+    Execute(p.dma, p.site, p.credit, &p.indices, sem, settling, p.shared);
   }
 }
 
@@ -243,16 +270,17 @@ int32_t Subcore::DmaStart(const scjit_dma& dma, int site) {
   if ((status = CheckDma(dma, site)) != 0) return status;
   int64_t credit = Credit(dma);
   dma_bytes_ += ElementCount(MovedShape(dma)) * dma.elem_bytes;
+  std::shared_ptr<SharedDma> shared;
   if (machine_->options().dma == DmaMode::kEager) {
     if ((status = ReadIndices(dma, site, &indices_)) != 0) return status;
-    if ((status = StartAccesses(dma, indices_, site, dma.sem, credit)) != 0) return status;
-    Execute(dma, site, credit, &indices_, dma.sem, false);
+    if ((status = StartAccesses(dma, indices_, site, dma.sem, credit, &shared)) != 0) return status;
+    Execute(dma, site, credit, &indices_, dma.sem, false, shared);
     return 0;
   }
   // The list is read now: the DMA moves the rows the indices named at its start.
-  StartedDma p{dma, site, credit, {}};
+  StartedDma p{dma, site, credit, {}, nullptr};
   if ((status = ReadIndices(dma, site, &p.indices)) != 0) return status;
-  if ((status = StartAccesses(dma, p.indices, site, dma.sem, credit)) != 0) return status;
+  if ((status = StartAccesses(dma, p.indices, site, dma.sem, credit, &p.shared)) != 0) return status;
   sems_[dma.sem].pending.push_back(std::move(p));
   return 0;
 }
@@ -267,7 +295,7 @@ int32_t Subcore::DmaWait(const scjit_dma& dma, int site) {
   Semaphore& s = sems_[dma.sem];
   if (s.value >= bytes) {
     s.value -= bytes;
-    Consumed(dma.sem, bytes);
+    Consumed(dma.sem, bytes, site);
     return 0;
   }
   wait_sem_ = dma.sem;
@@ -281,9 +309,16 @@ int32_t Subcore::Copy(const scjit_dma& dma, int site) {
   int32_t status = 0;
   if ((status = CheckDma(dma, site)) != 0) return status;
   if ((status = ReadIndices(dma, site, &indices_)) != 0) return status;
-  if ((status = StartAccesses(dma, indices_, site, -1, 0)) != 0) return status;
+  std::shared_ptr<SharedDma> shared;
+  if ((status = StartAccesses(dma, indices_, site, -1, 0, &shared)) != 0) return status;
   dma_bytes_ += ElementCount(MovedShape(dma)) * dma.elem_bytes;
-  if (Execute(dma, site, 0, &indices_, -1, false)) return Park(Wait::kSharedAdd, site);
+  bool deferred = Execute(dma, site, 0, &indices_, -1, false, shared);
+  if (shared != nullptr) {  // a copy retires at once
+    TickClock();
+    shared->end = clock()[static_cast<size_t>(index_)];
+    shared->end_site = site;
+  }
+  if (deferred) return Park(Wait::kSharedAdd, site);
   return 0;
 }
 
@@ -312,7 +347,12 @@ int32_t Subcore::SemSignal(int sem, int32_t n, int core, int subcore, int site) 
     sems_[sem].last_site = site;
   } else {
     // Another subcore's semaphore changes between epochs, in a fixed order.
-    outbox_.push_back(Effect{Effect::Kind::kSignal, target, sem, n, 0, nullptr, nullptr, site});
+    Effect e{Effect::Kind::kSignal, target, sem, n, 0, nullptr, nullptr, site, nullptr};
+    if (machine_->clocks() != nullptr) {  // what this subcore knows travels with the signal
+      e.clock = std::make_shared<const Clock>(clock());
+      TickClock();
+    }
+    outbox_.push_back(std::move(e));
   }
   return 0;
 }
@@ -329,7 +369,7 @@ int32_t Subcore::SemWait(int sem, int32_t n, int site) {
   Semaphore& s = sems_[sem];
   if (s.value >= n) {
     s.value -= n;
-    Consumed(sem, n);
+    Consumed(sem, n, site);
     return 0;
   }
   wait_sem_ = sem;
@@ -347,6 +387,7 @@ int32_t Subcore::SemRead(int sem, int site, int32_t* value) {
   // subcore polling a semaphore lets them progress.
   if ((status = Park(Wait::kSemRead, site)) != 0) return status;
   *value = static_cast<int32_t>(std::min<int64_t>(sems_[sem].value, INT32_MAX));
+  if (machine_->clocks() != nullptr) Join(clock(), machine_->sem_clock(index_, sem));
   return 0;
 }
 
@@ -439,10 +480,110 @@ int32_t Subcore::Alloc(void* data, int64_t count, int dtype, int first_sem) {
 }
 
 int32_t Subcore::StartAccesses(const scjit_dma& dma, const std::vector<int32_t>& indices, int site, int sem,
-                               int64_t credit) {
+                               int64_t credit, std::shared_ptr<SharedDma>* shared) {
   if (local_ == nullptr) return 0;
-  std::optional<AccessProblem> problem = local_->StartDma(dma, indices.data(), site, sem, credit);
-  return problem ? Fail(AccessFinding(*problem, site)) : 0;
+  *shared = SharedRecord(dma, indices, site);
+  std::optional<AccessProblem> problem = local_->StartDma(dma, indices.data(), site, sem, credit, *shared);
+  if (problem) {
+    *shared = nullptr;
+    return Fail(AccessFinding(*problem, site));
+  }
+  if (*shared != nullptr) shared_started_.push_back(*shared);
+  return 0;
+}
+
+Clock& Subcore::clock() { return (*machine_->clocks())[static_cast<size_t>(index_)]; }
+
+std::shared_ptr<SharedDma> Subcore::SharedRecord(const scjit_dma& dma, const std::vector<int32_t>& indices, int site) {
+  if (machine_->clocks() == nullptr) return nullptr;
+  auto record = std::make_shared<SharedDma>();
+  int64_t w = dma.elem_bytes;
+  auto add = [&](const uint8_t* base, int64_t stride, int64_t n, SharedDma::Kind kind) {
+    if (n <= 0 || stride < 0 || local_->Local(base, ((n - 1) * stride + 1) * w)) return;
+    for (int64_t i = 0; i < n; i = stride == 1 ? n : i + 1) {
+      auto lo = reinterpret_cast<uintptr_t>(base + i * stride * w);
+      uintptr_t hi = stride == 1 ? lo + n * w : lo + w;
+      std::vector<SharedDma::Run>& runs = record->runs;
+      if (!runs.empty() && runs.back().hi == lo && runs.back().kind == kind) {
+        runs.back().hi = hi;
+      } else {
+        runs.push_back(SharedDma::Run{lo, hi, kind});
+      }
+    }
+  };
+  ForEachRun(dma, indices.data(),
+             [&](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
+               add(src, src_stride, n, SharedDma::kRead);
+               add(dst, dst_stride, n, dma.add ? SharedDma::kAdd : SharedDma::kWrite);
+             });
+  if (record->runs.empty()) return nullptr;
+  record->subcore = index_;
+  record->site = site;
+  record->start = clock();
+  return record;
+}
+
+bool Subcore::RepeatsRows(const scjit_dma& dma, const std::vector<int32_t>& indices) {
+  if (dma.indexed != SCJIT_DMA_SCATTER) return false;
+  std::vector<int32_t> sorted = indices;
+  std::sort(sorted.begin(), sorted.end());
+  return std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
+}
+
+// Each destination run's bytes, in ForEachRun order.
+std::vector<uint8_t> Subcore::DestinationBytes(const scjit_dma& dma, const int32_t* indices) {
+  std::vector<uint8_t> out;
+  int64_t w = dma.elem_bytes;
+  ForEachRun(dma, indices, [&](uint8_t* dst, int64_t dst_stride, const uint8_t*, int64_t, int64_t n) {
+    if (dst_stride == 1) {
+      out.insert(out.end(), dst, dst + n * w);
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i) out.insert(out.end(), dst + i * dst_stride * w, dst + i * dst_stride * w + w);
+  });
+  return out;
+}
+
+void Subcore::NoteChanges(const scjit_dma& dma, const int32_t* indices, const std::vector<uint8_t>& before,
+                          SharedDma* record) {
+  int64_t w = dma.elem_bytes;
+  size_t at = 0;
+  // Compared with `before` after the transfer, or else with the source before it.
+  ForEachRun(dma, indices, [&](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
+    auto other = [&](int64_t i) { return before.empty() ? src + i * src_stride * w : before.data() + at; };
+    auto note = [&](uintptr_t lo, uintptr_t hi) {
+      auto& changed = record->changed;
+      if (!changed.empty() && changed.back().second == lo) {
+        changed.back().second = hi;
+      } else {
+        changed.emplace_back(lo, hi);
+      }
+    };
+    // A contiguous run counts as a whole: changed when any of its bytes is.
+    if (dst_stride == 1 && (before.empty() ? src_stride == 1 : true)) {
+      if (std::memcmp(dst, other(0), static_cast<size_t>(n * w)) != 0) {
+        note(reinterpret_cast<uintptr_t>(dst), reinterpret_cast<uintptr_t>(dst + n * w));
+      }
+      at += before.empty() ? 0 : static_cast<size_t>(n * w);
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i, at += before.empty() ? 0 : static_cast<size_t>(w)) {
+      const uint8_t* d = dst + i * dst_stride * w;
+      if (SameElement(d, other(i), w)) continue;
+      note(reinterpret_cast<uintptr_t>(d), reinterpret_cast<uintptr_t>(d + w));
+    }
+  });
+  record->moved = true;
+}
+
+void Subcore::Consumed(int sem, int64_t amount, int site) {
+  if (local_ == nullptr) return;
+  for (const std::shared_ptr<SharedDma>& retired : local_->Consume(sem, amount)) {
+    TickClock();
+    retired->end = clock()[static_cast<size_t>(index_)];
+    retired->end_site = site;
+  }
+  if (machine_->clocks() != nullptr) Join(clock(), machine_->sem_clock(index_, sem));
 }
 
 int32_t Subcore::AccessFault(int site, bool write, const uint8_t* addr, int64_t bytes) {
@@ -760,6 +901,15 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   subcores_.clear();
   for (const MachinePart& part : parts_) AddSubcores(part);
   int n = static_cast<int>(subcores_.size());
+  if (options_.checks.race) {
+    races_ = std::make_unique<SharedAccesses>();
+    clocks_.assign(static_cast<size_t>(n), Clock(static_cast<size_t>(n), 0));
+    sem_clocks_.resize(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      clocks_[static_cast<size_t>(i)][static_cast<size_t>(i)] = 1;
+      sem_clocks_[static_cast<size_t>(i)].resize(static_cast<size_t>(subcores_[static_cast<size_t>(i)]->layout().semaphores));
+    }
+  }
   StageSemaphores(params, /*in=*/true);
   // Stacks hold the kernel's frame (large values live there) and the runtime
   // calls it makes; a shared pool whose stacks are too small is not used.
@@ -833,6 +983,7 @@ void Machine::FinishSubcore(Subcore& s, int32_t status) {
 
 absl::Status Machine::Settle() {
   int n = static_cast<int>(subcores_.size());
+  if (races_ != nullptr) CheckSharedAccesses();
   // Effects between subcores, in subcore order (or a seeded permutation),
   // before the end checks: a signal of this epoch to a subcore that finished in
   // it counts in RT-SYNC's check.
@@ -845,6 +996,7 @@ absl::Status Machine::Settle() {
       if (e.kind == Effect::Kind::kSignal) {
         t.sems_[e.sem].value += e.amount;
         t.sems_[e.sem].last_site = e.site;
+        if (e.clock != nullptr) Join(sem_clock(e.target, e.sem), *e.clock);
       } else if (e.kind == Effect::Kind::kSharedAdd) {
         Transfer(e.dma->dma, e.dma->indices.data());
         if (e.sem >= 0) {
@@ -859,6 +1011,12 @@ absl::Status Machine::Settle() {
         std::memcpy(word, &sum, 4);
         *e.result = old;
         if (t.local_ != nullptr) t.local_->MarkWritten(word, 4);
+        if (races_ != nullptr) {  // an atomic: ordered with every other on the word
+          Clock& w = word_clocks_[{e.target, e.offset}];
+          Join(w, clocks_[static_cast<size_t>(i)]);
+          Join(clocks_[static_cast<size_t>(i)], w);
+          ++clocks_[static_cast<size_t>(i)][static_cast<size_t>(i)];
+        }
       }
     }
     subcores_[i]->outbox_.clear();
@@ -915,7 +1073,7 @@ absl::Status Machine::Settle() {
         Semaphore& sem = s.sems_[s.wait_sem_];
         if (sem.value >= s.wait_amount_) {
           sem.value -= s.wait_amount_;
-          s.Consumed(s.wait_sem_, s.wait_amount_);
+          s.Consumed(s.wait_sem_, s.wait_amount_, s.wait_site_);
           wake(s, false);
           progress = true;
         }
@@ -938,6 +1096,83 @@ absl::Status Machine::Settle() {
   return absl::OkStatus();
 }
 
+void Machine::CheckSharedAccesses() {
+  std::vector<SharedRace> races;
+  for (auto& s : subcores_) {
+    for (const std::shared_ptr<SharedDma>& dma : s->shared_started_) races_->Add(dma, &races);
+    s->shared_started_.clear();
+  }
+  races_->Resolve(&races);
+  for (const SharedRace& race : races) {
+    Subcore& s = *subcores_[static_cast<size_t>(race.later->subcore)];
+    s.findings_.push_back(s.Made(RaceFinding(race)));
+  }
+  // Now and then, forget what every subcore that may still run is ordered after.
+  if (++settles_ % 16 != 0) return;
+  Clock floor;
+  for (auto& s : subcores_) {
+    if (s->finished_) continue;
+    const Clock& c = clocks_[static_cast<size_t>(s->index_)];
+    if (floor.empty()) {
+      floor = c;
+    } else {
+      for (size_t k = 0; k < floor.size(); ++k) floor[k] = std::min(floor[k], c[k]);
+    }
+  }
+  if (!floor.empty()) races_->Forget(floor);
+}
+
+Diagnostic Machine::RaceFinding(const SharedRace& race) {
+  const Subcore& later = *subcores_[static_cast<size_t>(race.later->subcore)];
+  const Subcore& earlier = *subcores_[static_cast<size_t>(race.earlier->subcore)];
+  auto verb = [](SharedDma::Kind k, bool ing) {
+    switch (k) {
+      case SharedDma::kRead: return ing ? "reading" : "reads";
+      case SharedDma::kAdd: return ing ? "adding into" : "adds into";
+      default: return ing ? "writing" : "writes";
+    }
+  };
+  const Site& site = later.layout().sites[static_cast<size_t>(race.later->site)];
+  std::string what = DescribeShared(race.byte);
+  Diagnostic d = later.Finding(
+      DiagId::kRtRace, race.later->site,
+      {{"detail", Cat(site.op, " ", site.text, " ", verb(race.later_kind, false), " ", what, " while the DMA of ",
+                      earlier.layout().Describe(race.earlier->site), " on ", SubcoreName(race.earlier->subcore),
+                      " may still be ", verb(race.earlier_kind, true), " it")}});
+  const Site& other = earlier.layout().sites[static_cast<size_t>(race.earlier->site)];
+  std::string retired = race.earlier->end_site >= 0
+                            ? Cat("retired by ", earlier.layout().Describe(race.earlier->end_site))
+                            : std::string("not waited yet");
+  d.notes.push_back(Cat("the other DMA (", other.op, " ", other.text, ", ", retired,
+                        ") and this one are not ordered: a barrier, or a semaphore signal and wait, between them "
+                        "would order them"));
+  return d;
+}
+
+std::string Machine::DescribeShared(uintptr_t byte) const {
+  for (size_t p = 0; p < hbm_.size(); ++p) {
+    auto base = reinterpret_cast<uintptr_t>(hbm_[p]);
+    if (hbm_[p] == nullptr || byte < base || byte >= base + static_cast<uintptr_t>(hbm_bytes_[p])) continue;
+    const ParamLayout& param = layout_.params[p];
+    int64_t element = static_cast<int64_t>(byte - base) / std::max(1, ByteWidth(param.dtype));
+    std::string index;
+    for (int d = static_cast<int>(param.shape.size()) - 1; d >= 0; --d) {
+      int64_t size = std::max<int64_t>(param.shape[static_cast<size_t>(d)], 1);
+      index = Cat(element % size, index.empty() ? "" : ", ", index);
+      element /= size;
+    }
+    return param.shape.empty() ? Cat("%", param.name) : Cat("%", param.name, "[", index, "]");
+  }
+  for (const MachinePart& part : parts_) {
+    for (int c = 0; c < part.layout->cores; ++c) {
+      auto base = reinterpret_cast<uintptr_t>(part.shared + c * part.shared_stride);
+      if (byte < base || byte >= base + static_cast<uintptr_t>(part.layout->vmem_shared_bytes)) continue;
+      return Cat(part.layout->DescribeByte(MemorySpace::kVmemShared, static_cast<int64_t>(byte - base)), " of core ", c);
+    }
+  }
+  return "shared memory";
+}
+
 // A barrier opens when every subcore of its part and core waits at one.
 bool Machine::OpenBarriers() {
   bool opened = false;
@@ -950,6 +1185,14 @@ bool Machine::OpenBarriers() {
       if (!all) continue;
       for (int k = 0; k < l.subcores; ++k) scheduler_->MakeRunnable(first + k);
       opened = true;
+      if (races_ == nullptr) continue;
+      // Everything before the barrier on these subcores is before everything after it.
+      Clock met;
+      for (int k = 0; k < l.subcores; ++k) Join(met, clocks_[static_cast<size_t>(first + k)]);
+      for (int k = 0; k < l.subcores; ++k) {
+        clocks_[static_cast<size_t>(first + k)] = met;
+        ++clocks_[static_cast<size_t>(first + k)][static_cast<size_t>(first + k)];
+      }
     }
   }
   return opened;
