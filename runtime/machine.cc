@@ -120,15 +120,20 @@ int32_t Subcore::Tick(int site) {
   return Park(Wait::kTick, -1);
 }
 
+int32_t Subcore::Refuse(DiagId id, int site, std::string detail) {
+  const Checks& checks = machine_->options().checks;
+  if (!(id == DiagId::kRtSync ? checks.sync : checks.bounds)) return 0;
+  return Fail(Finding(id, site, {{"detail", std::move(detail)}}));
+}
+
 bool Subcore::ValidSemaphore(int sem, int site, int32_t* status) {
   if (sem >= 0 && sem < static_cast<int>(sems_.size())) return true;
-  *status = Fail(Finding(DiagId::kRtBounds, site,
-                         {{"detail", Cat("semaphore index ", sem, " is outside the ", sems_.size(),
-                                         " semaphores of this subcore")}}));
+  *status = Refuse(DiagId::kRtBounds, site,
+                   Cat("semaphore index ", sem, " is outside the ", sems_.size(), " semaphores of this subcore"));
   return false;
 }
 
-int32_t Subcore::CheckDma(const scjit_dma& dma, int site) {
+bool Subcore::ValidDma(const scjit_dma& dma, int site, int32_t* status) {
   // The op as written, for a finding (made only then: this runs for every DMA).
   auto what = [&] {
     const Site& s = layout().sites[site];
@@ -139,9 +144,10 @@ int32_t Subcore::CheckDma(const scjit_dma& dma, int site) {
   // indexed side of a gather/scatter is its whole first dimension.)
   for (const scjit_ref* r : {&dma.src, &dma.dst}) {
     if (!machine_->Contains(*r, dma.elem_bytes, index_)) {
-      return Fail(Finding(DiagId::kRtBounds, site,
-                          {{"detail", Cat(what(), ": the ", r == &dma.src ? "source" : "destination",
-                                          " lies outside every buffer of the kernel")}}));
+      *status = Refuse(DiagId::kRtBounds, site,
+                       Cat(what(), ": the ", r == &dma.src ? "source" : "destination",
+                           " lies outside every buffer of the kernel"));
+      return false;
     }
   }
   bool indirect = dma.indexed != SCJIT_DMA_PLAIN;
@@ -153,17 +159,18 @@ int32_t Subcore::CheckDma(const scjit_dma& dma, int site) {
     list.strides[0] = dma.index_stride;
     if (IndexedSide(dma).rank < 1 || dma.index_count < 0 ||
         (dma.list_in_vmem && !machine_->Contains(list, 4, index_))) {
-      return Fail(Finding(DiagId::kRtBounds, site,
-                          {{"detail", Cat(what(), ": the index list lies outside every buffer of the kernel")}}));
+      *status = Refuse(DiagId::kRtBounds, site, Cat(what(), ": the index list lies outside every buffer of the kernel"));
+      return false;
     }
   }
   scjit_ref moved = MovedShape(dma);
-  if (SameSqueezedShape(indirect ? PlainSide(dma) : dma.src, moved)) return 0;
+  if (SameSqueezedShape(indirect ? PlainSide(dma) : dma.src, moved)) return true;
   const scjit_ref& src = dma.indexed == SCJIT_DMA_GATHER ? moved : dma.src;
   const scjit_ref& dst = dma.indexed == SCJIT_DMA_SCATTER ? moved : dma.dst;
-  return Fail(Finding(DiagId::kRtBounds, site,
-                      {{"detail", Cat(what(), " copies a source of shape ", SqueezedShape(src),
-                                      " into a destination of shape ", SqueezedShape(dst))}}));
+  *status = Refuse(DiagId::kRtBounds, site,
+                   Cat(what(), " copies a source of shape ", SqueezedShape(src), " into a destination of shape ",
+                       SqueezedShape(dst)));
+  return false;
 }
 
 int32_t Subcore::ReadIndices(const scjit_dma& dma, int site, std::vector<int32_t>* out) {
@@ -239,8 +246,7 @@ int32_t Subcore::DmaStart(const scjit_dma& dma, int site) {
   if (machine_->stopping()) return kStatusCancelled;
   Count(RuntimeOp::kDmaStart);
   int32_t status = 0;
-  if (!ValidSemaphore(dma.sem, site, &status)) return status;
-  if ((status = CheckDma(dma, site)) != 0) return status;
+  if (!ValidSemaphore(dma.sem, site, &status) || !ValidDma(dma, site, &status)) return status;
   int64_t credit = Credit(dma);
   dma_bytes_ += ElementCount(MovedShape(dma)) * dma.elem_bytes;
   if (machine_->options().dma == DmaMode::kEager) {
@@ -279,7 +285,7 @@ int32_t Subcore::Copy(const scjit_dma& dma, int site) {
   if (machine_->stopping()) return kStatusCancelled;
   Count(RuntimeOp::kCopy);
   int32_t status = 0;
-  if ((status = CheckDma(dma, site)) != 0) return status;
+  if (!ValidDma(dma, site, &status)) return status;
   if ((status = ReadIndices(dma, site, &indices_)) != 0) return status;
   if ((status = StartAccesses(dma, indices_, site, -1, 0)) != 0) return status;
   dma_bytes_ += ElementCount(MovedShape(dma)) * dma.elem_bytes;
@@ -296,14 +302,13 @@ int32_t Subcore::SemSignal(int sem, int32_t n, int core, int subcore, int site) 
   int target_core = core < 0 ? core_ : core;
   int target_subcore = subcore < 0 ? subcore_ : subcore;
   if (target_core >= info.cores || target_subcore >= info.subcores) {
-    return Fail(Finding(DiagId::kRtBounds, site,
-                        {{"detail", Cat("sem_signal targets (core ", target_core, ", subcore ", target_subcore,
-                                        "), but the mesh has ", info.cores, " core", info.cores == 1 ? "" : "s", " of ",
-                                        info.subcores, " subcore", info.subcores == 1 ? "" : "s")}}));
+    return Refuse(DiagId::kRtBounds, site,
+                  Cat("sem_signal targets (core ", target_core, ", subcore ", target_subcore, "), but the mesh has ",
+                      info.cores, " core", info.cores == 1 ? "" : "s", " of ", info.subcores, " subcore",
+                      info.subcores == 1 ? "" : "s"));
   }
   if (n < 0) {
-    return Fail(Finding(DiagId::kRtSync, site,
-                        {{"detail", Cat("sem_signal adds ", n, "; semaphores only count up by signals")}}));
+    return Refuse(DiagId::kRtSync, site, Cat("sem_signal adds ", n, "; semaphores only count up by signals"));
   }
   // Signals address the subcores of this subcore's own part.
   int target = part_->first + target_core * info.subcores + target_subcore;
@@ -323,7 +328,7 @@ int32_t Subcore::SemWait(int sem, int32_t n, int site) {
   int32_t status = 0;
   if (!ValidSemaphore(sem, site, &status)) return status;
   if (n < 0) {
-    return Fail(Finding(DiagId::kRtSync, site, {{"detail", Cat("sem_wait for ", n, "; waits are for counts >= 0")}}));
+    return Refuse(DiagId::kRtSync, site, Cat("sem_wait for ", n, "; waits are for counts >= 0"));
   }
   Complete(sem, n);
   Semaphore& s = sems_[sem];
@@ -361,14 +366,15 @@ int32_t Subcore::FetchAndAdd(int64_t offset, int32_t value, int target, int site
   Count(RuntimeOp::kFetchAndAdd);
   const LaunchLayout& info = layout();
   if (target < 0 || target >= info.subcores) {
-    return Fail(Finding(DiagId::kRtBounds, site,
-                        {{"detail", Cat("fetch_and_add targets subcore ", target, ", but each core has ", info.subcores,
-                                        " subcore", info.subcores == 1 ? "" : "s")}}));
+    *old = 0;
+    return Refuse(DiagId::kRtBounds, site,
+                  Cat("fetch_and_add targets subcore ", target, ", but each core has ", info.subcores, " subcore",
+                      info.subcores == 1 ? "" : "s"));
   }
   if (offset < 0 || offset + 4 > info.smem_bytes) {
-    return Fail(Finding(DiagId::kRtBounds, site,
-                        {{"detail", Cat("fetch_and_add addresses byte ", offset, " of an SMEM of ", info.smem_bytes,
-                                        " bytes")}}));
+    *old = 0;
+    return Refuse(DiagId::kRtBounds, site,
+                  Cat("fetch_and_add addresses byte ", offset, " of an SMEM of ", info.smem_bytes, " bytes"));
   }
   outbox_.push_back(
       Effect{Effect::Kind::kFetchAndAdd, part_->first + core_ * info.subcores + target, 0, value, offset, old, nullptr});
@@ -499,6 +505,9 @@ int32_t Subcore::CheckFailed(int site) {
 }
 
 int32_t Subcore::BoundsError(int site, int what, int dim, int64_t index, int64_t limit) {
+  // Code compiled with bounds checks clamps the index after this call, so a
+  // launch without them runs as code compiled without them does.
+  if (!machine_->options().checks.bounds) return 0;
   const Site& s = layout().sites[site];
   std::string detail;
   switch (what & 0xFF) {

@@ -136,8 +136,14 @@ class Subcore {
   int32_t Fail(Diagnostic d);
   // A finding at `site` (the machine names the subcore when it merges them).
   Diagnostic Finding(DiagId id, int site, std::initializer_list<DiagArg> args) const;
+  // A finding of check `id` (RT-BOUNDS: bounds, RT-SYNC: sync) when the launch
+  // runs that check; the op it is about is refused (does nothing) either way,
+  // so that no check, on or off, lets an op touch memory outside the kernel's
+  // buffers. Returns the status to give the kernel.
+  int32_t Refuse(DiagId id, int site, std::string detail);
+  // False when the op is refused; `status` is then what to return.
   bool ValidSemaphore(int sem, int site, int32_t* status);
-  int32_t CheckDma(const scjit_dma& dma, int site);
+  bool ValidDma(const scjit_dma& dma, int site, int32_t* status);
   // Copies an indirect DMA's index list into `out` and checks its entries
   // against the indexed dimension (RT-BOUNDS when checks are on).
   int32_t ReadIndices(const scjit_dma& dma, int site, std::vector<int32_t>* out);

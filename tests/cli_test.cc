@@ -287,6 +287,41 @@ TEST_F(CliTest, RejectedAndFailingKernels) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+// `--check` runs exactly the checks it names: a kernel with a negative signal
+// and an out-of-range slice fails each check alone with that check's code only.
+TEST_F(CliTest, EachCheckRunsAlone) {
+  Write("k.scir", R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%sem: sem)
+{
+  %i = const 20 : i32
+  sem_signal %sem, -1
+  copy %x[ds(%i, 4)] -> %o[0:4]
+}
+)");
+  struct Case {
+    std::string check, first_line, absent;
+    int exit_code;
+  };
+  const Case cases[] = {
+      {"bounds",
+       "k.scir:7:3: error[RT-BOUNDS]: a slice starting at 20 does not fit dimension 0 of %x[ds(%i, 4)] -> %o[0:4] "
+       "(valid starts are 0 to 12)",
+       "RT-SYNC", 1},
+      {"sync", "k.scir:6:14: error[RT-SYNC]: sem_signal adds -1; semaphores only count up by signals", "RT-BOUNDS",
+       1},
+      {"warn",
+       "k.scir:6:14: warning[RT-SYNC]: sem_signal adds -1; semaphores only count up by signals", "error[", 0},
+      {"none", "", "RT-", 0},
+  };
+  for (const Case& c : cases) {
+    CommandResult r = Run("k.scir --check " + c.check);
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.check << ": " << r.err;
+    EXPECT_EQ(r.err.substr(0, r.err.find('\n')), c.first_line) << c.check;
+    EXPECT_EQ(r.err.find(c.absent), std::string::npos) << c.check << ": " << r.err;
+  }
+}
+
 TEST_F(CliTest, EmitsEachStage) {
   Write("k.scir", testing::kAddOneKernel);
   CommandResult r = Run("k.scir --emit llvm");
