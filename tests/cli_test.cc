@@ -343,6 +343,7 @@ constexpr char kV7xInfo[] = R"(v7x (the default target)
   VMEM per subcore              524288 bytes (512 KiB)
   SMEM per subcore              65536 bytes (64 KiB, default)
   VMEM_SHARED per core          8388608 bytes (8 MiB, default)
+  semaphores per subcore        1024 (scjit's limit)
   DMA granule                   32 bytes
   32-bit vector register        vector<16xT>, T = i32 u32 f32
   16-bit vector register        vector<32xT> or vector<2x16xT>, T = i16 u16 bf16 f16
@@ -357,6 +358,7 @@ constexpr char kV6eInfo[] = R"(v6e
   VMEM per subcore              262144 bytes (256 KiB)
   SMEM per subcore              65536 bytes (64 KiB, default)
   VMEM_SHARED per core          8388608 bytes (8 MiB, default)
+  semaphores per subcore        1024 (scjit's limit)
   DMA granule                   32 bytes
   32-bit vector register        vector<8xT>, T = i32 u32 f32
   16-bit vector register        vector<16xT> or vector<2x8xT>, T = i16 u16 bf16 f16

@@ -146,6 +146,7 @@ py::dict TargetDict(const TargetInfo& t) {
   d["dma_granule_bytes"] = t.dma_granule_bytes;
   d["smem_bytes"] = t.smem_bytes;
   d["vmem_shared_bytes"] = t.vmem_shared_bytes;
+  d["semaphores"] = t.semaphores;
   d["in_jax"] = t.in_jax;
   return d;
 }
