@@ -339,8 +339,8 @@ int SignificandBits(ElementType t) {
   }
 }
 
-void Store(std::vector<uint8_t>* data, int64_t index, int width, uint64_t bits) {
-  uint8_t* p = data->data() + index * width;
+void Store(uint8_t* data, int64_t index, int width, uint64_t bits) {
+  uint8_t* p = data + index * width;
   for (int i = 0; i < width; ++i) p[i] = static_cast<uint8_t>(bits >> (8 * i));
 }
 
@@ -367,11 +367,21 @@ bool IsGeneratorSpec(std::string_view source) {
 
 absl::Status CheckGeneratorSpec(std::string_view spec) { return ParseSpec(spec).status(); }
 
-absl::StatusOr<NpyArray> GenerateArray(std::string_view spec_text, ElementType dtype,
-                                  const Shape& shape) {
+namespace {
+
+// A spec checked against a dtype and shape: what filling needs.
+struct Prepared {
+  Spec spec;
+  int64_t count = 0;       // elements
+  uint64_t fill_bits = 0;  // fill: the value's bits in the dtype
+};
+
+absl::StatusOr<Prepared> Prepare(std::string_view spec_text, ElementType dtype, const Shape& shape) {
   absl::StatusOr<Spec> parsed = ParseSpec(spec_text);
   if (!parsed.ok()) return parsed.status();
-  const Spec& spec = *parsed;
+  Prepared out;
+  out.spec = *std::move(parsed);
+  const Spec& spec = out.spec;
 
   const int width = ByteWidth(dtype);
   int64_t count = 1;
@@ -392,14 +402,14 @@ absl::StatusOr<NpyArray> GenerateArray(std::string_view spec_text, ElementType d
     }
     count *= d;
   }
+  out.count = count;
 
-  // Dtype checks first, so that no memory is spent on a spec that fails.
+  // Dtype checks, before the caller spends memory on a spec that fails.
   const bool is_float = IsFloat(dtype);
-  uint64_t fill_bits = 0;
   if (spec.kind == Spec::Kind::kFill) {
     if (is_float) {
-      fill_bits = spec.fill_is_integer ? IntBits(spec.fill_int, dtype)
-                                       : FloatBits(spec.fill_double, spec.fill_float, dtype);
+      out.fill_bits = spec.fill_is_integer ? IntBits(spec.fill_int, dtype)
+                                           : FloatBits(spec.fill_double, spec.fill_float, dtype);
     } else {
       int128 value = spec.fill_int;
       if (!spec.fill_is_integer) {
@@ -417,7 +427,7 @@ absl::StatusOr<NpyArray> GenerateArray(std::string_view spec_text, ElementType d
       if (value < MinValue(dtype) || value > MaxValue(dtype)) {
         return SpecError(spec_text, Cat(spec.fill_text, " does not fit in ", RangeText(dtype)));
       }
-      fill_bits = IntBits(value, dtype);
+      out.fill_bits = IntBits(value, dtype);
     }
   }
   if (spec.kind == Spec::Kind::kRandint) {
@@ -430,15 +440,17 @@ absl::StatusOr<NpyArray> GenerateArray(std::string_view spec_text, ElementType d
                                       ") does not fit in ", RangeText(dtype)));
     }
   }
+  return out;
+}
 
-  NpyArray array;
-  array.dtype = dtype;
-  array.shape = shape;
-  array.data.assign(static_cast<size_t>(count * width), 0);
-  std::vector<uint8_t>* data = &array.data;
-
+void Fill(const Prepared& p, ElementType dtype, uint8_t* data) {
+  const Spec& spec = p.spec;
+  const int64_t count = p.count;
+  const int width = ByteWidth(dtype);
+  const bool is_float = IsFloat(dtype);
   switch (spec.kind) {
     case Spec::Kind::kZeros:
+      for (int64_t i = 0; i < count; ++i) Store(data, i, width, 0);
       break;
     case Spec::Kind::kOnes: {
       uint64_t one = IntBits(1, dtype);
@@ -449,15 +461,15 @@ absl::StatusOr<NpyArray> GenerateArray(std::string_view spec_text, ElementType d
       for (int64_t i = 0; i < count; ++i) Store(data, i, width, IntBits(i, dtype));
       break;
     case Spec::Kind::kFill:
-      for (int64_t i = 0; i < count; ++i) Store(data, i, width, fill_bits);
+      for (int64_t i = 0; i < count; ++i) Store(data, i, width, p.fill_bits);
       break;
     case Spec::Kind::kRandom: {
       SplitMix64 rng(spec.seed);
       if (is_float) {
-        const int p = SignificandBits(dtype);
+        const int bits = SignificandBits(dtype);
         for (int64_t i = 0; i < count; ++i) {
-          uint64_t k = rng.Next() >> (64 - (p + 1));  // uniform in [0, 2^(p+1))
-          double value = std::ldexp(static_cast<double>(k), -p) - 1.0;  // exact
+          uint64_t k = rng.Next() >> (64 - (bits + 1));  // uniform in [0, 2^(bits+1))
+          double value = std::ldexp(static_cast<double>(k), -bits) - 1.0;  // exact
           Store(data, i, width, FloatBits(value, static_cast<float>(value), dtype));
         }
       } else if (IsBool(dtype)) {
@@ -477,7 +489,21 @@ absl::StatusOr<NpyArray> GenerateArray(std::string_view spec_text, ElementType d
       break;
     }
   }
-  return array;
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> CheckGenerator(std::string_view spec, ElementType dtype, const Shape& shape) {
+  absl::StatusOr<Prepared> p = Prepare(spec, dtype, shape);
+  if (!p.ok()) return p.status();
+  return p->count;
+}
+
+absl::Status GenerateInto(std::string_view spec, ElementType dtype, const Shape& shape, uint8_t* out) {
+  absl::StatusOr<Prepared> p = Prepare(spec, dtype, shape);
+  if (!p.ok()) return p.status();
+  Fill(*p, dtype, out);
+  return absl::OkStatus();
 }
 
 }  // namespace scjit

@@ -11,6 +11,7 @@
 #include "runtime/dma_engine.h"
 #include "runtime/element_text.h"
 #include "runtime/half.h"
+#include "runtime/host_memory.h"
 
 namespace scjit {
 namespace {
@@ -666,8 +667,10 @@ absl::Status Machine::AllocateArenas() {
       }
     }
   }
+  std::string what = Cat("the arenas of kernel @", layout_.kernel);
+  if (absl::Status s = CheckHostMemory(total, what); !s.ok()) return s;
   memory_.reset(new (std::nothrow) uint8_t[static_cast<size_t>(total)]);
-  if (memory_ == nullptr) return absl::ResourceExhaustedError(Cat("cannot allocate ", total, " bytes of kernel memory"));
+  if (memory_ == nullptr) return HostMemoryError(total, what, "the host is out of memory");
   std::memset(memory_.get(), 0, static_cast<size_t>(total));
   memory_bytes_ = total;
   bool instrumented = false;
@@ -701,6 +704,13 @@ absl::Status Machine::AllocateArenas() {
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status Machine::CheckStacks() const {
+  int64_t n = 0;
+  for (const MachinePart& part : parts_) n += part.count();
+  auto bytes = static_cast<int64_t>(StackBytesFor(layout_));
+  return CheckHostMemory(bytes * n, Cat("the stacks of ", n, " subcores (", bytes, " bytes each)"));
 }
 
 void Machine::AddSubcores(const MachinePart& part) {
@@ -746,6 +756,7 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
                                             " bytes, got ", params[p].bytes));
     }
   }
+  if (absl::Status s = CheckStacks(); !s.ok()) return s;
   if (absl::Status s = AllocateArenas(); !s.ok()) return s;
   hbm_.assign(layout_.params.size(), nullptr);
   hbm_bytes_.assign(layout_.params.size(), 0);

@@ -236,6 +236,9 @@ class Machine {
   // Sizes and places every part's arenas in one allocation, poisoned as the
   // layouts say.
   absl::Status AllocateArenas();
+  // IO-MEMORY when the subcores' stacks (each as large as the kernel's frame,
+  // where large values live) would not fit the host together.
+  absl::Status CheckStacks() const;
   void AddSubcores(const MachinePart& part);
   // Wakes the subcores of each (part, core) that all wait at a barrier; true if any.
   bool OpenBarriers();

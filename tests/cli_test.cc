@@ -287,6 +287,34 @@ TEST_F(CliTest, RejectedAndFailingKernels) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+// Parameters the host cannot hold are an input error (IO-MEMORY, exit 2) before
+// anything is allocated or generated, not an abort; one beyond the target's
+// memories is rejected (exit 3).
+TEST_F(CliTest, SizesBeyondTheHostOrTheTargetFailCleanly) {
+  Write("big.scir", R"(kernel @k(in %a: hbm<1048576x1048576xi32>, out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+}
+)");
+  CommandResult r = Run("big.scir");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "error[IO-MEMORY]: cannot allocate 4398046511168 bytes for the buffers of kernel @k: the host has " +
+                       std::to_string(Buffer::HostMemoryBytes()) +
+                       " bytes of memory\nhelp: make the arrays smaller (a parameter's shape, or fewer --repeat "
+                       "copies), or run on a host with more memory\n");
+  Write("sems.scir", R"(kernel @k(in %x: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%s: sem<2147483648>)
+{
+}
+)");
+  r = Run("sems.scir");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            "sems.scir:3:13: error[MESH-SEMAPHORES]: the kernel needs 2147483648 semaphores per subcore; v7x has 1024");
+}
+
 // `--check` runs exactly the checks it names: a kernel with a negative signal
 // and an out-of-range slice fails each check alone with that check's code only.
 TEST_F(CliTest, EachCheckRunsAlone) {

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "lowering/base/diagnostic.h"
 #include "runtime/half.h"
+#include "runtime/npy.h"
 
 namespace scjit {
 namespace {
@@ -19,6 +20,18 @@ const ElementType kAllTypes[] = {
 #define SCJIT_DTYPE(Enum, ...) ElementType::Enum,
 #include "scjit/dtype.def"
 };
+
+// The array `spec` generates, as CheckGenerator sizes it and GenerateInto fills it.
+absl::StatusOr<NpyArray> GenerateArray(std::string_view spec, ElementType t, const Shape& shape) {
+  absl::StatusOr<int64_t> count = CheckGenerator(spec, t, shape);
+  if (!count.ok()) return count.status();
+  NpyArray a;
+  a.dtype = t;
+  a.shape = shape;
+  a.data.assign(static_cast<size_t>(*count * ByteWidth(t)), 0xAA);  // every byte is written
+  if (absl::Status s = GenerateInto(spec, t, shape, a.data.data()); !s.ok()) return s;
+  return a;
+}
 
 NpyArray Gen(std::string_view spec, ElementType t, const Shape& shape) {
   absl::StatusOr<NpyArray> r = GenerateArray(spec, t, shape);

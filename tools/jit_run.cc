@@ -49,6 +49,12 @@ int CompileFailure(const absl::Status& status) {
   return DiagnosticCodeOf(status).substr(0, 3) == "IO-" ? kExitUsage : kExitRejected;
 }
 
+// A launch that could not start because of what it was given (IO-*: buffers,
+// options, the host's memory) rather than a fault of scjit's.
+bool InputError(const absl::Status& status) {
+  return absl::IsInvalidArgument(status) || DiagnosticCodeOf(status).starts_with("IO-");
+}
+
 void PrintWarnings(const std::vector<Diagnostic>& warnings) {
   for (const Diagnostic& d : warnings) std::cerr << d.Render();
 }
@@ -142,7 +148,27 @@ absl::Status MakeDirectory(const std::string& dir) {
   return DiagnosticStatus(CatalogDiagnostic("IO-WRITE", {{"path", dir}, {"reason", ec.message()}}));
 }
 
+// IO-MEMORY when the buffers jit-run would hold at once — every parameter's, a
+// pristine copy of each input when relaunching, each --expect array — exceed
+// the host's memory: refused before any is allocated, rather than left to the
+// host's out-of-memory killer.
+absl::Status CheckBuffersFit(const Kernel& kernel, const CliOptions& options, bool restage) {
+  int64_t total = 0;
+  for (const ParamInfo& p : kernel.params()) {
+    if (p.semaphore) continue;
+    int copies = 1 + (restage && p.direction != ParamDirection::kOut) + (FindBinding(options.expects, p.name) != nullptr);
+    total += p.bytes() * copies;
+  }
+  int64_t host = Buffer::HostMemoryBytes();
+  if (total <= host) return absl::OkStatus();
+  return DiagnosticStatus(CatalogDiagnostic(
+      "IO-MEMORY", {{"bytes", Cat(total)},
+                    {"what", Cat("the buffers of kernel @", kernel.name(), restage ? " (with a copy of each input)" : "")},
+                    {"reason", Cat("the host has ", host, " bytes of memory")}}));
+}
+
 absl::StatusOr<Buffers> PrepareBuffers(const Kernel& kernel, const CliOptions& options, bool restage) {
+  if (absl::Status s = CheckBuffersFit(kernel, options, restage); !s.ok()) return s;
   if (options.save_inputs) {
     if (absl::Status s = MakeDirectory(*options.save_inputs); !s.ok()) return s;
   }
@@ -355,7 +381,7 @@ int Main(int argc, char** argv) {
   for (int l = 0; l < launches; ++l) {
     if (l > 0) (void)buffers->Restage();
     absl::StatusOr<LaunchResult> r = kernel->Launch(buffers->live, launch);
-    if (!r.ok()) return PrintStatus(r.status(), absl::IsInvalidArgument(r.status()) ? kExitUsage : kExitFailed);
+    if (!r.ok()) return PrintStatus(r.status(), InputError(r.status()) ? kExitUsage : kExitFailed);
     result = *std::move(r);
     if (l > 0 || launches == 1) times.push_back(result.stats.wall_ms);
     if (result.failed()) break;
