@@ -36,6 +36,7 @@
 #include "absl/status/statusor.h"
 #include "lowering/base/dtype.h"
 #include "lowering/base/shape.h"
+#include "scjit/launch.h"
 
 namespace scjit {
 
@@ -56,8 +57,11 @@ absl::Status CheckGeneratorSpec(std::string_view spec);
 absl::StatusOr<int64_t> CheckGenerator(std::string_view spec, ElementType dtype, const Shape& shape);
 
 // Writes the array of `dtype` and `shape` that `spec` generates to `out`, every
-// element (count * ByteWidth(dtype) bytes); the same errors as CheckGenerator.
-absl::Status GenerateInto(std::string_view spec, ElementType dtype, const Shape& shape, uint8_t* out);
+// element (count * ByteWidth(dtype) bytes); the same errors as CheckGenerator,
+// and RT-TIMEOUT (DeadlineExceeded) once `limit` has passed, checked every 2^20
+// elements.
+absl::Status GenerateInto(std::string_view spec, ElementType dtype, const Shape& shape, uint8_t* out,
+                          const TimeLimit& limit = {});
 
 }  // namespace scjit
 

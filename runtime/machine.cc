@@ -112,7 +112,7 @@ int32_t Subcore::Tick(int site) {
   if (machine_->PastDeadline()) {
     const RunOptions& o = machine_->options();
     Diagnostic d = layout().SiteDiagnostic(DiagId::kRtTimeout, site,
-                                           {{"kernel", Cat("@", machine_->layout().kernel)},
+                                           {{"what", Cat("kernel @", machine_->layout().kernel)},
                                             {"seconds", absl::StrFormat("%g", o.time_limit_seconds)}});
     d.notes.push_back(Cat(machine_->SubcoreName(index_), " was still in this loop"));
     findings_.push_back(Made(std::move(d), /*name_subcore=*/false));
@@ -706,6 +706,27 @@ absl::Status Machine::AllocateArenas() {
   return absl::OkStatus();
 }
 
+bool Machine::PoisonInChunks(uint8_t* data, int64_t count, ElementType e) {
+  const int64_t chunk = (int64_t{1} << 24) / ByteWidth(e);
+  for (int64_t first = 0; first < count; first += chunk) {
+    if (PastDeadline()) return false;
+    FillPoison(data + first * ByteWidth(e), std::min(chunk, count - first), e);
+  }
+  return true;
+}
+
+LaunchResult Machine::TimedOut(std::string_view during, std::chrono::steady_clock::time_point start) {
+  Diagnostic d = layout_.SiteDiagnostic(DiagId::kRtTimeout, -1,
+                                        {{"what", Cat("kernel @", layout_.kernel)},
+                                         {"seconds", absl::StrFormat("%g", options_.time_limit_seconds)}});
+  d.notes.push_back(Cat("the time ran out while ", during, ", before any subcore ran"));
+  d.help = "raise the limit with --time-limit, or give the kernel smaller buffers";
+  LaunchResult result;
+  result.findings.push_back(std::move(d));
+  result.stats.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
 absl::Status Machine::CheckStacks() const {
   int64_t n = 0;
   for (const MachinePart& part : parts_) n += part.count();
@@ -744,8 +765,9 @@ void Machine::AddSubcores(const MachinePart& part) {
 
 absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   auto start = std::chrono::steady_clock::now();
-  deadline_ = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                          std::chrono::duration<double>(options_.time_limit_seconds));
+  deadline_ = options_.time_limit_start.value_or(start) +
+              std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                  std::chrono::duration<double>(options_.time_limit_seconds));
   if (params.size() != layout_.params.size()) {
     return absl::InvalidArgumentError(Cat("kernel @", layout_.kernel, " takes ", layout_.params.size(), " parameters, got ",
                                           params.size()));
@@ -765,9 +787,12 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
     if (param.staged() || param.semaphore) continue;
     hbm_[p] = params[p].data;
     hbm_bytes_[p] = params[p].bytes;
-    if (param.direction == ParamDirection::kOut) FillPoison(params[p].data, param.num_elements(), param.dtype);
+    if (param.direction == ParamDirection::kOut && !PoisonInChunks(params[p].data, param.num_elements(), param.dtype)) {
+      return TimedOut(Cat("filling %", param.name, " with the poison pattern"), start);
+    }
   }
   Stage(params, /*in=*/true);
+  if (PastDeadline()) return TimedOut("allocating the arenas and staging the parameters", start);
   if (options_.threads > 1) {
     shared_writes_ = std::make_unique<SharedWrites>();
     for (size_t p = 0; p < hbm_.size(); ++p) shared_writes_->AddRegion(hbm_[p], hbm_bytes_[p]);

@@ -239,6 +239,12 @@ class Machine {
   // IO-MEMORY when the subcores' stacks (each as large as the kernel's frame,
   // where large values live) would not fit the host together.
   absl::Status CheckStacks() const;
+  // Fills `count` elements at `data` with the poison pattern, 16 MiB at a time,
+  // checking the time limit before each; false when it ran out.
+  bool PoisonInChunks(uint8_t* data, int64_t count, ElementType e);
+  // The result of a launch whose time ran out `during` a step before the kernel
+  // started: one RT-TIMEOUT finding.
+  LaunchResult TimedOut(std::string_view during, std::chrono::steady_clock::time_point start);
   void AddSubcores(const MachinePart& part);
   // Wakes the subcores of each (part, core) that all wait at a barrier; true if any.
   bool OpenBarriers();

@@ -1,4 +1,5 @@
 // jit-run as a user runs it: exit codes, stdout and the exact stderr text.
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -313,6 +314,34 @@ TEST_F(CliTest, SizesBeyondTheHostOrTheTargetFailCleanly) {
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
             "sems.scir:3:13: error[MESH-SEMAPHORES]: the kernel needs 2147483648 semaphores per subcore; v7x has 1024");
+}
+
+// --time-limit bounds the whole run from the inputs' generation on: a large
+// input stops with RT-TIMEOUT (exit 1) while it is generated, and a staged
+// parameter beyond the target's SMEM is rejected at once instead of being filled.
+TEST_F(CliTest, TimeLimitBoundsInputGenerationToo) {
+  Write("gen.scir", R"(kernel @k(inout %a: hbm<67108864xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+}
+)");
+  auto start = std::chrono::steady_clock::now();
+  CommandResult r = Run("gen.scir --time-limit 0.001");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "error[RT-TIMEOUT]: generating iota for int32 (67108864,) ran longer than 0.001 s and was stopped\n"
+            "help: raise the limit with --time-limit, or generate a smaller input\n");
+  Write("smem.scir", R"(kernel @k(inout %a: smem<2147483647xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+}
+)");
+  r = Run("smem.scir --time-limit 1");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            "smem.scir:1:17: error[MESH-SMEM]: the kernel needs 8589934592 bytes of SMEM per subcore; v7x has 65536");
 }
 
 // `--check` runs exactly the checks it names: a kernel with a negative signal

@@ -381,6 +381,39 @@ help: look for a loop whose condition never changes; raise the limit with --time
 )");
 }
 
+// The time limit bounds the whole launch: filling a large `out` buffer with the
+// poison pattern checks it between chunks and stops before any subcore runs.
+TEST(FindingsTest, TheTimeLimitBoundsThePoisonFill) {
+  LaunchOptions launch;
+  launch.time_limit_seconds = 0.001;
+  testing::Run run = RunText(R"(kernel @k(out %o: hbm<67108864xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+}
+)",
+                             {}, {}, launch);
+  ASSERT_TRUE(run.status.ok()) << run.status;
+  EXPECT_EQ(run.Findings(), R"(test.scir: error[RT-TIMEOUT]: kernel @k ran longer than 0.001 s and was stopped
+note: the time ran out while filling %o with the poison pattern, before any subcore ran
+help: raise the limit with --time-limit, or give the kernel smaller buffers
+)");
+  EXPECT_EQ(run.stats.subcores, 0);
+  // A limit counted from before the launch (jit-run's, from its inputs) that has
+  // already passed stops it at the same place.
+  launch.time_limit_seconds = 1;
+  launch.time_limit_start = std::chrono::steady_clock::now() - std::chrono::seconds(2);
+  run = RunText(R"(kernel @k(out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+}
+)",
+                {}, {}, launch);
+  EXPECT_EQ(run.Findings(), R"(test.scir: error[RT-TIMEOUT]: kernel @k ran longer than 1 s and was stopped
+note: the time ran out while filling %o with the poison pattern, before any subcore ran
+help: raise the limit with --time-limit, or give the kernel smaller buffers
+)");
+}
+
 // debug_check (pl.debug_check): a false condition stops its subcore with RT-CHECK
 // and the message; the subcore waiting at the barrier for it is cancelled, not
 // reported as a deadlock; a true one runs on. The check holds under every --check.

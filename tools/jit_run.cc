@@ -49,10 +49,13 @@ int CompileFailure(const absl::Status& status) {
   return DiagnosticCodeOf(status).substr(0, 3) == "IO-" ? kExitUsage : kExitRejected;
 }
 
-// A launch that could not start because of what it was given (IO-*: buffers,
-// options, the host's memory) rather than a fault of scjit's.
-bool InputError(const absl::Status& status) {
-  return absl::IsInvalidArgument(status) || DiagnosticCodeOf(status).starts_with("IO-");
+// The exit code of a run that stopped before or at its launch: 1 for a run-time
+// finding (RT-TIMEOUT while generating the inputs), 2 for what it was given
+// (IO-*: files, buffers, options, the host's memory), else 1.
+int FailureExit(const absl::Status& status) {
+  std::string code = DiagnosticCodeOf(status);
+  if (code.starts_with("RT-")) return kExitFailed;
+  return absl::IsInvalidArgument(status) || code.starts_with("IO-") ? kExitUsage : kExitFailed;
 }
 
 void PrintWarnings(const std::vector<Diagnostic>& warnings) {
@@ -167,7 +170,8 @@ absl::Status CheckBuffersFit(const Kernel& kernel, const CliOptions& options, bo
                     {"reason", Cat("the host has ", host, " bytes of memory")}}));
 }
 
-absl::StatusOr<Buffers> PrepareBuffers(const Kernel& kernel, const CliOptions& options, bool restage) {
+absl::StatusOr<Buffers> PrepareBuffers(const Kernel& kernel, const CliOptions& options, bool restage,
+                                       const TimeLimit& limit) {
   if (absl::Status s = CheckBuffersFit(kernel, options, restage); !s.ok()) return s;
   if (options.save_inputs) {
     if (absl::Status s = MakeDirectory(*options.save_inputs); !s.ok()) return s;
@@ -182,7 +186,7 @@ absl::StatusOr<Buffers> PrepareBuffers(const Kernel& kernel, const CliOptions& o
       const Binding* b = FindBinding(options.inputs, p.name);
       std::string source = b != nullptr ? b->value : p.semaphore ? "zeros" : "iota";
       if (IsGeneratorSpec(source)) {
-        live = Generate(source, p.dtype, p.shape);
+        live = Generate(source, p.dtype, p.shape, limit);
       } else {
         live = ReadNpy(source, p.dtype);
         if (live.ok()) {
@@ -353,8 +357,10 @@ int Main(int argc, char** argv) {
   // With --repeat or --time: one uncounted warm-up launch, then N timed ones,
   // each on freshly staged inputs.
   int launches = options.repeat + (options.repeat > 1 || options.time ? 1 : 0);
-  absl::StatusOr<Buffers> buffers = PrepareBuffers(*kernel, options, launches > 1);
-  if (!buffers.ok()) return PrintStatus(buffers.status(), kExitUsage);
+  // --time-limit bounds the first launch from here: generating its inputs counts.
+  TimeLimit limit{options.time_limit};
+  absl::StatusOr<Buffers> buffers = PrepareBuffers(*kernel, options, launches > 1, limit);
+  if (!buffers.ok()) return PrintStatus(buffers.status(), FailureExit(buffers.status()));
   std::span<const ParamInfo> params = kernel->params();
   std::vector<Buffer> expected(params.size());
   for (const Binding& b : options.expects) {
@@ -374,6 +380,7 @@ int Main(int argc, char** argv) {
   launch.seed = options.seed;
   launch.dma = options.dma;
   launch.time_limit_seconds = options.time_limit;
+  launch.time_limit_start = limit.start;
   launch.log = [](std::string_view text) { std::cerr << text; };
 
   std::vector<double> times;
@@ -381,11 +388,12 @@ int Main(int argc, char** argv) {
   for (int l = 0; l < launches; ++l) {
     if (l > 0) (void)buffers->Restage();
     absl::StatusOr<LaunchResult> r = kernel->Launch(buffers->live, launch);
-    if (!r.ok()) return PrintStatus(r.status(), InputError(r.status()) ? kExitUsage : kExitFailed);
+    if (!r.ok()) return PrintStatus(r.status(), FailureExit(r.status()));
     result = *std::move(r);
     if (l > 0 || launches == 1) times.push_back(result.stats.wall_ms);
     if (result.failed()) break;
-    launch.log = nullptr;  // print once
+    launch.log = nullptr;               // print once
+    launch.time_limit_start.reset();    // each further launch has the whole limit
   }
   std::cerr << result.RenderFindings();
   if (result.failed()) return kExitFailed;

@@ -80,7 +80,7 @@ Diagnostic MakeDiagnostic(DiagId id, std::string file, Location loc, std::string
 absl::Status DiagnosticsStatus(const std::vector<Diagnostic>& diagnostics, std::string rendered,
                                absl::StatusCode code = absl::StatusCode::kInvalidArgument);
 // One diagnostic as a status of another code than InvalidArgument (IO-MEMORY is
-// ResourceExhausted).
+// ResourceExhausted, RT-TIMEOUT outside a launch DeadlineExceeded).
 absl::Status DiagnosticStatus(const Diagnostic& d, absl::StatusCode code);
 inline constexpr std::string_view kDiagnosticsPayload = "scjit.dev/diagnostics";
 // The code of the first error a status carries, or "" (DiagnosticCodeOf).
