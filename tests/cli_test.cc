@@ -274,6 +274,25 @@ TEST_F(CliTest, RejectedAndFailingKernels) {
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.err.find("error[SWAP-5]: NotImplementedError: Swap does not support masked scalar stores\n"),
             std::string::npos);
+  // A pipeline's indirect block whose list is in HBM: the DMA rule's code and
+  // text, as for a `copy` with the same list (DMA-21), exit 3.
+  Write("pipe.scir", R"(kernel @k(in %t: hbm<64x16xf32>, inout %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+  pipeline grid(4)
+      in(%t, block [indirect(16), 16], map (%j) -> (idx(%o), 0))
+      body(%tv: vmem<16x16xf32>) {
+  }
+}
+)");
+  r = Run("pipe.scir");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err, R"(pipe.scir:5:53: error[DMA-21]: NotImplementedError: Indices for scatter/gather via `pltpu.async_copy` must be in VMEM, got HBM
+    5 |       in(%t, block [indirect(16), 16], map (%j) -> (idx(%o), 0))
+      |                                                     ^~~~~~~
+note: the index list %o : hbm<16xi32> is in HBM
+help: `copy` the indices into a vmem scratch ref first
+)");
   // A run-time finding: exit 1.
   Write("dead.scir", std::string(Info(*DiagIdFromCode("RT-DEADLOCK")).bad));
   r = Run("dead.scir --threads 1");
