@@ -768,14 +768,17 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   deadline_ = options_.time_limit_start.value_or(start) +
               std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                   std::chrono::duration<double>(options_.time_limit_seconds));
+  auto param_error = [](std::string detail) {
+    return DiagnosticStatus(MakeDiagnostic(DiagId::kIoParam, nullptr, Location{}, {{"detail", std::move(detail)}}));
+  };
   if (params.size() != layout_.params.size()) {
-    return absl::InvalidArgumentError(Cat("kernel @", layout_.kernel, " takes ", layout_.params.size(), " parameters, got ",
-                                          params.size()));
+    return param_error(Cat("kernel @", layout_.kernel, " takes ", layout_.params.size(), " parameters, got ",
+                           params.size()));
   }
   for (size_t p = 0; p < params.size(); ++p) {
     if (params[p].bytes != layout_.params[p].bytes()) {
-      return absl::InvalidArgumentError(Cat("parameter %", layout_.params[p].name, " needs ", layout_.params[p].bytes(),
-                                            " bytes, got ", params[p].bytes));
+      return param_error(Cat("parameter %", layout_.params[p].name, " needs ", layout_.params[p].bytes(),
+                             " bytes, got ", params[p].bytes));
     }
   }
   if (absl::Status s = CheckStacks(); !s.ok()) return s;

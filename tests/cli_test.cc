@@ -240,12 +240,13 @@ TEST_F(CliTest, OutputsAndExpectations) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   r = Run("k.scir --in x=fill:40 --expect o=o.npy");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, R"(jit-run: %o: 1024 of 1024 elements differ from the expectation
-  at [0, 0]: got 41, expected 42
-  at [0, 1]: got 41, expected 42
-  at [0, 2]: got 41, expected 42
-  at [0, 3]: got 41, expected 42
-  at [0, 4]: got 41, expected 42
+  EXPECT_EQ(r.err, R"(error[IO-EXPECT]: %o: 1024 of 1024 elements differ from the expectation
+note: at [0, 0]: got 41, expected 42
+note: at [0, 1]: got 41, expected 42
+note: at [0, 2]: got 41, expected 42
+note: at [0, 3]: got 41, expected 42
+note: at [0, 4]: got 41, expected 42
+help: write the output with --out NAME=FILE.npy to compare it yourself; floats compare bitwise unless --rtol or --atol is given
 )");
   r = Run("k.scir --expect x=o.npy");
   EXPECT_EQ(r.exit_code, 2);

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -229,8 +230,9 @@ std::string Summary(const ParamInfo& p, const Buffer& a) {
 }
 
 // Compares an output with an expected array: exact (floats bitwise), or within
-// atol + rtol * |expected| when a tolerance is given. Returns "" when equal.
-std::string Compare(const ParamInfo& p, const Buffer& got, const Buffer& want, const CliOptions& options) {
+// atol + rtol * |expected| when a tolerance is given. IO-EXPECT when they differ,
+// with a note for each of the first five differences.
+std::optional<Diagnostic> Compare(const ParamInfo& p, const Buffer& got, const Buffer& want, const CliOptions& options) {
   int64_t n = got.num_elements();
   DType t = got.dtype();
   bool is_float = t == DType::kF32 || t == DType::kF16 || t == DType::kBF16 || t == DType::kF64;
@@ -249,8 +251,8 @@ std::string Compare(const ParamInfo& p, const Buffer& got, const Buffer& want, c
     ++count;
     if (bad.size() < 5) bad.push_back(i);
   }
-  if (count == 0) return "";
-  std::string out = Cat("%", p.name, ": ", count, " of ", n, " elements differ from the expectation");
+  if (count == 0) return std::nullopt;
+  Diagnostic d = CatalogDiagnostic("IO-EXPECT", {{"param", Cat("%", p.name)}, {"count", Cat(count)}, {"total", Cat(n)}});
   for (int64_t i : bad) {
     // The flat index as a multi-index.
     const std::vector<int64_t>& shape = got.shape();
@@ -262,9 +264,9 @@ std::string Compare(const ParamInfo& p, const Buffer& got, const Buffer& want, c
     }
     std::string idx;
     for (size_t d = 0; d < parts.size(); ++d) Append(&idx, d ? ", " : "", parts[d]);
-    Append(&out, "\n  at [", idx, "]: got ", ElementText(got, i), ", expected ", ElementText(want, i));
+    d.notes.push_back(Cat("at [", idx, "]: got ", ElementText(got, i), ", expected ", ElementText(want, i)));
   }
-  return out;
+  return d;
 }
 
 std::string Json(double v) { return absl::StrFormat("%.6f", v); }
@@ -403,9 +405,8 @@ int Main(int argc, char** argv) {
     const ParamInfo& param = params[p];
     if (param.direction == ParamDirection::kIn) continue;
     if (!expected[p].empty()) {
-      std::string diff = Compare(param, buffers->live[p], expected[p], options);
-      if (!diff.empty()) {
-        std::cerr << "jit-run: " << diff << "\n";
+      if (std::optional<Diagnostic> diff = Compare(param, buffers->live[p], expected[p], options)) {
+        std::cerr << diff->Render();
         exit_code = kExitFailed;
       }
     }
