@@ -53,6 +53,13 @@ class CliTest : public ::testing::Test {
     return RunCommand("cd '" + dir_ + "' && '" SCJIT_JIT_RUN "' " + args);
   }
   void Write(const std::string& name, const std::string& text) { std::ofstream(dir_ + "/" + name) << text; }
+  // Writes `text` as `name` and runs jit-run on it with `args`: the exit code and
+  // the first line of stderr.
+  std::pair<int, std::string> FirstLine(const std::string& name, const std::string& text, const std::string& args = "") {
+    Write(name, text);
+    CommandResult r = Run(name + " " + args);
+    return {r.exit_code, r.err.substr(0, r.err.find('\n'))};
+  }
   std::string Example(const std::string& name) { return "'" + testing::SourceDir() + "/examples/" + name + "'"; }
 
   std::string dir_;
@@ -324,16 +331,14 @@ TEST_F(CliTest, SizesBeyondTheHostOrTheTargetFailCleanly) {
                        std::to_string(Buffer::HostMemoryBytes()) +
                        " bytes of memory\nhelp: make the arrays smaller (a parameter's shape, or fewer --repeat "
                        "copies), or run on a host with more memory\n");
-  Write("sems.scir", R"(kernel @k(in %x: hbm<16xi32>)
+  EXPECT_EQ(FirstLine("sems.scir", R"(kernel @k(in %x: hbm<16xi32>)
     mesh vector(cores = 1, subcores = 1)
     scratch(%s: sem<2147483648>)
 {
 }
-)");
-  r = Run("sems.scir");
-  EXPECT_EQ(r.exit_code, 3);
-  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
-            "sems.scir:3:13: error[MESH-SEMAPHORES]: the kernel needs 2147483648 semaphores per subcore; v7x has 1024");
+)"),
+            std::pair(3, std::string("sems.scir:3:13: error[MESH-SEMAPHORES]: the kernel needs 2147483648 semaphores "
+                                     "per subcore; v7x has 1024")));
 }
 
 // --time-limit bounds the whole run from the inputs' generation on: a large
@@ -353,15 +358,14 @@ TEST_F(CliTest, TimeLimitBoundsInputGenerationToo) {
   EXPECT_EQ(r.err,
             "error[RT-TIMEOUT]: generating iota for int32 (67108864,) ran longer than 0.001 s and was stopped\n"
             "help: raise the limit with --time-limit, or generate a smaller input\n");
-  Write("smem.scir", R"(kernel @k(inout %a: smem<2147483647xi32>)
+  EXPECT_EQ(FirstLine("smem.scir", R"(kernel @k(inout %a: smem<2147483647xi32>)
     mesh vector(cores = 1, subcores = 1)
 {
 }
-)");
-  r = Run("smem.scir --time-limit 1");
-  EXPECT_EQ(r.exit_code, 3);
-  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
-            "smem.scir:1:17: error[MESH-SMEM]: the kernel needs 8589934592 bytes of SMEM per subcore; v7x has 65536");
+)",
+                      "--time-limit 1"),
+            std::pair(3, std::string("smem.scir:1:17: error[MESH-SMEM]: the kernel needs 8589934592 bytes of SMEM per "
+                                     "subcore; v7x has 65536")));
 }
 
 // `--check` runs exactly the checks it names: a kernel with a negative signal
