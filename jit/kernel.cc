@@ -67,6 +67,7 @@ absl::StatusOr<RunOptions> Decide(const LaunchOptions& o, const internal::Compil
   r.checks = o.checks.value_or(k.checks);
   r.dma = o.dma.value_or(r.checks.any() ? DmaMode::kOnWait : DmaMode::kEager);
   r.time_limit_seconds = o.time_limit_seconds;
+  r.time_limit_start = o.time_limit_start;
   r.log = o.log;
   r.stacks = k.code->stacks.get();
   return r;

@@ -11,6 +11,7 @@
 #include "runtime/dma_engine.h"
 #include "runtime/element_text.h"
 #include "runtime/half.h"
+#include "runtime/host_memory.h"
 
 namespace scjit {
 namespace {
@@ -130,7 +131,7 @@ int32_t Subcore::Tick(int site) {
   if (machine_->PastDeadline()) {
     const RunOptions& o = machine_->options();
     Diagnostic d = layout().SiteDiagnostic(DiagId::kRtTimeout, site,
-                                           {{"kernel", Cat("@", machine_->layout().kernel)},
+                                           {{"what", Cat("kernel @", machine_->layout().kernel)},
                                             {"seconds", absl::StrFormat("%g", o.time_limit_seconds)}});
     d.notes.push_back(Cat(machine_->SubcoreName(index_), " was still in this loop"));
     findings_.push_back(Made(std::move(d), /*name_subcore=*/false));
@@ -139,15 +140,20 @@ int32_t Subcore::Tick(int site) {
   return Park(Wait::kTick, -1);
 }
 
+int32_t Subcore::Refuse(DiagId id, int site, std::string detail) {
+  const Checks& checks = machine_->options().checks;
+  if (!(id == DiagId::kRtSync ? checks.sync : checks.bounds)) return 0;
+  return Fail(Finding(id, site, {{"detail", std::move(detail)}}));
+}
+
 bool Subcore::ValidSemaphore(int sem, int site, int32_t* status) {
   if (sem >= 0 && sem < static_cast<int>(sems_.size())) return true;
-  *status = Fail(Finding(DiagId::kRtBounds, site,
-                         {{"detail", Cat("semaphore index ", sem, " is outside the ", sems_.size(),
-                                         " semaphores of this subcore")}}));
+  *status = Refuse(DiagId::kRtBounds, site,
+                   Cat("semaphore index ", sem, " is outside the ", sems_.size(), " semaphores of this subcore"));
   return false;
 }
 
-int32_t Subcore::CheckDma(const scjit_dma& dma, int site) {
+bool Subcore::ValidDma(const scjit_dma& dma, int site, int32_t* status) {
   // The op as written, for a finding (made only then: this runs for every DMA).
   auto what = [&] {
     const Site& s = layout().sites[site];
@@ -158,9 +164,10 @@ int32_t Subcore::CheckDma(const scjit_dma& dma, int site) {
   // indexed side of a gather/scatter is its whole first dimension.)
   for (const scjit_ref* r : {&dma.src, &dma.dst}) {
     if (!machine_->Contains(*r, dma.elem_bytes, index_)) {
-      return Fail(Finding(DiagId::kRtBounds, site,
-                          {{"detail", Cat(what(), ": the ", r == &dma.src ? "source" : "destination",
-                                          " lies outside every buffer of the kernel")}}));
+      *status = Refuse(DiagId::kRtBounds, site,
+                       Cat(what(), ": the ", r == &dma.src ? "source" : "destination",
+                           " lies outside every buffer of the kernel"));
+      return false;
     }
   }
   bool indirect = dma.indexed != SCJIT_DMA_PLAIN;
@@ -172,17 +179,18 @@ int32_t Subcore::CheckDma(const scjit_dma& dma, int site) {
     list.strides[0] = dma.index_stride;
     if (IndexedSide(dma).rank < 1 || dma.index_count < 0 ||
         (dma.list_in_vmem && !machine_->Contains(list, 4, index_))) {
-      return Fail(Finding(DiagId::kRtBounds, site,
-                          {{"detail", Cat(what(), ": the index list lies outside every buffer of the kernel")}}));
+      *status = Refuse(DiagId::kRtBounds, site, Cat(what(), ": the index list lies outside every buffer of the kernel"));
+      return false;
     }
   }
   scjit_ref moved = MovedShape(dma);
-  if (SameSqueezedShape(indirect ? PlainSide(dma) : dma.src, moved)) return 0;
+  if (SameSqueezedShape(indirect ? PlainSide(dma) : dma.src, moved)) return true;
   const scjit_ref& src = dma.indexed == SCJIT_DMA_GATHER ? moved : dma.src;
   const scjit_ref& dst = dma.indexed == SCJIT_DMA_SCATTER ? moved : dma.dst;
-  return Fail(Finding(DiagId::kRtBounds, site,
-                      {{"detail", Cat(what(), " copies a source of shape ", SqueezedShape(src),
-                                      " into a destination of shape ", SqueezedShape(dst))}}));
+  *status = Refuse(DiagId::kRtBounds, site,
+                   Cat(what(), " copies a source of shape ", SqueezedShape(src), " into a destination of shape ",
+                       SqueezedShape(dst)));
+  return false;
 }
 
 int32_t Subcore::ReadIndices(const scjit_dma& dma, int site, std::vector<int32_t>* out) {
@@ -266,8 +274,7 @@ int32_t Subcore::DmaStart(const scjit_dma& dma, int site) {
   if (machine_->stopping()) return kStatusCancelled;
   Count(RuntimeOp::kDmaStart);
   int32_t status = 0;
-  if (!ValidSemaphore(dma.sem, site, &status)) return status;
-  if ((status = CheckDma(dma, site)) != 0) return status;
+  if (!ValidSemaphore(dma.sem, site, &status) || !ValidDma(dma, site, &status)) return status;
   int64_t credit = Credit(dma);
   dma_bytes_ += ElementCount(MovedShape(dma)) * dma.elem_bytes;
   std::shared_ptr<SharedDma> shared;
@@ -307,7 +314,7 @@ int32_t Subcore::Copy(const scjit_dma& dma, int site) {
   if (machine_->stopping()) return kStatusCancelled;
   Count(RuntimeOp::kCopy);
   int32_t status = 0;
-  if ((status = CheckDma(dma, site)) != 0) return status;
+  if (!ValidDma(dma, site, &status)) return status;
   if ((status = ReadIndices(dma, site, &indices_)) != 0) return status;
   std::shared_ptr<SharedDma> shared;
   if ((status = StartAccesses(dma, indices_, site, -1, 0, &shared)) != 0) return status;
@@ -331,14 +338,13 @@ int32_t Subcore::SemSignal(int sem, int32_t n, int core, int subcore, int site) 
   int target_core = core < 0 ? core_ : core;
   int target_subcore = subcore < 0 ? subcore_ : subcore;
   if (target_core >= info.cores || target_subcore >= info.subcores) {
-    return Fail(Finding(DiagId::kRtBounds, site,
-                        {{"detail", Cat("sem_signal targets (core ", target_core, ", subcore ", target_subcore,
-                                        "), but the mesh has ", info.cores, " core", info.cores == 1 ? "" : "s", " of ",
-                                        info.subcores, " subcore", info.subcores == 1 ? "" : "s")}}));
+    return Refuse(DiagId::kRtBounds, site,
+                  Cat("sem_signal targets (core ", target_core, ", subcore ", target_subcore, "), but the mesh has ",
+                      info.cores, " core", info.cores == 1 ? "" : "s", " of ", info.subcores, " subcore",
+                      info.subcores == 1 ? "" : "s"));
   }
   if (n < 0) {
-    return Fail(Finding(DiagId::kRtSync, site,
-                        {{"detail", Cat("sem_signal adds ", n, "; semaphores only count up by signals")}}));
+    return Refuse(DiagId::kRtSync, site, Cat("sem_signal adds ", n, "; semaphores only count up by signals"));
   }
   // Signals address the subcores of this subcore's own part.
   int target = part_->first + target_core * info.subcores + target_subcore;
@@ -363,7 +369,7 @@ int32_t Subcore::SemWait(int sem, int32_t n, int site) {
   int32_t status = 0;
   if (!ValidSemaphore(sem, site, &status)) return status;
   if (n < 0) {
-    return Fail(Finding(DiagId::kRtSync, site, {{"detail", Cat("sem_wait for ", n, "; waits are for counts >= 0")}}));
+    return Refuse(DiagId::kRtSync, site, Cat("sem_wait for ", n, "; waits are for counts >= 0"));
   }
   Complete(sem, n);
   Semaphore& s = sems_[sem];
@@ -402,14 +408,15 @@ int32_t Subcore::FetchAndAdd(int64_t offset, int32_t value, int target, int site
   Count(RuntimeOp::kFetchAndAdd);
   const LaunchLayout& info = layout();
   if (target < 0 || target >= info.subcores) {
-    return Fail(Finding(DiagId::kRtBounds, site,
-                        {{"detail", Cat("fetch_and_add targets subcore ", target, ", but each core has ", info.subcores,
-                                        " subcore", info.subcores == 1 ? "" : "s")}}));
+    *old = 0;
+    return Refuse(DiagId::kRtBounds, site,
+                  Cat("fetch_and_add targets subcore ", target, ", but each core has ", info.subcores, " subcore",
+                      info.subcores == 1 ? "" : "s"));
   }
   if (offset < 0 || offset + 4 > info.smem_bytes) {
-    return Fail(Finding(DiagId::kRtBounds, site,
-                        {{"detail", Cat("fetch_and_add addresses byte ", offset, " of an SMEM of ", info.smem_bytes,
-                                        " bytes")}}));
+    *old = 0;
+    return Refuse(DiagId::kRtBounds, site,
+                  Cat("fetch_and_add addresses byte ", offset, " of an SMEM of ", info.smem_bytes, " bytes"));
   }
   outbox_.push_back(
       Effect{Effect::Kind::kFetchAndAdd, part_->first + core_ * info.subcores + target, 0, value, offset, old, nullptr});
@@ -640,6 +647,9 @@ int32_t Subcore::CheckFailed(int site) {
 }
 
 int32_t Subcore::BoundsError(int site, int what, int dim, int64_t index, int64_t limit) {
+  // Code compiled with bounds checks clamps the index after this call, so a
+  // launch without them runs as code compiled without them does.
+  if (!machine_->options().checks.bounds) return 0;
   const Site& s = layout().sites[site];
   std::string detail;
   switch (what & 0xFF) {
@@ -798,8 +808,10 @@ absl::Status Machine::AllocateArenas() {
       }
     }
   }
+  std::string what = Cat("the arenas of kernel @", layout_.kernel);
+  if (absl::Status s = CheckHostMemory(total, what); !s.ok()) return s;
   memory_.reset(new (std::nothrow) uint8_t[static_cast<size_t>(total)]);
-  if (memory_ == nullptr) return absl::ResourceExhaustedError(Cat("cannot allocate ", total, " bytes of kernel memory"));
+  if (memory_ == nullptr) return HostMemoryError(total, what, "the host is out of memory");
   std::memset(memory_.get(), 0, static_cast<size_t>(total));
   memory_bytes_ = total;
   bool instrumented = false;
@@ -835,6 +847,34 @@ absl::Status Machine::AllocateArenas() {
   return absl::OkStatus();
 }
 
+bool Machine::PoisonInChunks(uint8_t* data, int64_t count, ElementType e) {
+  const int64_t chunk = (int64_t{1} << 24) / ByteWidth(e);
+  for (int64_t first = 0; first < count; first += chunk) {
+    if (PastDeadline()) return false;
+    FillPoison(data + first * ByteWidth(e), std::min(chunk, count - first), e);
+  }
+  return true;
+}
+
+LaunchResult Machine::TimedOut(std::string_view during, std::chrono::steady_clock::time_point start) {
+  Diagnostic d = layout_.SiteDiagnostic(DiagId::kRtTimeout, -1,
+                                        {{"what", Cat("kernel @", layout_.kernel)},
+                                         {"seconds", absl::StrFormat("%g", options_.time_limit_seconds)}});
+  d.notes.push_back(Cat("the time ran out while ", during, ", before any subcore ran"));
+  d.help = "raise the limit with --time-limit, or give the kernel smaller buffers";
+  LaunchResult result;
+  result.findings.push_back(std::move(d));
+  result.stats.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+absl::Status Machine::CheckStacks() const {
+  int64_t n = 0;
+  for (const MachinePart& part : parts_) n += part.count();
+  auto bytes = static_cast<int64_t>(StackBytesFor(layout_));
+  return CheckHostMemory(bytes * n, Cat("the stacks of ", n, " subcores (", bytes, " bytes each)"));
+}
+
 void Machine::AddSubcores(const MachinePart& part) {
   const LaunchLayout& l = *part.layout;
   for (int k = 0; k < part.count(); ++k) {
@@ -866,18 +906,23 @@ void Machine::AddSubcores(const MachinePart& part) {
 
 absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   auto start = std::chrono::steady_clock::now();
-  deadline_ = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                          std::chrono::duration<double>(options_.time_limit_seconds));
+  deadline_ = options_.time_limit_start.value_or(start) +
+              std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                  std::chrono::duration<double>(options_.time_limit_seconds));
+  auto param_error = [](std::string detail) {
+    return DiagnosticStatus(MakeDiagnostic(DiagId::kIoParam, nullptr, Location{}, {{"detail", std::move(detail)}}));
+  };
   if (params.size() != layout_.params.size()) {
-    return absl::InvalidArgumentError(Cat("kernel @", layout_.kernel, " takes ", layout_.params.size(), " parameters, got ",
-                                          params.size()));
+    return param_error(Cat("kernel @", layout_.kernel, " takes ", layout_.params.size(), " parameters, got ",
+                           params.size()));
   }
   for (size_t p = 0; p < params.size(); ++p) {
     if (params[p].bytes != layout_.params[p].bytes()) {
-      return absl::InvalidArgumentError(Cat("parameter %", layout_.params[p].name, " needs ", layout_.params[p].bytes(),
-                                            " bytes, got ", params[p].bytes));
+      return param_error(Cat("parameter %", layout_.params[p].name, " needs ", layout_.params[p].bytes(),
+                             " bytes, got ", params[p].bytes));
     }
   }
+  if (absl::Status s = CheckStacks(); !s.ok()) return s;
   if (absl::Status s = AllocateArenas(); !s.ok()) return s;
   hbm_.assign(layout_.params.size(), nullptr);
   hbm_bytes_.assign(layout_.params.size(), 0);
@@ -886,9 +931,12 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
     if (param.staged() || param.semaphore) continue;
     hbm_[p] = params[p].data;
     hbm_bytes_[p] = params[p].bytes;
-    if (param.direction == ParamDirection::kOut) FillPoison(params[p].data, param.num_elements(), param.dtype);
+    if (param.direction == ParamDirection::kOut && !PoisonInChunks(params[p].data, param.num_elements(), param.dtype)) {
+      return TimedOut(Cat("filling %", param.name, " with the poison pattern"), start);
+    }
   }
   Stage(params, /*in=*/true);
+  if (PastDeadline()) return TimedOut("allocating the arenas and staging the parameters", start);
   if (options_.threads > 1) {
     shared_writes_ = std::make_unique<SharedWrites>();
     for (size_t p = 0; p < hbm_.size(); ++p) shared_writes_->AddRegion(hbm_[p], hbm_bytes_[p]);

@@ -140,8 +140,14 @@ class Subcore {
   int32_t Fail(Diagnostic d);
   // A finding at `site` (the machine names the subcore when it merges them).
   Diagnostic Finding(DiagId id, int site, std::initializer_list<DiagArg> args) const;
+  // A finding of check `id` (RT-BOUNDS: bounds, RT-SYNC: sync) when the launch
+  // runs that check; the op it is about is refused (does nothing) either way,
+  // so that no check, on or off, lets an op touch memory outside the kernel's
+  // buffers. Returns the status to give the kernel.
+  int32_t Refuse(DiagId id, int site, std::string detail);
+  // False when the op is refused; `status` is then what to return.
   bool ValidSemaphore(int sem, int site, int32_t* status);
-  int32_t CheckDma(const scjit_dma& dma, int site);
+  bool ValidDma(const scjit_dma& dma, int site, int32_t* status);
   // Copies an indirect DMA's index list into `out` and checks its entries
   // against the indexed dimension (RT-BOUNDS when checks are on).
   int32_t ReadIndices(const scjit_dma& dma, int site, std::vector<int32_t>* out);
@@ -260,6 +266,15 @@ class Machine {
   // Sizes and places every part's arenas in one allocation, poisoned as the
   // layouts say.
   absl::Status AllocateArenas();
+  // IO-MEMORY when the subcores' stacks (each as large as the kernel's frame,
+  // where large values live) would not fit the host together.
+  absl::Status CheckStacks() const;
+  // Fills `count` elements at `data` with the poison pattern, 16 MiB at a time,
+  // checking the time limit before each; false when it ran out.
+  bool PoisonInChunks(uint8_t* data, int64_t count, ElementType e);
+  // The result of a launch whose time ran out `during` a step before the kernel
+  // started: one RT-TIMEOUT finding.
+  LaunchResult TimedOut(std::string_view during, std::chrono::steady_clock::time_point start);
   void AddSubcores(const MachinePart& part);
   // Wakes the subcores of each (part, core) that all wait at a barrier; true if any.
   bool OpenBarriers();

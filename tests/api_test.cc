@@ -201,6 +201,27 @@ TEST(ApiTest, Buffers) {
   EXPECT_FALSE(Buffer::Allocate(DType::kI32, {0})->empty());  // an array of no elements is still one
 }
 
+// Arrays larger than the host are refused with IO-MEMORY (ResourceExhausted),
+// before any memory is taken: by Allocate, and by Generate before it generates.
+TEST(ApiTest, ArraysLargerThanTheHostAreRefused) {
+  const int64_t host = Buffer::HostMemoryBytes();
+  ASSERT_GT(host, int64_t{1} << 20);
+  const std::string reason = "the host has " + std::to_string(host) + " bytes of memory";
+  std::vector<int64_t> shape = {host / 4 + 1};  // one int32 more than the host holds
+  const std::string bytes = std::to_string(shape[0] * 4);
+  absl::Status s = Buffer::Allocate(DType::kI32, shape).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(Message(s), "error[IO-MEMORY]: cannot allocate " + bytes + " bytes for a buffer of int32 (" +
+                            std::to_string(shape[0]) + ",): " + reason +
+                            "\nhelp: make the arrays smaller (a parameter's shape, or fewer --repeat copies), or run "
+                            "on a host with more memory");
+  absl::Status g = Generate("iota", DType::kI32, shape).status();
+  EXPECT_EQ(DiagnosticCodeOf(g), "IO-MEMORY");
+  EXPECT_EQ(g, s);
+  // A spec that does not fit the dtype is refused first, whatever the size.
+  EXPECT_EQ(DiagnosticCodeOf(Generate("randint:0:300", DType::kI8, shape).status()), "IO-USAGE");
+}
+
 // --- Binding and launching ----------------------------------------------------------
 
 TEST(ApiTest, LaunchesByNameAndByPosition) {
