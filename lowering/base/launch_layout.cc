@@ -76,6 +76,7 @@ constexpr int kDTypes = 0
 #define SCJIT_DTYPE(Enum, ir_name, numpy_name, bits, kind, npy_descr) +1
 #include "scjit/dtype.def"
     ;
+constexpr int kSpaceCount = static_cast<int>(MemorySpace::kHost) + 1;  // the last space
 constexpr int kTargetCount = 0
 #define SCJIT_TARGET(Enum, ...) +1
 #include "lowering/base/target.def"
@@ -150,7 +151,7 @@ bool GetLayout(Reader& r, LaunchLayout* out, int depth) {
          uint8_t semaphore = 0;
          int64_t bound = 0;  // 0: none
          bool got = r.Get(&p->name) && GetEnum(r, &p->direction, 3) && r.Get(&semaphore) &&
-                    GetEnum(r, &p->dtype, kDTypes) && r.Get(&p->shape) && GetEnum(r, &p->space, 4) &&
+                    GetEnum(r, &p->dtype, kDTypes) && r.Get(&p->shape) && GetEnum(r, &p->space, kSpaceCount) &&
                     r.Get(&p->type_text) && r.Get(&p->offset) && r.Get(&bound) && bound >= 0 &&
                     r.Get(&p->indexed_ref);
          p->semaphore = semaphore != 0;
@@ -160,7 +161,8 @@ bool GetLayout(Reader& r, LaunchLayout* out, int depth) {
   ok = ok && r.Get(&l.vmem_bytes) && r.Get(&l.smem_bytes) && r.Get(&l.vmem_shared_bytes) && r.Get(&semaphores) &&
        r.Get(&l.semaphore_names);
   ok = ok && GetList(r, &l.poison, [&](PoisonRange* p) {
-         return GetEnum(r, &p->space, 4) && r.Get(&p->offset) && r.Get(&p->count) && GetEnum(r, &p->element, kDTypes);
+         return GetEnum(r, &p->space, kSpaceCount) && r.Get(&p->offset) && r.Get(&p->count) &&
+                GetEnum(r, &p->element, kDTypes);
        });
   ok = ok && GetList(r, &l.sites, [&](Site* s) {
          return r.Get(&s->op) && Get(r, &s->loc) && r.Get(&s->source_line) && r.Get(&s->text) && r.Get(&s->file);
