@@ -309,5 +309,23 @@ TEST(MalformedInputTest, HugeNumbersAreLimits) {
             std::vector<std::string>{"IR-LIMIT"});
 }
 
+// Found while fuzzing: a slice stride that does not fit in i32 was reported and
+// then multiplied anyway (a signed overflow: undefined behaviour, an abort under
+// UBSan).
+TEST(MalformedInputTest, AHugeSliceStrideIsOneLiteralError) {
+  testing::Loaded loaded = Load(R"(kernel @k(in %x: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%b: vmem<16xi32>)
+{
+  %v = get %b[ds(0, 16, stride = 9223372036854775807)] : vector<16xi32>
+}
+)",
+                                "s.scir");
+  EXPECT_EQ(loaded.diagnostics, R"(s.scir:5:34: error[IR-LITERAL]: literal 9223372036854775807 does not fit in i32
+    5 |   %v = get %b[ds(0, 16, stride = 9223372036854775807)] : vector<16xi32>
+      |                                  ^~~~~~~~~~~~~~~~~~~
+)");
+}
+
 }  // namespace
 }  // namespace scjit

@@ -686,7 +686,10 @@ std::optional<Type> Verifier::ViewOf(const Op& op, Operand& o, unsigned rules) {
             ok = Detail(DiagId::kIrIndex, e.stride->loc, "a slice stride must be an integer literal");
             break;
           }
-          TypeLiteral(op, *e.stride, Type::Scalar(ElementType::kI32));
+          if (!TypeLiteral(op, *e.stride, Type::Scalar(ElementType::kI32))) {
+            ok = false;
+            break;
+          }
           stride = e.stride->int_value;
           if (stride < 1) {
             ok = Detail(DiagId::kIrIndex, e.stride->loc, Cat("slice stride ", stride, " must be positive"));
