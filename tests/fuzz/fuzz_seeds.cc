@@ -4,7 +4,7 @@
 //   OUT_DIR/frontend/   every kernel the repository holds: the catalog's failing
 //                       and fixed kernels (diagnostics.def), examples/ and tests/ir/
 //                       .scir files, the raw-string kernels of tests/*.cc and the
-//                       ```scir blocks of docs/*.md, one file each
+//                       ```scir... blocks of docs/*.md, one file each
 //   OUT_DIR/frontend.dict the .scir tokens: op, type, memory space, target and
 //                       attribute names from their tables, and the grammar's words
 //
@@ -87,15 +87,16 @@ std::vector<std::string_view> RawStringKernels(std::string_view code) {
   return out;
 }
 
-// Each ```scir block of a Markdown text.
+// Each block of a Markdown text fenced as ```scir, ```scir-ops, ```scir-error...
 std::vector<std::string_view> ScirBlocks(std::string_view doc) {
   std::vector<std::string_view> out;
-  constexpr std::string_view kOpen = "```scir\n";
+  constexpr std::string_view kOpen = "```scir";
   for (size_t at = doc.find(kOpen); at != std::string_view::npos; at = doc.find(kOpen, at + 1)) {
-    size_t begin = at + kOpen.size();
-    size_t end = doc.find("```", begin);
+    size_t begin = doc.find('\n', at);
+    size_t end = begin == std::string_view::npos ? begin : doc.find("```", begin);
     if (end == std::string_view::npos) break;
-    out.push_back(doc.substr(begin, end - begin));
+    out.push_back(doc.substr(begin + 1, end - begin - 1));
+    at = end;
   }
   return out;
 }
