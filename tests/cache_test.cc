@@ -82,6 +82,26 @@ TEST_F(CacheTest, ALaterCompilerLoadsTheCodeFromDisk) {
   EXPECT_EQ(Entries().size(), 1u);
 }
 
+// Found by frontend_fuzzer: the layout of a kernel with a host<...> parameter did
+// not deserialize, so every later compile warned IO-CACHE and compiled again.
+TEST_F(CacheTest, KernelsWithHostParametersLoadFromDisk) {
+  constexpr char kToHost[] = R"(kernel @k(in %x: hbm<16xi32>, out %o: host<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%sem: dma_sem)
+{
+  dma_start %x -> %o, %sem
+  dma_wait %x -> %o, %sem
+}
+)";
+  for (bool warm : {false, true}) {
+    Compiler compiler;
+    absl::StatusOr<Kernel> k = compiler.Compile(Source{"k.scir", kToHost}, Options());
+    ASSERT_TRUE(k.ok()) << k.status();
+    EXPECT_EQ(k->times().from_disk, warm);
+    EXPECT_TRUE(k->warnings().empty()) << k->warnings()[0].Render();
+  }
+}
+
 TEST_F(CacheTest, EverythingThatChangesCodeIsInTheKey) {
   CompileAndRun(testing::kAddOneKernel, 1);
   CompileAndRun(AddTwo(), 2);  // the source

@@ -1,5 +1,6 @@
 // The .scir front end: round trips of every example and of every op, and inputs
 // built to break it (truncated, mutated, binary, deeply nested, enormous).
+#include <chrono>
 #include <random>
 #include <set>
 #include <string>
@@ -262,6 +263,27 @@ TEST(MalformedInputTest, EnormousValidKernelLoads) {
   EXPECT_EQ(loaded.module->kernels[0]->body.ops.size(), 100000u);
 }
 
+// Found while fuzzing (docs/fuzzing.md): each use of an undefined name searched
+// all the kernel's values for one of its name (for the note), and each literal
+// splatted to a vector searched them for a free name, so a 2 MB file of 40000
+// each took minutes. Both are one lookup now.
+TEST(MalformedInputTest, ManyUndefinedNamesAndSplatsTakeLinearTime) {
+  constexpr int kOps = 40000;
+  std::string text = "kernel @k(in %x: hbm<16xi32>)\n    mesh vector(cores = 1, subcores = 1)\n{\n";
+  text += "  %v = iota : vector<16xi32>\n";
+  for (int i = 0; i < kOps; ++i) text += "  %a" + std::to_string(i) + " = add %v, 1 : vector<16xi32>\n";
+  for (int i = 0; i < kOps; ++i) text += "  %b" + std::to_string(i) + " = add %u, 2 : i32\n";
+  text += "}\n";
+  auto start = std::chrono::steady_clock::now();
+  testing::Loaded loaded = Load(text, "many.scir");
+  std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(took.count(), 20) << "seconds";
+  // The sink keeps the first 50 diagnostics.
+  ASSERT_EQ(loaded.codes, std::vector<std::string>(50, "IR-UNDEFINED"));
+  EXPECT_EQ(loaded.diagnostics.substr(0, loaded.diagnostics.find("\n")),
+            "many.scir:40005:13: error[IR-UNDEFINED]: use of undefined value %u");
+}
+
 TEST(MalformedInputTest, OversizedFileIsALimit) {
   std::string text(kMaxSourceBytes + 1, ' ');
   testing::Loaded loaded = Load(text, "big.scir");
@@ -285,6 +307,58 @@ TEST(MalformedInputTest, HugeNumbersAreLimits) {
             std::vector<std::string>{"IR-LIMIT"});
   EXPECT_EQ(Load("kernel @k(in %x: hbm<99999999999999999999xi32>) mesh scalar(cores = 1) { }").codes,
             std::vector<std::string>{"IR-LIMIT"});
+}
+
+// Found while fuzzing: a slice stride that does not fit in i32 was reported and
+// then multiplied anyway (a signed overflow: undefined behaviour, an abort under
+// UBSan).
+TEST(MalformedInputTest, AHugeSliceStrideIsOneLiteralError) {
+  testing::Loaded loaded = Load(R"(kernel @k(in %x: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%b: vmem<16xi32>)
+{
+  %v = get %b[ds(0, 16, stride = 9223372036854775807)] : vector<16xi32>
+}
+)",
+                                "s.scir");
+  EXPECT_EQ(loaded.diagnostics, R"(s.scir:5:34: error[IR-LITERAL]: literal 9223372036854775807 does not fit in i32
+    5 |   %v = get %b[ds(0, 16, stride = 9223372036854775807)] : vector<16xi32>
+      |                                  ^~~~~~~~~~~~~~~~~~~
+)");
+}
+
+// Found while fuzzing: the memory plan counted semaphores in an int, so a
+// dma_sem<1099511627776> (within the 2^40 elements of a type) wrapped the count
+// and wrote their names past the end of the table (a heap overflow), and enough
+// large scratch refs overflowed the arenas' byte counts. The verifier bounds what
+// a kernel part allocates.
+TEST(MalformedInputTest, WhatAKernelAllocatesIsALimit) {
+  testing::Loaded sems = Load(R"(kernel @k(in %x: hbm<16xi32>)
+    mesh scalar(cores = 1)
+    scratch(%a: dma_sem<65535>, %b: sem)
+{
+  scoped {
+    %t = alloc sem<2>
+  }
+}
+)",
+                              "sems.scir");
+  EXPECT_EQ(sems.diagnostics,
+            R"(sems.scir:6:5: error[IR-LIMIT]: kernel @k allocates more than 65536 semaphores (%t : sem<2> brings it to 65538)
+    6 |     %t = alloc sem<2>
+      |     ^~
+)");
+  EXPECT_EQ(Load("kernel @k(in %x: hbm<16xi32>) mesh scalar(cores = 1) scratch(%s: dma_sem<1099511627776>) {}").codes,
+            std::vector<std::string>{"IR-LIMIT"});
+  std::string scratch;
+  for (int i = 0; i < 9; ++i) scratch += std::string(i ? ", " : "") + "%a" + std::to_string(i) + ": smem<1099511627776xi64>";
+  testing::Loaded bytes =
+      Load("kernel @k(in %x: hbm<16xi32>) mesh scalar(cores = 1) scratch(" + scratch + ") {}", "bytes.scir");
+  EXPECT_EQ(bytes.codes, std::vector<std::string>{"IR-LIMIT"});
+  EXPECT_NE(bytes.diagnostics.find("error[IR-LIMIT]: kernel @k allocates more than 2^46 bytes of smem (%a8 : "
+                                   "smem<1099511627776xi64> brings it to 79164837199872)"),
+            std::string::npos)
+      << bytes.diagnostics;
 }
 
 }  // namespace

@@ -1,16 +1,30 @@
 // Generated kernels point at the user's source (lowering/base/origins.h): an op's
 // `loc("file.py":L:C)` moves its diagnostics and run-time findings to that line,
 // the printer keeps it, and the disk cache keeps it in the launch layout.
+#include <sys/stat.h>
+
+#include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "lowering/base/origins.h"
 #include "scjit/scjit.h"
 #include "tests/kernel_runner.h"
 #include "tests/test_util.h"
 
 namespace scjit {
 namespace {
+
+// A diagnostic moved to an origin: its code, its place and the line it shows.
+void ExpectAt(const Diagnostic& d, const std::string& code, const std::string& file, Location loc,
+              const std::string& line) {
+  EXPECT_EQ(d.code, code);
+  EXPECT_EQ(d.file, file);
+  EXPECT_EQ(d.loc, loc);
+  EXPECT_EQ(d.source_line, line);
+}
 
 class OriginsTest : public ::testing::Test {
  protected:
@@ -57,10 +71,7 @@ TEST_F(OriginsTest, AMissingSourceFileLeavesTheLineOut) {
   ASSERT_FALSE(k.ok());
   std::vector<Diagnostic> d = DiagnosticsOf(k.status());
   ASSERT_EQ(d.size(), 1u);
-  EXPECT_EQ(d[0].code, "GET-5");
-  EXPECT_EQ(d[0].file, "gone.py");
-  EXPECT_EQ(d[0].loc, (Location{9, 7, 1}));
-  EXPECT_EQ(d[0].source_line, "");
+  ExpectAt(d[0], "GET-5", "gone.py", Location{9, 7, 1}, "");
   EXPECT_EQ(d[0].notes[0], "in the kernel file at gen.scir:6:12: %y = get %buf[7] : i32");
 }
 
@@ -105,6 +116,41 @@ TEST_F(OriginsTest, AMalformedOriginIsASyntaxError) {
                            "      |                                             ^\n");
   c = testing::Check(KernelText("  %v = get %buf : vector<16xi32> loc(k.py)\n"), "", "gen.scir");
   EXPECT_EQ(c.codes, std::vector<std::string>{"IR-SYNTAX"});
+}
+
+// Found while fuzzing: an origin naming a device or a pipe made the compiler read
+// it for every diagnostic and every site of the op, without end (/dev/zero took
+// 14 GB and a minute, a FIFO blocked forever). Only regular files are read, each
+// once, kMaxOriginBytes of them at most in all.
+TEST_F(OriginsTest, OnlyRegularFilesAreReadEachOnceWithinALimit) {
+  std::string fifo = dir_ + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  OriginMap origins;
+  EXPECT_EQ(origins.SourceLine(py_, 3), "  pltpu.sync_copy(x_ref.at[idx], buf)");
+  EXPECT_EQ(origins.SourceLine("/dev/zero", 2), "");
+  EXPECT_EQ(origins.SourceLine(fifo, 1), "");
+  EXPECT_EQ(origins.SourceLine(dir_, 1), "");  // a directory
+  std::filesystem::remove(py_);
+  EXPECT_EQ(origins.SourceLine(py_, 3), "  pltpu.sync_copy(x_ref.at[idx], buf)");  // read once
+
+  std::string big = dir_ + "/big.py";
+  std::ofstream(big) << "x = 1\n";
+  std::filesystem::resize_file(big, kMaxOriginBytes);  // the rest is a hole of zeros
+  EXPECT_EQ(origins.SourceLine(big, 1), "");  // with kernel.py it would exceed the limit
+  EXPECT_EQ(OriginMap().SourceLine(big, 1), "x = 1");  // alone it fits
+
+  Compiler compiler;
+  auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<Kernel> k = compiler.Compile(
+      Source{"gen.scir", KernelText("  %y = get %buf[7] : i32 loc(\"/dev/zero\":2:7)\n"
+                                    "  %z = get %buf[8] : i32 loc(\"" + fifo + "\":1:3)\n")});
+  std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(took.count(), 20) << "seconds";
+  ASSERT_FALSE(k.ok());
+  std::vector<Diagnostic> d = DiagnosticsOf(k.status());
+  ASSERT_EQ(d.size(), 2u);
+  ExpectAt(d[0], "GET-5", "/dev/zero", Location{2, 7, 1}, "");
+  ExpectAt(d[1], "GET-5", fifo, Location{1, 3, 1}, "");
 }
 
 }  // namespace

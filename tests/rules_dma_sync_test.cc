@@ -2,6 +2,7 @@
 // (lowering/rules/dma_sync.cc): for every rule (and every sibling code and GEN-3
 // variant it reports), a kernel that fails it first, with the full diagnostic
 // (location, caret, note, help), and the nearest legal neighbour, which passes.
+#include <chrono>
 #include <set>
 #include <string>
 #include <vector>
@@ -1565,6 +1566,50 @@ TEST(DmaSyncRuleCoverageTest, NotExpressibleRowsAreNotImplemented) {
       if (code.rfind(prefix, 0) == 0) EXPECT_EQ(implemented.count(code), 0u) << code;
     }
   }
+}
+
+// Found while fuzzing the front end: XF-9 and GEN-3 follow a select_ref's (or an
+// idx(...) view's) result through the views and select_refs made of it. Each
+// step walked the whole kernel for the uses of one value, and a value reached
+// twice was searched twice, so a chain of 30 select_refs, each choosing between
+// two copies of the last, took hours (2^30 walks), and 20000 select_refs took
+// quadratic time. The uses are now found once per kernel part and each value
+// is searched once.
+std::string SelectRefChain(int length, const std::string& end) {
+  std::string text =
+      "kernel @k(in %x: hbm<16xi32>, out %o: hbm<16xi32>)\n    mesh vector(cores = 1, subcores = 1)\n{\n"
+      "  %k = axis_index subcore : i32\n  %s0 = select_ref %k, %x, %o : hbm<16xi32>\n";
+  for (int i = 1; i < length; ++i) {
+    std::string last = "%s" + std::to_string(i - 1);
+    text += "  %s" + std::to_string(i) + " = select_ref %k, " + last + ", " + last + " : hbm<16xi32>\n";
+  }
+  return text + end + "}\n";
+}
+
+TEST(DmaSyncRuleScaleTest, SelectRefsAreFollowedInLinearTime) {
+  std::string many;
+  for (int i = 0; i < 20000; ++i) {
+    std::string t = "%t" + std::to_string(i);
+    many += "  " + t + " = select_ref %k, %x, %o : hbm<16xi32>\n  copy " + t + " -> %o\n";
+  }
+  auto start = std::chrono::steady_clock::now();
+  Checked ok = Check(SelectRefChain(30, "  copy %s29 -> %o\n" + many));
+  std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(took.count(), 20) << "seconds";
+  EXPECT_TRUE(ok.ok) << ok.diagnostics.substr(0, 2000);
+
+  // A bad use at the end of the chain is found from each of its select_refs.
+  Checked bad = Check(SelectRefChain(30, "  copy %s29 -> %o\n  %w = get %s29 : vector<16xi32>\n"));
+  std::vector<std::string> want(30, "XF-9");
+  want.push_back("GET-1");
+  EXPECT_EQ(bad.codes, want);
+  EXPECT_NE(bad.diagnostics.find("k.scir:5:9: error[XF-9]: NotImplementedError: _transform_ref() only supports "
+                                 "single ref transforms. Got: ref = (%x, %o), "),
+            std::string::npos)
+      << bad.diagnostics.substr(0, 2000);
+  EXPECT_NE(bad.diagnostics.find("note: %s0 is used by the `get` on line 36, which takes a single ref"),
+            std::string::npos)
+      << bad.diagnostics.substr(0, 2000);
 }
 
 }  // namespace

@@ -146,5 +146,21 @@ TEST(RuntimeAloneTest, LayoutsRoundTripAndCorruptionIsDetected) {
   EXPECT_FALSE(Deserialize(bytes + "x").ok());
 }
 
+// Found by frontend_fuzzer: a host<...> parameter (MemorySpace::kHost, the last
+// space) made Deserialize refuse the layout, so the disk cache never reloaded
+// such kernels.
+TEST(RuntimeAloneTest, LayoutsOfEveryMemorySpaceRoundTrip) {
+  LaunchLayout layout = AddOneLayout();
+  layout.params[1].space = MemorySpace::kHost;
+  layout.params[1].type_text = "host<2x32xi32>";
+  layout.poison.push_back(PoisonRange{MemorySpace::kHost, 0, 1, ElementType::kI32});
+  std::string bytes = Serialize(layout);
+  absl::StatusOr<LaunchLayout> back = Deserialize(bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->params[1].space, MemorySpace::kHost);
+  EXPECT_EQ(back->poison.back().space, MemorySpace::kHost);
+  EXPECT_EQ(Serialize(*back), bytes);
+}
+
 }  // namespace
 }  // namespace scjit

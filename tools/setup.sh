@@ -8,12 +8,16 @@
 #   bash tools/setup.sh --sanitize   # ASan+UBSan build of the tests in build-asan/
 #   bash tools/setup.sh --tsan       # ThreadSanitizer build of the tests in build-tsan/
 #   bash tools/setup.sh --tsan T...  # the same, building only targets T...
+#   bash tools/setup.sh --fuzz       # the libFuzzer targets (clang-19, ASan+UBSan) in
+#                                    # build-fuzz/, and their generated seeds
+#                                    # (run them with tools/fuzz.sh; docs/fuzzing.md)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
 build_dir=build
 cmake_args=(-DCMAKE_BUILD_TYPE=Release)
+mode_packages=()
 mode=${1:-}
 shift || true
 case "$mode" in
@@ -26,11 +30,17 @@ case "$mode" in
     build_dir=build-tsan
     cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCJIT_SANITIZE_THREAD=ON -DSCJIT_BUILD_BENCHMARKS=OFF)
     ;;
-  *) echo "usage: bash tools/setup.sh [--sanitize | --tsan]" >&2; exit 2 ;;
+  --fuzz)
+    build_dir=build-fuzz
+    cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCJIT_FUZZ=ON -DCMAKE_C_COMPILER=clang-19
+      -DCMAKE_CXX_COMPILER=clang++-19)
+    mode_packages=(clang-19 libclang-rt-19-dev)
+    ;;
+  *) echo "usage: bash tools/setup.sh [--sanitize | --tsan | --fuzz]" >&2; exit 2 ;;
 esac
 
 packages=(cmake ninja-build g++ llvm-19-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev pkg-config
-  python3 python3-venv python3-dev pybind11-dev)
+  python3 python3-venv python3-dev pybind11-dev "${mode_packages[@]}")
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

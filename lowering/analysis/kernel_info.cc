@@ -98,7 +98,8 @@ int KernelInfo::AddSite(const Op& op, std::string text, Location loc) {
   Location at = loc.valid() ? loc : op.loc;
   if (op.origin) {  // a generated kernel: the user's line (see origins.h)
     layout.sites.push_back(Site{std::string(op.name()), Location{op.origin->line, std::max(op.origin->col, 1), 1},
-                                ReadSourceLine(op.origin->file, op.origin->line), std::move(text), op.origin->file});
+                                origins != nullptr ? origins->SourceLine(op.origin->file, op.origin->line) : "",
+                                std::move(text), op.origin->file});
     return static_cast<int>(layout.sites.size()) - 1;
   }
   std::string line = source != nullptr && at.valid() ? std::string(source->Line(at.line)) : "";
@@ -109,6 +110,7 @@ int KernelInfo::AddSite(const Op& op, std::string text, Location loc) {
 KernelInfo PlanKernel(const Module& module, const KernelDef& kernel, TargetId target) {
   KernelInfo info;
   info.source = module.source;
+  info.origins = &module.origins;
   LaunchLayout& l = info.layout;
   l.kernel = kernel.name;
   l.file = module.source != nullptr ? module.source->name() : "";

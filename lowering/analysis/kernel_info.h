@@ -30,6 +30,9 @@ struct Slot {
 struct KernelInfo {
   LaunchLayout layout;
   std::shared_ptr<const SourceFile> source;
+  // The module's origins (`loc(...)`), for the lines of sites in users' files;
+  // valid while the module is.
+  const OriginMap* origins = nullptr;
   // Where every parameter, scratch ref and alloc lives.
   absl::flat_hash_map<const Value*, Slot> slots;
 

@@ -98,7 +98,7 @@ constexpr int kDTypes = 0
 #define SCJIT_DTYPE(Enum, ir_name, numpy_name, bits, kind, npy_descr) +1
 #include "scjit/dtype.def"
     ;
-constexpr int kSpaces = static_cast<int>(MemorySpace::kHost) + 1;
+constexpr int kSpaces = static_cast<int>(MemorySpace::kHost) + 1;  // the last space
 constexpr int kTargetCount = 0
 #define SCJIT_TARGET(Enum, ...) +1
 #include "lowering/base/target.def"

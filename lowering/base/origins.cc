@@ -1,6 +1,7 @@
 #include "lowering/base/origins.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 #include "lowering/base/strings.h"
@@ -23,19 +24,29 @@ void OriginMap::Relocate(Diagnostic& d, const SourceFile& file) const {
   d.notes.insert(d.notes.begin(), Cat("in the kernel file at ", file.name(), ":", d.loc.line, ":", d.loc.col, ": ", text));
   d.file = o->file;
   d.loc = Location{o->line, std::max(o->col, 1), 1};
-  d.source_line = ReadSourceLine(o->file, o->line);
+  d.source_line = SourceLine(o->file, o->line);
 }
 
-std::string ReadSourceLine(const std::string& path, int line) {
-  std::ifstream in(path);
-  std::string text;
-  for (int n = 1; n <= line && std::getline(in, text); ++n) {
-    if (n == line) {
-      if (!text.empty() && text.back() == '\r') text.pop_back();
-      return text;
-    }
-  }
-  return "";
+std::string OriginMap::SourceLine(const std::string& path, int line) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const SourceFile* file = UserFile(path);
+  return file != nullptr ? std::string(file->Line(line)) : "";
+}
+
+const SourceFile* OriginMap::UserFile(const std::string& path) const {
+  auto [it, added] = files_.try_emplace(path);
+  if (!added) return it->second.get();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return nullptr;
+  uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec || size > kMaxOriginBytes - bytes_read_) return nullptr;
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes(size, '\0');  // no more than allowed for, should the file grow
+  in.read(bytes.data(), static_cast<std::streamsize>(size));
+  bytes.resize(static_cast<size_t>(in.gcount()));
+  bytes_read_ += bytes.size();
+  it->second = std::make_unique<const SourceFile>(path, std::move(bytes));
+  return it->second.get();
 }
 
 }  // namespace scjit

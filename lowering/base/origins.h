@@ -4,11 +4,14 @@
 // point at that position, with the user's line, instead of at the generated
 // file (which a note still names).
 //
-// Thread safety: an OriginMap is filled by the parser, then only read.
+// Thread safety: an OriginMap is filled by the parser, then only read (its
+// cache of the users' files has a lock of its own).
 #ifndef SCJIT_LOWERING_BASE_ORIGINS_H_
 #define SCJIT_LOWERING_BASE_ORIGINS_H_
 
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -41,13 +44,25 @@ class OriginMap {
   // place in the kernel file and its text.
   void Relocate(Diagnostic& d, const SourceFile& file) const;
 
+  // Line `line` (1-based) of the user's file at `path` without its terminator;
+  // "" when the file or the line does not exist. Each file is read once, and
+  // only a regular file (a device or a pipe may never end) whose size keeps all
+  // the files read within kMaxOriginBytes: a kernel naming any files at all
+  // costs at most that much memory and reading, whatever its number of ops.
+  std::string SourceLine(const std::string& path, int line) const;
+
  private:
+  // The file at `path`, read (null when it cannot be read) the first time.
+  const SourceFile* UserFile(const std::string& path) const;
+
   std::map<int, Origin> origins_;
+  mutable std::mutex mu_;
+  mutable std::map<std::string, std::unique_ptr<const SourceFile>> files_;  // guarded by mu_
+  mutable uint64_t bytes_read_ = 0;                                          // guarded by mu_
 };
 
-// Line `line` (1-based) of the file at `path` without its terminator; "" when
-// the file or the line does not exist.
-std::string ReadSourceLine(const std::string& path, int line);
+// What an OriginMap reads of the users' files at most, in all.
+inline constexpr uint64_t kMaxOriginBytes = uint64_t{64} << 20;
 
 }  // namespace scjit
 

@@ -143,8 +143,18 @@ class Parser {
   Value* Lookup(const std::string& name) const;
   Value* Resolve(const Token& t);
   void Define(Value* v);
+  // Creates a value of the kernel (part) being parsed; names_ indexes it.
+  Value* NewValue(std::string name, Type type, Location loc, Value::Kind kind);
   Value* NewValue(const Token& name_tok, Type type, Value::Kind kind) {
-    return kernel_->NewValue(name_tok.str, std::move(type), Loc(name_tok), kind);
+    return NewValue(name_tok.str, std::move(type), Loc(name_tok), kind);
+  }
+  // The first value of the kernel (part) being parsed named `name`, visible
+  // here or not; null if there is none.
+  const Value* FirstNamed(const std::string& name) const;
+  // Starts parsing the values of `k` (a kernel, or a further part).
+  void BeginKernel(KernelDef* k) {
+    kernel_ = k;
+    names_.clear();
   }
   struct ScopeGuard {
     explicit ScopeGuard(Parser* p) : p(p) { p->scopes_.emplace_back(); }
@@ -214,6 +224,9 @@ class Parser {
   Module* module_ = nullptr;
   KernelDef* kernel_ = nullptr;
   std::vector<absl::flat_hash_map<std::string, Value*>> scopes_;
+  // Every value of kernel_ by name, the first one of each name (a kernel may
+  // reuse a name in sibling regions): what FirstNamed looks up.
+  absl::flat_hash_map<std::string, const Value*> names_;
   std::vector<Region*> regions_;  // the regions being parsed, innermost last
   absl::flat_hash_map<std::string, Location> kernel_names_;
 };
@@ -339,15 +352,23 @@ Value* Parser::Resolve(const Token& t) {
     return nullptr;
   }
   // A definition in a region that has ended explains most of these.
-  for (const auto& other : kernel_->values) {
-    if (other->name == t.str) {
-      d.notes.push_back(Cat("%", t.str, " is defined at ", file_->name(), ":", other->loc.line, ":",
-                            other->loc.col, ", inside a region that has ended before this use"));
-      d.help = "pass the value out of the region with 'yield' and use the op's result";
-      break;
-    }
+  if (const Value* other = FirstNamed(t.str)) {
+    d.notes.push_back(Cat("%", t.str, " is defined at ", file_->name(), ":", other->loc.line, ":",
+                          other->loc.col, ", inside a region that has ended before this use"));
+    d.help = "pass the value out of the region with 'yield' and use the op's result";
   }
   return nullptr;
+}
+
+Value* Parser::NewValue(std::string name, Type type, Location loc, Value::Kind kind) {
+  Value* v = kernel_->NewValue(std::move(name), std::move(type), loc, kind);
+  names_.try_emplace(v->name, v);
+  return v;
+}
+
+const Value* Parser::FirstNamed(const std::string& name) const {
+  auto it = names_.find(name);
+  return it == names_.end() ? nullptr : it->second;
 }
 
 void Parser::Define(Value* v) {
@@ -428,7 +449,7 @@ bool Parser::ParseKernel() {
   } else {
     kernel_names_[kernel->name] = kernel->loc;
   }
-  kernel_ = kernel.get();
+  BeginKernel(kernel.get());
   module_->kernels.push_back(std::move(kernel));
   KernelDef& k = *kernel_;
   Advance();
@@ -479,7 +500,7 @@ bool Parser::ParseFurtherPart(KernelDef& k) {
   part->loc = Loc(tok_);
   part->first = &k;
   part->part = static_cast<int>(k.more_parts.size()) + 1;
-  kernel_ = part.get();
+  BeginKernel(part.get());
   k.more_parts.push_back(std::move(part));
   // The first part's scope (its parameters and scratch) is not this part's.
   std::vector<absl::flat_hash_map<std::string, Value*>> outer = std::exchange(scopes_, {});
@@ -488,7 +509,7 @@ bool Parser::ParseFurtherPart(KernelDef& k) {
     ScopeGuard part_scope(this);
     for (const Param& p : k.params) {
       Param copy = p;
-      copy.value = kernel_->NewValue(p.value->name, p.value->type, p.value->loc, Value::Kind::kParam);
+      copy.value = NewValue(p.value->name, p.value->type, p.value->loc, Value::Kind::kParam);
       copy.value->index = p.value->index;
       Define(copy.value);
       kernel_->params.push_back(copy);
@@ -921,12 +942,8 @@ void Parser::SplatLiterals(Op& op, const std::vector<Type>& types, Region* regio
     splat->constant.elements.push_back(o);
     // A name no kernel value has, so that the printed IR parses back.
     std::string name = Cat("splat.", o.loc.line, ".", o.loc.col);
-    for (int k = 1; std::any_of(kernel_->values.begin(), kernel_->values.end(),
-                                [&](const auto& v) { return v->name == name; });
-         ++k) {
-      name = Cat("splat.", o.loc.line, ".", o.loc.col, ".", k);
-    }
-    Value* v = kernel_->NewValue(name, vector, o.loc, Value::Kind::kResult);
+    for (int k = 1; FirstNamed(name) != nullptr; ++k) name = Cat("splat.", o.loc.line, ".", o.loc.col, ".", k);
+    Value* v = NewValue(name, vector, o.loc, Value::Kind::kResult);
     v->def = splat.get();
     v->index = 0;
     splat->results.push_back(v);

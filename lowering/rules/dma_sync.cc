@@ -16,22 +16,19 @@
 // - Errors of a ref transform are reported at the view op that makes it, once;
 //   the ops that consume the view report only their own indexer's.
 #include <algorithm>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "lowering/ir/printer.h"
 #include "lowering/rules/rule.h"
+#include "lowering/rules/uses.h"
 #include "lowering/base/strings.h"
 
 namespace scjit::rules {
 namespace {
 
 using K = OpKind;
-
-bool IsDma(OpKind k) { return k == K::kDmaStart || k == K::kDmaWait || k == K::kCopy; }
-bool IsViewOp(OpKind k) { return k == K::kView || k == K::kViewBitcast || k == K::kViewReshape; }
 
 const Op* DefOf(const Value* v) {
   return v != nullptr && v->kind == Value::Kind::kResult ? v->def : nullptr;
@@ -221,68 +218,6 @@ std::string PyBlockShape(const std::vector<int64_t>& block) {
     items.push_back(d == kSqueezedDim ? std::string("Squeezed()") : d == kDynamic ? std::string(kTracer) : Cat(d));
   }
   return PyTuple(items);
-}
-
-// --- Uses -----------------------------------------------------------------------------
-
-enum class UseKind { kDmaData, kDmaSem, kTransparent, kOther };
-
-struct Use {
-  const Op* op;
-  UseKind kind;
-};
-
-// Every use of `v` in the kernel. Views, bitcasts, reshapes and select_refs of `v`
-// are kTransparent (their result carries `v` on).
-std::vector<Use> UsesOf(const KernelDef& k, const Value* v) {
-  std::vector<Use> out;
-  auto in_entries = [&](const Operand& o) {
-    for (const IndexEntry& e : o.index) {
-      if (e.start.value == v || e.size.value == v || (e.stride && e.stride->value == v) ||
-          (e.ignore && e.ignore->value == v)) {
-        return true;
-      }
-    }
-    return false;
-  };
-  WalkOps(k.body, [&](const Op& op) {
-    for (size_t i = 0; i < op.operands.size(); ++i) {
-      const Operand& o = op.operands[i];
-      if (in_entries(o)) out.push_back({&op, UseKind::kOther});
-      if (o.value != v) continue;
-      UseKind kind = UseKind::kOther;
-      if (IsDma(op.kind)) {
-        kind = i < 2 ? UseKind::kDmaData : UseKind::kDmaSem;
-      } else if ((IsViewOp(op.kind) && i == 0) || (op.kind == K::kSelectRef && i >= 1)) {
-        kind = UseKind::kTransparent;
-      }
-      out.push_back({&op, kind});
-    }
-    bool other = false;
-    for (const Operand& o : op.index_vectors) other = other || o.value == v;
-    if (op.mask && op.mask->value == v) other = true;
-    for (const Attribute& a : op.attrs) other = other || a.value.operand.value == v;
-    for (const IndexEntry& e : op.map_entries) other = other || e.start.value == v;
-    if (op.pipeline != nullptr) {
-      for (const PipelineOperand& p : op.pipeline->operands) other = other || p.ref.value == v || in_entries(p.ref);
-      for (const Operand& g : op.pipeline->grid) other = other || g.value == v;
-    }
-    if (other) out.push_back({&op, UseKind::kOther});
-  });
-  return out;
-}
-
-// The first use of `v` (following transparent uses) that `ok` rejects.
-const Op* FirstBadUse(const KernelDef& k, const Value* v, const std::function<bool(UseKind)>& ok, int depth = 0) {
-  if (depth > 64) return nullptr;
-  for (const Use& u : UsesOf(k, v)) {
-    if (u.kind == UseKind::kTransparent) {
-      if (const Op* bad = FirstBadUse(k, u.op->results[0], ok, depth + 1)) return bad;
-      continue;
-    }
-    if (!ok(u.kind)) return u.op;
-  }
-  return nullptr;
 }
 
 // --- Indirect offsets (sc_lowering.py::_extract_indirect_offsets_from_indices) -------
@@ -827,7 +762,7 @@ std::optional<Violation> IndirectViewMisuse(const Ctx& c) {  // GEN-3
   const Operand& in = c.op.operands[0];
   if (auto v = SliceOperands(in, Cat("the view ", Print(in)))) return v;
   if (in.index.empty() || in.index[0].kind != IndexEntry::Kind::kIndirect) return std::nullopt;
-  const Op* bad = FirstBadUse(c.kernel, c.op.results[0], [](UseKind k) { return k == UseKind::kDmaData; });
+  const Op* bad = c.uses.FirstBadUse(c.op.results[0], [](UseKind k) { return k == UseKind::kDmaData; });
   if (bad == nullptr) return std::nullopt;
   const IndexEntry& e = in.index[0];
   return Gen3(e.loc, "tpu.memref_slice", OperandMustBe(1, "variadic of 32-bit signless integer", e.start.value->type),
@@ -920,8 +855,8 @@ std::optional<Violation> ReshapeRules(const Ctx& c) {  // XF-6, XF-7, XF-8 (lowe
 }
 
 std::optional<Violation> SelectRefUses(const Ctx& c) {  // XF-9
-  const Op* bad = FirstBadUse(c.kernel, c.op.results[0],
-                              [](UseKind k) { return k == UseKind::kDmaData || k == UseKind::kDmaSem; });
+  const Op* bad =
+      c.uses.FirstBadUse(c.op.results[0], [](UseKind k) { return k == UseKind::kDmaData || k == UseKind::kDmaSem; });
   if (bad == nullptr) return std::nullopt;
   return Violation{DiagId::kXf9,
                    c.op.loc,

@@ -22,11 +22,15 @@
 
 namespace scjit::rules {
 
-// What an op rule sees: the op, its kernel and the target.
+class PartUses;  // uses.h
+
+// What an op rule sees: the op, its kernel and the target, and the uses of the
+// kernel part's values (found once per part).
 struct Ctx {
   const KernelDef& kernel;
   const TargetInfo& target;
   const Op& op;
+  PartUses& uses;
 };
 
 // A failed rule: its code (a check may fail with a sibling code, as SHAPE-1's

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "lowering/rules/rule.h"
+#include "lowering/rules/uses.h"
 
 namespace scjit {
 namespace {
@@ -50,8 +51,9 @@ void CheckPart(const Module& module, const KernelDef& kernel, const TargetInfo& 
   for (const rules::KernelRule& rule : rules::KernelRules()) {
     for (const rules::Violation& v : rule.check(kernel, t)) Report(module, v, kernel.loc, sink);
   }
+  rules::PartUses uses(kernel);
   WalkOps(kernel.body, [&](const Op& op) {
-    rules::Ctx c{kernel, t, op};
+    rules::Ctx c{kernel, t, op, uses};
     for (const Group& group : kOpGroups) {
       for (const OpRule& rule : *group.rules) {
         if (!Applies(rule, op.kind)) continue;
