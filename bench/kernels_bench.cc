@@ -37,11 +37,13 @@ Source KernelFile(const std::string& name) {
   return Source{path, text.str()};
 }
 
-// Compiles `file` once per process (the compiler caches it).
-Kernel Compiled(const std::string& name, int opt_level = 2) {
+// Compiles `file` once per process (the compiler caches it): with every check
+// compiled in, or (`checked` false) with none, as `jit-run --unchecked` does.
+Kernel Compiled(const std::string& name, bool checked = false, int opt_level = 2) {
   static Compiler* compiler = new Compiler();
   CompileOptions options;
   options.opt_level = opt_level;
+  options.checks = checked ? Checks::All() : Checks::None();
   absl::StatusOr<Kernel> k = compiler->Compile(KernelFile(name), options);
   if (!k.ok()) throw std::runtime_error(std::string(k.status().message()));
   return *k;
@@ -73,7 +75,7 @@ int HostThreads() { return static_cast<int>(std::max(1u, std::thread::hardware_c
 // it with the same kernel called from jax.jit) ---------------------------------------
 
 void BM_TinyLaunch(benchmark::State& state) {
-  auto kernel = Compiled("tiny_add_one.scir");
+  auto kernel = Compiled("tiny_add_one.scir", /*checked=*/true);
   std::vector<int32_t> x(16, 41), o(16);
   std::vector<Buffer> params = Buffers(kernel, {x.data(), o.data()});
   LaunchOptions options;  // as scjit.jax launches: checked, one host thread per core
@@ -114,11 +116,11 @@ void BM_PipelinedAddOne_Emulated(benchmark::State& state) { AddOneEmulated(state
 BENCHMARK(BM_PipelinedAddOne_Emulated)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_AddOne_Checked(benchmark::State& state) {
-  auto kernel = Compiled("add_one_4096x128.scir");
+  auto kernel = Compiled("add_one_4096x128.scir", /*checked=*/true);
   std::vector<int32_t> x(kAddOneElements), o(kAddOneElements);
   std::vector<Buffer> params = Buffers(kernel, {x.data(), o.data()});
   LaunchOptions options;
-  options.threads = HostThreads();
+  options.threads = static_cast<int>(state.range(0));
   for (auto _ : state) {
     absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
     if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
@@ -126,7 +128,7 @@ void BM_AddOne_Checked(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kAddOneElements);
   state.SetBytesProcessed(state.iterations() * kAddOneElements * 8);
 }
-BENCHMARK(BM_AddOne_Checked)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_AddOne_Checked)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The loop a user would write.
 void BM_AddOne_Native(benchmark::State& state) {
@@ -443,7 +445,7 @@ void SortRowsNative(const SortRowsData& in, std::vector<int32_t>& keys, std::vec
 }
 
 void BM_SortRows_Emulated(benchmark::State& state) {
-  auto kernel = Compiled("sort_rows.scir");
+  auto kernel = Compiled("sort_rows.scir", /*checked=*/state.range(1) != 0);
   const SortRowsData& in = SortInputs();
   std::vector<int32_t> keys = in.keys, vals = in.vals, ok(kSortElements), ov(kSortElements);
   std::vector<Buffer> params = Buffers(kernel, {keys.data(), vals.data(), ok.data(), ov.data()});

@@ -137,6 +137,7 @@ absl::Status Lower(Compilation& c) {
   for (KernelInfo& info : infos) info_ptrs.push_back(&info);
   EmitOptions emit;
   emit.bounds_checks = c.options.checks.bounds;
+  emit.access_checks = c.options.checks.init || c.options.checks.race;
   absl::StatusOr<EmittedKernel> emitted = EmitKernelParts(parts, info_ptrs, emit);
   if (!emitted.ok()) return emitted.status();
   c.emitted = *std::move(emitted);
@@ -179,9 +180,6 @@ absl::Status CheckOptions(const CompileOptions& options) {
   }
   if (!options.target.empty() && !TargetFromName(options.target)) {
     return Usage(Cat("unknown target '", options.target, "'; expected one of ", TargetNameList()));
-  }
-  if (options.checks.init || options.checks.race) {
-    return absl::UnimplementedError(Cat("not implemented yet: --check ", options.checks.init ? "init" : "race"));
   }
   return absl::OkStatus();
 }

@@ -65,11 +65,9 @@ absl::StatusOr<RunOptions> Decide(const LaunchOptions& o, const internal::Compil
   r.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   r.seed = o.seed;
   r.checks = o.checks.value_or(k.checks);
-  if (r.checks.init || r.checks.race) {
-    return absl::UnimplementedError(Cat("not implemented yet: --check ", r.checks.init ? "init" : "race"));
-  }
   r.dma = o.dma.value_or(r.checks.any() ? DmaMode::kOnWait : DmaMode::kEager);
   r.time_limit_seconds = o.time_limit_seconds;
+  r.time_limit_start = o.time_limit_start;
   r.log = o.log;
   r.stacks = k.code->stacks.get();
   return r;

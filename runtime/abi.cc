@@ -51,6 +51,14 @@ int32_t scjit_rt_bounds_error(scjit_ctx* ctx, int32_t site, int32_t what, int32_
 
 int32_t scjit_rt_warning(scjit_ctx* ctx, int32_t site, int32_t what) { return Self(ctx).Warning(site, what); }
 
+int32_t scjit_rt_access_fault(scjit_ctx* ctx, int32_t site, int32_t write, const void* addr, int64_t bytes) {
+  return Self(ctx).AccessFault(site, write != 0, static_cast<const uint8_t*>(addr), bytes);
+}
+
+int32_t scjit_rt_access_check(scjit_ctx* ctx, int32_t site, int32_t write, const void* addr, int64_t bytes) {
+  return Self(ctx).AccessCheck(site, write != 0, static_cast<const uint8_t*>(addr), bytes);
+}
+
 int32_t scjit_rt_alloc(scjit_ctx* ctx, void* data, int64_t count, int32_t dtype, int32_t first_sem) {
   return Self(ctx).Alloc(data, count, dtype, first_sem);
 }

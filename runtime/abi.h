@@ -47,10 +47,24 @@ typedef struct scjit_ctx {
   int32_t tick;          /* loop back-edges left before calling scjit_rt_tick */
   int32_t checks;        /* bit set of SCJIT_CHECK_*: which run-time checks are on */
   void* runtime;         /* the runtime's subcore object (opaque to the kernel) */
+  int64_t shadow_delta;  /* code compiled with init or race checks: the state byte of
+                            arena byte p is at p + shadow_delta (SCJIT_SHADOW_*) */
 } scjit_ctx;
 
 #define SCJIT_CHECK_BOUNDS 1
 #define SCJIT_CHECK_SORT_SIGN 2  /* `sort` warns about negative signed keys (RT-SORT-SIGN) */
+
+/* The state of one byte of VMEM or SMEM, for RT-INIT and RT-RACE. Compiled with
+ * those checks, a kernel's load of such a byte requires WRITTEN and neither
+ * DMA_WRITES nor DMA_ADDS; a store requires none of the DMA_* bits and sets
+ * WRITTEN. The runtime keeps the DMA_* bits while a DMA that reads, writes or
+ * adds into the byte has started and not been retired by a wait. */
+#define SCJIT_SHADOW_WRITTEN 1
+#define SCJIT_SHADOW_DMA_READS 2
+#define SCJIT_SHADOW_DMA_WRITES 4
+#define SCJIT_SHADOW_DMA_ADDS 8
+#define SCJIT_SHADOW_READ_MASK (SCJIT_SHADOW_WRITTEN | SCJIT_SHADOW_DMA_WRITES | SCJIT_SHADOW_DMA_ADDS)
+#define SCJIT_SHADOW_WRITE_MASK (SCJIT_SHADOW_DMA_READS | SCJIT_SHADOW_DMA_WRITES | SCJIT_SHADOW_DMA_ADDS)
 
 /* A strided view of memory: element i (multi-index) lives at
  * base + sum(index[d] * strides[d]) * element size. */
@@ -173,10 +187,21 @@ int32_t scjit_rt_bounds_error(scjit_ctx* ctx, int32_t site, int32_t what, int32_
 #define SCJIT_WARN_SORT_SIGN 0
 int32_t scjit_rt_warning(scjit_ctx* ctx, int32_t site, int32_t what);
 
-/* Entering a `scoped` region's `alloc`: fills `count` elements of `dtype` at
- * `data` with the poison pattern (data refs), or zeroes `count` semaphores from
- * index `first_sem` (semaphore refs; `data` is null). */
-int32_t scjit_rt_alloc(scjit_ctx* ctx, void* data, int64_t count, int32_t dtype, int32_t first_sem);
+/* Entering a `scoped` region's `alloc`, or a pipeline block taking new data:
+ * fills `count` elements of `dtype` at `data` with the poison pattern (data
+ * refs; `arg` is SCJIT_POISON_*), or zeroes `count` semaphores from index `arg`
+ * (semaphore refs; `data` is null). */
+#define SCJIT_POISON_UNWRITTEN 0  /* nothing has written the bytes (RT-INIT on a read) */
+#define SCJIT_POISON_PADDING 1    /* a block's padding: poison the kernel may read */
+int32_t scjit_rt_alloc(scjit_ctx* ctx, void* data, int64_t count, int32_t dtype, int32_t arg);
+
+/* An access of the kernel to `bytes` bytes of VMEM or SMEM at `addr` found a
+ * state byte it does not allow (SCJIT_SHADOW_*): reports RT-INIT or RT-RACE and
+ * returns non-zero unless findings are warnings. `write`: the access stores. */
+int32_t scjit_rt_access_fault(scjit_ctx* ctx, int32_t site, int32_t write, const void* addr, int64_t bytes);
+/* Checks an access of `bytes` bytes at `addr` (a bulk copy of generated code)
+ * like the inline checks, and for a write marks the bytes written. */
+int32_t scjit_rt_access_check(scjit_ctx* ctx, int32_t site, int32_t write, const void* addr, int64_t bytes);
 
 /* 8-bit floats (lowering/base/float8.h): the generated code converts them to and
  * from f32 through these, `n` elements at a time; `dtype` is the 8-bit type (an

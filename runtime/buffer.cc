@@ -1,13 +1,15 @@
 // The public Buffer (scjit/buffer.h).
 #include "scjit/buffer.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <new>
+#include <string>
 
 #include "lowering/base/diagnostic.h"
 #include "lowering/base/shape.h"
 #include "lowering/base/strings.h"
+#include "runtime/host_memory.h"
 
 namespace scjit {
 namespace {
@@ -44,21 +46,24 @@ absl::StatusOr<size_t> ArrayBytes(DType dtype, const std::vector<int64_t>& shape
 absl::StatusOr<Buffer> Buffer::Allocate(DType dtype, std::vector<int64_t> shape) {
   absl::StatusOr<size_t> bytes = ArrayBytes(dtype, shape);
   if (!bytes.ok()) return bytes.status();
-  size_t rounded = (std::max<size_t>(*bytes, 1) + kAlign - 1) / kAlign * kAlign;
-  void* p = std::aligned_alloc(kAlign, rounded);
-  if (p == nullptr) {
-    return absl::ResourceExhaustedError(Cat("cannot allocate a buffer of ", *bytes, " bytes"));
-  }
-  std::memset(p, 0, *bytes);
+  std::string what = Cat("a buffer of ", DTypeName(dtype), " ", DimsText(shape));
+  if (absl::Status s = CheckHostMemory(static_cast<int64_t>(*bytes), what); !s.ok()) return s;
+  // calloc: zeros without touching the pages (large blocks are fresh mappings),
+  // so a buffer costs memory only where it is written. Aligned by hand.
+  void* block = std::calloc(*bytes + kAlign, 1);
+  if (block == nullptr) return HostMemoryError(static_cast<int64_t>(*bytes), what, "the host is out of memory");
+  auto address = reinterpret_cast<uintptr_t>(block);
   Buffer b;
   b.dtype_ = dtype;
   b.shape_ = std::move(shape);
-  b.data_ = static_cast<uint8_t*>(p);
+  b.data_ = reinterpret_cast<uint8_t*>((address + kAlign - 1) / kAlign * kAlign);
   b.bytes_ = *bytes;
   b.valid_ = true;
-  b.owner_ = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+  b.owner_ = std::shared_ptr<void>(block, [](void* q) { std::free(q); });
   return b;
 }
+
+int64_t Buffer::HostMemoryBytes() { return scjit::HostMemoryBytes(); }
 
 absl::StatusOr<Buffer> Buffer::Wrap(DType dtype, std::vector<int64_t> shape, void* data, size_t bytes) {
   absl::StatusOr<size_t> want = ArrayBytes(dtype, shape);

@@ -159,14 +159,16 @@ int64_t Credit(const scjit_dma& dma) {
 
 namespace {
 
-// A strided copy (or add) between two views of the same squeezed shape.
-void TransferStrided(const scjit_dma& d) {
+// Calls run(dst, dst_stride, src, src_stride, n) for each innermost run of a
+// strided copy between two views of the same squeezed shape.
+template <typename RunFn>
+void WalkStrided(const scjit_dma& d, RunFn&& run) {
   Squeezed src = Squeeze(d.src), dst = Squeeze(d.dst);
   int64_t total = ElementCount(d.dst);
   if (total == 0) return;
   int rank = dst.rank;
   if (rank == 0) {
-    Run(d, d.dst.base, 1, d.src.base, 1, 1);
+    run(d.dst.base, 1, d.src.base, 1, 1);
     return;
   }
   // Walk the outer dimensions; each innermost run is one Run().
@@ -179,7 +181,7 @@ void TransferStrided(const scjit_dma& d) {
       src_off += index[k] * src.strides[k];
       dst_off += index[k] * dst.strides[k];
     }
-    Run(d, d.dst.base + dst_off * w, dst.strides[rank - 1], d.src.base + src_off * w, src.strides[rank - 1], inner);
+    run(d.dst.base + dst_off * w, dst.strides[rank - 1], d.src.base + src_off * w, src.strides[rank - 1], inner);
     for (int k = rank - 2; k >= 0; --k) {
       if (++index[k] < dst.sizes[k]) break;
       index[k] = 0;
@@ -199,8 +201,10 @@ bool Dense(const Squeezed& s) {
 
 // A gather or scatter: row i of the plain side <-> row indices[i] of the
 // indexed side, in list order (so a plain scatter's duplicates leave the last
-// entry's row, and adds accumulate in list order: runtime.md §7.6).
-void TransferIndexed(const scjit_dma& d, const int32_t* indices) {
+// entry's row, and adds accumulate in list order: runtime.md §7.6), each row as
+// runs like WalkStrided's.
+template <typename RunFn>
+void WalkIndexed(const scjit_dma& d, const int32_t* indices, RunFn&& run) {
   const scjit_ref& x = IndexedSide(d);
   const scjit_ref& p = PlainSide(d);
   int64_t w = d.elem_bytes;
@@ -236,14 +240,14 @@ void TransferIndexed(const scjit_dma& d, const int32_t* indices) {
     uint8_t* xb = x.base + v * x.strides[0] * w;
     uint8_t* pb = p.base + i * prow_stride * w;
     if (dense) {
-      Run(d, scatter ? xb : pb, 1, scatter ? pb : xb, 1, row_elements);
+      run(scatter ? xb : pb, 1, scatter ? pb : xb, 1, row_elements);
       continue;
     }
     xrow.base = xb;
     prow.base = pb;
     row.src = scatter ? prow : xrow;
     row.dst = scatter ? xrow : prow;
-    TransferStrided(row);
+    WalkStrided(row, run);
   }
 }
 
@@ -260,10 +264,21 @@ int64_t ExtentBytes(const scjit_ref& r, int elem_bytes) {
 }
 
 void Transfer(const scjit_dma& d, const int32_t* indices) {
+  auto run = [&d](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
+    Run(d, dst, dst_stride, src, src_stride, n);
+  };
   if (d.indexed == SCJIT_DMA_PLAIN) {
-    TransferStrided(d);
+    WalkStrided(d, run);
   } else {
-    TransferIndexed(d, indices);
+    WalkIndexed(d, indices, run);
+  }
+}
+
+void ForEachRun(const scjit_dma& d, const int32_t* indices, const RunVisitor& visit) {
+  if (d.indexed == SCJIT_DMA_PLAIN) {
+    WalkStrided(d, visit);
+  } else {
+    WalkIndexed(d, indices, visit);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "runtime/abi.h"
 
 namespace scjit {
@@ -47,6 +48,14 @@ int64_t Credit(const scjit_dma& dma);
 // equal to the ignore value, or outside the indexed dimension, move nothing.
 // Thread-compatible: concurrent transfers must not write the same bytes.
 void Transfer(const scjit_dma& dma, const int32_t* indices = nullptr);
+
+// The bytes Transfer moves, as it moves them: visit(dst, dst_stride, src,
+// src_stride, n) for each run of `n` elements (strides in elements), in
+// Transfer's order; skipped index entries have none. The checks use it to find
+// the bytes a DMA reads and writes.
+using RunVisitor =
+    absl::FunctionRef<void(uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n)>;
+void ForEachRun(const scjit_dma& dma, const int32_t* indices, const RunVisitor& visit);
 
 }  // namespace scjit
 

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "lowering/base/strings.h"
+#include "runtime/host_memory.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -45,7 +46,7 @@ absl::StatusOr<StackPool::Stack> StackPool::Acquire() {
   size_t size = (stack_bytes_ + page - 1) / page * page + page;
   void* mapping = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (mapping == MAP_FAILED) {
-    return absl::ResourceExhaustedError(Cat("cannot map a fiber stack of ", size, " bytes: ", std::strerror(errno)));
+    return HostMemoryError(static_cast<int64_t>(size), "a subcore's stack", std::strerror(errno));
   }
   // The lowest page guards against overflow: the stack grows down into it.
   mprotect(mapping, page, PROT_NONE);

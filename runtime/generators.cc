@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/numeric/int128.h"
+#include "absl/strings/str_format.h"
 #include "lowering/base/diagnostic.h"
 #include "lowering/base/strings.h"
 #include "lowering/base/float8.h"
@@ -339,8 +340,8 @@ int SignificandBits(ElementType t) {
   }
 }
 
-void Store(std::vector<uint8_t>* data, int64_t index, int width, uint64_t bits) {
-  uint8_t* p = data->data() + index * width;
+void Store(uint8_t* data, int64_t index, int width, uint64_t bits) {
+  uint8_t* p = data + index * width;
   for (int i = 0; i < width; ++i) p[i] = static_cast<uint8_t>(bits >> (8 * i));
 }
 
@@ -367,11 +368,21 @@ bool IsGeneratorSpec(std::string_view source) {
 
 absl::Status CheckGeneratorSpec(std::string_view spec) { return ParseSpec(spec).status(); }
 
-absl::StatusOr<NpyArray> GenerateArray(std::string_view spec_text, ElementType dtype,
-                                  const Shape& shape) {
+namespace {
+
+// A spec checked against a dtype and shape: what filling needs.
+struct Prepared {
+  Spec spec;
+  int64_t count = 0;       // elements
+  uint64_t fill_bits = 0;  // fill: the value's bits in the dtype
+};
+
+absl::StatusOr<Prepared> Prepare(std::string_view spec_text, ElementType dtype, const Shape& shape) {
   absl::StatusOr<Spec> parsed = ParseSpec(spec_text);
   if (!parsed.ok()) return parsed.status();
-  const Spec& spec = *parsed;
+  Prepared out;
+  out.spec = *std::move(parsed);
+  const Spec& spec = out.spec;
 
   const int width = ByteWidth(dtype);
   int64_t count = 1;
@@ -392,14 +403,14 @@ absl::StatusOr<NpyArray> GenerateArray(std::string_view spec_text, ElementType d
     }
     count *= d;
   }
+  out.count = count;
 
-  // Dtype checks first, so that no memory is spent on a spec that fails.
+  // Dtype checks, before the caller spends memory on a spec that fails.
   const bool is_float = IsFloat(dtype);
-  uint64_t fill_bits = 0;
   if (spec.kind == Spec::Kind::kFill) {
     if (is_float) {
-      fill_bits = spec.fill_is_integer ? IntBits(spec.fill_int, dtype)
-                                       : FloatBits(spec.fill_double, spec.fill_float, dtype);
+      out.fill_bits = spec.fill_is_integer ? IntBits(spec.fill_int, dtype)
+                                           : FloatBits(spec.fill_double, spec.fill_float, dtype);
     } else {
       int128 value = spec.fill_int;
       if (!spec.fill_is_integer) {
@@ -417,7 +428,7 @@ absl::StatusOr<NpyArray> GenerateArray(std::string_view spec_text, ElementType d
       if (value < MinValue(dtype) || value > MaxValue(dtype)) {
         return SpecError(spec_text, Cat(spec.fill_text, " does not fit in ", RangeText(dtype)));
       }
-      fill_bits = IntBits(value, dtype);
+      out.fill_bits = IntBits(value, dtype);
     }
   }
   if (spec.kind == Spec::Kind::kRandint) {
@@ -430,54 +441,71 @@ absl::StatusOr<NpyArray> GenerateArray(std::string_view spec_text, ElementType d
                                       ") does not fit in ", RangeText(dtype)));
     }
   }
+  return out;
+}
 
-  NpyArray array;
-  array.dtype = dtype;
-  array.shape = shape;
-  array.data.assign(static_cast<size_t>(count * width), 0);
-  std::vector<uint8_t>* data = &array.data;
+// Stores element(i) for every i in [0, count), in order, checking `limit` every
+// 2^20 elements; false when it passed.
+template <typename Element>
+bool StoreAll(uint8_t* data, int64_t count, int width, const TimeLimit& limit, Element element) {
+  constexpr int64_t kChunk = int64_t{1} << 20;
+  for (int64_t i = 0; i < count; ++i) {
+    if (i % kChunk == 0 && limit.Passed()) return false;
+    Store(data, i, width, element(i));
+  }
+  return true;
+}
 
+bool Fill(const Prepared& p, ElementType dtype, uint8_t* data, const TimeLimit& limit) {
+  const Spec& spec = p.spec;
+  const int width = ByteWidth(dtype);
+  auto all = [&](auto element) { return StoreAll(data, p.count, width, limit, element); };
+  SplitMix64 rng(spec.seed);
   switch (spec.kind) {
     case Spec::Kind::kZeros:
-      break;
-    case Spec::Kind::kOnes: {
-      uint64_t one = IntBits(1, dtype);
-      for (int64_t i = 0; i < count; ++i) Store(data, i, width, one);
-      break;
-    }
+      return all([](int64_t) { return uint64_t{0}; });
+    case Spec::Kind::kOnes:
+      return all([one = IntBits(1, dtype)](int64_t) { return one; });
     case Spec::Kind::kIota:
-      for (int64_t i = 0; i < count; ++i) Store(data, i, width, IntBits(i, dtype));
-      break;
+      return all([dtype](int64_t i) { return IntBits(i, dtype); });
     case Spec::Kind::kFill:
-      for (int64_t i = 0; i < count; ++i) Store(data, i, width, fill_bits);
-      break;
-    case Spec::Kind::kRandom: {
-      SplitMix64 rng(spec.seed);
-      if (is_float) {
-        const int p = SignificandBits(dtype);
-        for (int64_t i = 0; i < count; ++i) {
-          uint64_t k = rng.Next() >> (64 - (p + 1));  // uniform in [0, 2^(p+1))
-          double value = std::ldexp(static_cast<double>(k), -p) - 1.0;  // exact
-          Store(data, i, width, FloatBits(value, static_cast<float>(value), dtype));
-        }
-      } else if (IsBool(dtype)) {
-        for (int64_t i = 0; i < count; ++i) Store(data, i, width, rng.Next() >> 63);
-      } else {
-        for (int64_t i = 0; i < count; ++i) Store(data, i, width, IntBits(static_cast<int128>(rng.Next()), dtype));
+      return all([&p](int64_t) { return p.fill_bits; });
+    case Spec::Kind::kRandom:
+      if (IsFloat(dtype)) {
+        return all([&rng, dtype, bits = SignificandBits(dtype)](int64_t) {
+          uint64_t k = rng.Next() >> (64 - (bits + 1));                   // uniform in [0, 2^(bits+1))
+          double value = std::ldexp(static_cast<double>(k), -bits) - 1.0;  // exact
+          return FloatBits(value, static_cast<float>(value), dtype);
+        });
       }
-      break;
-    }
+      if (IsBool(dtype)) return all([&rng](int64_t) { return rng.Next() >> 63; });
+      return all([&rng, dtype](int64_t) { return IntBits(static_cast<int128>(rng.Next()), dtype); });
     case Spec::Kind::kRandint: {
-      SplitMix64 rng(spec.seed);
       uint128 range = static_cast<uint128>(spec.hi - spec.lo);
-      for (int64_t i = 0; i < count; ++i) {
-        int128 value = spec.lo + static_cast<int128>(UniformBelow(rng, range));
-        Store(data, i, width, IntBits(value, dtype));
-      }
-      break;
+      return all([&](int64_t) { return IntBits(spec.lo + static_cast<int128>(UniformBelow(rng, range)), dtype); });
     }
   }
-  return array;
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> CheckGenerator(std::string_view spec, ElementType dtype, const Shape& shape) {
+  absl::StatusOr<Prepared> p = Prepare(spec, dtype, shape);
+  if (!p.ok()) return p.status();
+  return p->count;
+}
+
+absl::Status GenerateInto(std::string_view spec, ElementType dtype, const Shape& shape, uint8_t* out,
+                          const TimeLimit& limit) {
+  absl::StatusOr<Prepared> p = Prepare(spec, dtype, shape);
+  if (!p.ok()) return p.status();
+  if (Fill(*p, dtype, out, limit)) return absl::OkStatus();
+  Diagnostic d = MakeDiagnostic(DiagId::kRtTimeout, nullptr, Location{},
+                                {{"what", Cat("generating ", spec, " for ", NumpyName(dtype), " ", ShapeRepr(shape))},
+                                 {"seconds", absl::StrFormat("%g", limit.seconds)}});
+  d.help = "raise the limit with --time-limit, or generate a smaller input";
+  return DiagnosticStatus(d, absl::StatusCode::kDeadlineExceeded);
 }
 
 }  // namespace scjit

@@ -29,13 +29,14 @@
 #ifndef SCJIT_RUNTIME_GENERATORS_H_
 #define SCJIT_RUNTIME_GENERATORS_H_
 
+#include <cstdint>
 #include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "lowering/base/dtype.h"
 #include "lowering/base/shape.h"
-#include "runtime/npy.h"
+#include "scjit/launch.h"
 
 namespace scjit {
 
@@ -50,9 +51,17 @@ bool IsGeneratorSpec(std::string_view source);
 // before it knows the parameter's type.
 absl::Status CheckGeneratorSpec(std::string_view spec);
 
-// An array of `dtype` and `shape` filled as `spec` says. The shape must not
-// have dynamic dimensions.
-absl::StatusOr<NpyArray> GenerateArray(std::string_view spec, ElementType dtype, const Shape& shape);
+// Checks `spec` against `dtype` and `shape` (IO-USAGE when it does not fit them,
+// or the shape has dynamic dimensions) and returns the array's element count, so
+// that a caller allocates only for a spec that works.
+absl::StatusOr<int64_t> CheckGenerator(std::string_view spec, ElementType dtype, const Shape& shape);
+
+// Writes the array of `dtype` and `shape` that `spec` generates to `out`, every
+// element (count * ByteWidth(dtype) bytes); the same errors as CheckGenerator,
+// and RT-TIMEOUT (DeadlineExceeded) once `limit` has passed, checked every 2^20
+// elements.
+absl::Status GenerateInto(std::string_view spec, ElementType dtype, const Shape& shape, uint8_t* out,
+                          const TimeLimit& limit = {});
 
 }  // namespace scjit
 

@@ -30,8 +30,14 @@ absl::Status WriteNpy(const std::string& path, const Buffer& buffer) {
   return WriteNpy(path, buffer.dtype(), buffer.shape(), buffer.data(), buffer.bytes());
 }
 
-absl::StatusOr<Buffer> Generate(std::string_view spec, DType dtype, const std::vector<int64_t>& shape) {
-  return ToBuffer(GenerateArray(spec, static_cast<ElementType>(dtype), shape));
+absl::StatusOr<Buffer> Generate(std::string_view spec, DType dtype, const std::vector<int64_t>& shape,
+                                const TimeLimit& limit) {
+  auto element = static_cast<ElementType>(dtype);
+  if (absl::Status s = CheckGenerator(spec, element, shape).status(); !s.ok()) return s;
+  absl::StatusOr<Buffer> out = Buffer::Allocate(dtype, shape);
+  if (!out.ok()) return out.status();
+  if (absl::Status s = GenerateInto(spec, element, shape, out->data(), limit); !s.ok()) return s;
+  return out;
 }
 
 absl::Status CheckFits(const Buffer& buffer, std::string_view source, const ParamInfo& param) {

@@ -4,6 +4,7 @@
 #ifndef SCJIT_RUNTIME_LAUNCH_H_
 #define SCJIT_RUNTIME_LAUNCH_H_
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -36,6 +37,7 @@ struct RunOptions {
   DmaMode dma = DmaMode::kOnWait;
   Checks checks;                 // bounds checks in generated code are fixed at compile time
   double time_limit_seconds = 0;
+  std::optional<std::chrono::steady_clock::time_point> time_limit_start;  // default: the launch's start
   std::function<void(std::string_view)> log;  // debug_print output (null: discarded)
   // Where subcores' fiber stacks come from; launches that share a pool reuse
   // stacks (much faster for small kernels). Null, or too small for the kernel's

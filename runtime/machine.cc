@@ -11,6 +11,7 @@
 #include "runtime/dma_engine.h"
 #include "runtime/element_text.h"
 #include "runtime/half.h"
+#include "runtime/host_memory.h"
 
 namespace scjit {
 namespace {
@@ -21,6 +22,25 @@ constexpr size_t kMinStackBytes = size_t{1} << 20;
 constexpr size_t kStackHeadroom = size_t{256} << 10;
 
 int64_t AlignUp(int64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+
+// Two elements of `w` bytes are equal (inline for the common widths: the race
+// check compares every element a DMA writes when they differ as a whole).
+template <typename T>
+bool Same(const uint8_t* a, const uint8_t* b) {
+  T x, y;
+  std::memcpy(&x, a, sizeof(T));
+  std::memcpy(&y, b, sizeof(T));
+  return x == y;
+}
+bool SameElement(const uint8_t* a, const uint8_t* b, int64_t w) {
+  switch (w) {
+    case 1: return *a == *b;
+    case 2: return Same<uint16_t>(a, b);
+    case 4: return Same<uint32_t>(a, b);
+    case 8: return Same<uint64_t>(a, b);
+    default: return std::memcmp(a, b, static_cast<size_t>(w)) == 0;
+  }
+}
 
 void FillPoison(uint8_t* data, int64_t count, ElementType e) {
   if (count <= 0) return;
@@ -111,7 +131,7 @@ int32_t Subcore::Tick(int site) {
   if (machine_->PastDeadline()) {
     const RunOptions& o = machine_->options();
     Diagnostic d = layout().SiteDiagnostic(DiagId::kRtTimeout, site,
-                                           {{"kernel", Cat("@", machine_->layout().kernel)},
+                                           {{"what", Cat("kernel @", machine_->layout().kernel)},
                                             {"seconds", absl::StrFormat("%g", o.time_limit_seconds)}});
     d.notes.push_back(Cat(machine_->SubcoreName(index_), " was still in this loop"));
     findings_.push_back(Made(std::move(d), /*name_subcore=*/false));
@@ -120,15 +140,20 @@ int32_t Subcore::Tick(int site) {
   return Park(Wait::kTick, -1);
 }
 
+int32_t Subcore::Refuse(DiagId id, int site, std::string detail) {
+  const Checks& checks = machine_->options().checks;
+  if (!(id == DiagId::kRtSync ? checks.sync : checks.bounds)) return 0;
+  return Fail(Finding(id, site, {{"detail", std::move(detail)}}));
+}
+
 bool Subcore::ValidSemaphore(int sem, int site, int32_t* status) {
   if (sem >= 0 && sem < static_cast<int>(sems_.size())) return true;
-  *status = Fail(Finding(DiagId::kRtBounds, site,
-                         {{"detail", Cat("semaphore index ", sem, " is outside the ", sems_.size(),
-                                         " semaphores of this subcore")}}));
+  *status = Refuse(DiagId::kRtBounds, site,
+                   Cat("semaphore index ", sem, " is outside the ", sems_.size(), " semaphores of this subcore"));
   return false;
 }
 
-int32_t Subcore::CheckDma(const scjit_dma& dma, int site) {
+bool Subcore::ValidDma(const scjit_dma& dma, int site, int32_t* status) {
   // The op as written, for a finding (made only then: this runs for every DMA).
   auto what = [&] {
     const Site& s = layout().sites[site];
@@ -139,9 +164,10 @@ int32_t Subcore::CheckDma(const scjit_dma& dma, int site) {
   // indexed side of a gather/scatter is its whole first dimension.)
   for (const scjit_ref* r : {&dma.src, &dma.dst}) {
     if (!machine_->Contains(*r, dma.elem_bytes, index_)) {
-      return Fail(Finding(DiagId::kRtBounds, site,
-                          {{"detail", Cat(what(), ": the ", r == &dma.src ? "source" : "destination",
-                                          " lies outside every buffer of the kernel")}}));
+      *status = Refuse(DiagId::kRtBounds, site,
+                       Cat(what(), ": the ", r == &dma.src ? "source" : "destination",
+                           " lies outside every buffer of the kernel"));
+      return false;
     }
   }
   bool indirect = dma.indexed != SCJIT_DMA_PLAIN;
@@ -153,17 +179,18 @@ int32_t Subcore::CheckDma(const scjit_dma& dma, int site) {
     list.strides[0] = dma.index_stride;
     if (IndexedSide(dma).rank < 1 || dma.index_count < 0 ||
         (dma.list_in_vmem && !machine_->Contains(list, 4, index_))) {
-      return Fail(Finding(DiagId::kRtBounds, site,
-                          {{"detail", Cat(what(), ": the index list lies outside every buffer of the kernel")}}));
+      *status = Refuse(DiagId::kRtBounds, site, Cat(what(), ": the index list lies outside every buffer of the kernel"));
+      return false;
     }
   }
   scjit_ref moved = MovedShape(dma);
-  if (SameSqueezedShape(indirect ? PlainSide(dma) : dma.src, moved)) return 0;
+  if (SameSqueezedShape(indirect ? PlainSide(dma) : dma.src, moved)) return true;
   const scjit_ref& src = dma.indexed == SCJIT_DMA_GATHER ? moved : dma.src;
   const scjit_ref& dst = dma.indexed == SCJIT_DMA_SCATTER ? moved : dma.dst;
-  return Fail(Finding(DiagId::kRtBounds, site,
-                      {{"detail", Cat(what(), " copies a source of shape ", SqueezedShape(src),
-                                      " into a destination of shape ", SqueezedShape(dst))}}));
+  *status = Refuse(DiagId::kRtBounds, site,
+                   Cat(what(), " copies a source of shape ", SqueezedShape(src), " into a destination of shape ",
+                       SqueezedShape(dst)));
+  return false;
 }
 
 int32_t Subcore::ReadIndices(const scjit_dma& dma, int site, std::vector<int32_t>* out) {
@@ -191,7 +218,7 @@ int32_t Subcore::ReadIndices(const scjit_dma& dma, int site, std::vector<int32_t
 }
 
 bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vector<int32_t>* indices, int sem,
-                      bool settling) {
+                      bool settling, const std::shared_ptr<SharedDma>& shared_record) {
   // Adds into HBM, HOST or VMEM_SHARED are atomic with respect to other
   // subcores' (runtime.md §5): the machine applies them between epochs in subcore
   // order, so float sums do not depend on which thread ran first.
@@ -217,7 +244,15 @@ bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vecto
     SharedWrites::Guard guard = writes != nullptr
                                     ? writes->Lock(dma.dst.base, dma.dst.base + ExtentBytes(dma.dst, dma.elem_bytes))
                                     : SharedWrites::Guard();
+    // Race check: which destination bytes the DMA changes (by its end: a
+    // scatter may write a row twice).
+    bool note = shared_record != nullptr && !dma.add;
+    bool repeats = note && RepeatsRows(dma, *indices);
+    std::vector<uint8_t> before;
+    if (repeats) before = DestinationBytes(dma, indices->data());
+    if (note && !repeats) NoteChanges(dma, indices->data(), {}, shared_record.get());
     Transfer(dma, indices->data());
+    if (repeats) NoteChanges(dma, indices->data(), before, shared_record.get());
   }
   if (sem >= 0) {
     sems_[sem].value += credit;
@@ -231,7 +266,7 @@ void Subcore::Complete(int sem, int64_t bytes, bool settling) {
   while (s.value + s.deferred < bytes && !s.pending.empty()) {
     StartedDma p = std::move(s.pending.front());
     s.pending.pop_front();
-    Execute(p.dma, p.site, p.credit, &p.indices, sem, settling);
+    Execute(p.dma, p.site, p.credit, &p.indices, sem, settling, p.shared);
   }
 }
 
@@ -239,18 +274,20 @@ int32_t Subcore::DmaStart(const scjit_dma& dma, int site) {
   if (machine_->stopping()) return kStatusCancelled;
   Count(RuntimeOp::kDmaStart);
   int32_t status = 0;
-  if (!ValidSemaphore(dma.sem, site, &status)) return status;
-  if ((status = CheckDma(dma, site)) != 0) return status;
+  if (!ValidSemaphore(dma.sem, site, &status) || !ValidDma(dma, site, &status)) return status;
   int64_t credit = Credit(dma);
   dma_bytes_ += ElementCount(MovedShape(dma)) * dma.elem_bytes;
+  std::shared_ptr<SharedDma> shared;
   if (machine_->options().dma == DmaMode::kEager) {
     if ((status = ReadIndices(dma, site, &indices_)) != 0) return status;
-    Execute(dma, site, credit, &indices_, dma.sem, false);
+    if ((status = StartAccesses(dma, indices_, site, dma.sem, credit, &shared)) != 0) return status;
+    Execute(dma, site, credit, &indices_, dma.sem, false, shared);
     return 0;
   }
   // The list is read now: the DMA moves the rows the indices named at its start.
-  StartedDma p{dma, site, credit, {}};
+  StartedDma p{dma, site, credit, {}, nullptr};
   if ((status = ReadIndices(dma, site, &p.indices)) != 0) return status;
+  if ((status = StartAccesses(dma, p.indices, site, dma.sem, credit, &p.shared)) != 0) return status;
   sems_[dma.sem].pending.push_back(std::move(p));
   return 0;
 }
@@ -265,6 +302,7 @@ int32_t Subcore::DmaWait(const scjit_dma& dma, int site) {
   Semaphore& s = sems_[dma.sem];
   if (s.value >= bytes) {
     s.value -= bytes;
+    Consumed(dma.sem, bytes, site);
     return 0;
   }
   wait_sem_ = dma.sem;
@@ -276,10 +314,18 @@ int32_t Subcore::Copy(const scjit_dma& dma, int site) {
   if (machine_->stopping()) return kStatusCancelled;
   Count(RuntimeOp::kCopy);
   int32_t status = 0;
-  if ((status = CheckDma(dma, site)) != 0) return status;
+  if (!ValidDma(dma, site, &status)) return status;
   if ((status = ReadIndices(dma, site, &indices_)) != 0) return status;
+  std::shared_ptr<SharedDma> shared;
+  if ((status = StartAccesses(dma, indices_, site, -1, 0, &shared)) != 0) return status;
   dma_bytes_ += ElementCount(MovedShape(dma)) * dma.elem_bytes;
-  if (Execute(dma, site, 0, &indices_, -1, false)) return Park(Wait::kSharedAdd, site);
+  bool deferred = Execute(dma, site, 0, &indices_, -1, false, shared);
+  if (shared != nullptr) {  // a copy retires at once
+    TickClock();
+    shared->end = clock()[static_cast<size_t>(index_)];
+    shared->end_site = site;
+  }
+  if (deferred) return Park(Wait::kSharedAdd, site);
   return 0;
 }
 
@@ -292,14 +338,13 @@ int32_t Subcore::SemSignal(int sem, int32_t n, int core, int subcore, int site) 
   int target_core = core < 0 ? core_ : core;
   int target_subcore = subcore < 0 ? subcore_ : subcore;
   if (target_core >= info.cores || target_subcore >= info.subcores) {
-    return Fail(Finding(DiagId::kRtBounds, site,
-                        {{"detail", Cat("sem_signal targets (core ", target_core, ", subcore ", target_subcore,
-                                        "), but the mesh has ", info.cores, " core", info.cores == 1 ? "" : "s", " of ",
-                                        info.subcores, " subcore", info.subcores == 1 ? "" : "s")}}));
+    return Refuse(DiagId::kRtBounds, site,
+                  Cat("sem_signal targets (core ", target_core, ", subcore ", target_subcore, "), but the mesh has ",
+                      info.cores, " core", info.cores == 1 ? "" : "s", " of ", info.subcores, " subcore",
+                      info.subcores == 1 ? "" : "s"));
   }
   if (n < 0) {
-    return Fail(Finding(DiagId::kRtSync, site,
-                        {{"detail", Cat("sem_signal adds ", n, "; semaphores only count up by signals")}}));
+    return Refuse(DiagId::kRtSync, site, Cat("sem_signal adds ", n, "; semaphores only count up by signals"));
   }
   // Signals address the subcores of this subcore's own part.
   int target = part_->first + target_core * info.subcores + target_subcore;
@@ -308,7 +353,12 @@ int32_t Subcore::SemSignal(int sem, int32_t n, int core, int subcore, int site) 
     sems_[sem].last_site = site;
   } else {
     // Another subcore's semaphore changes between epochs, in a fixed order.
-    outbox_.push_back(Effect{Effect::Kind::kSignal, target, sem, n, 0, nullptr, nullptr, site});
+    Effect e{Effect::Kind::kSignal, target, sem, n, 0, nullptr, nullptr, site, nullptr};
+    if (machine_->clocks() != nullptr) {  // what this subcore knows travels with the signal
+      e.clock = std::make_shared<const Clock>(clock());
+      TickClock();
+    }
+    outbox_.push_back(std::move(e));
   }
   return 0;
 }
@@ -319,12 +369,13 @@ int32_t Subcore::SemWait(int sem, int32_t n, int site) {
   int32_t status = 0;
   if (!ValidSemaphore(sem, site, &status)) return status;
   if (n < 0) {
-    return Fail(Finding(DiagId::kRtSync, site, {{"detail", Cat("sem_wait for ", n, "; waits are for counts >= 0")}}));
+    return Refuse(DiagId::kRtSync, site, Cat("sem_wait for ", n, "; waits are for counts >= 0"));
   }
   Complete(sem, n);
   Semaphore& s = sems_[sem];
   if (s.value >= n) {
     s.value -= n;
+    Consumed(sem, n, site);
     return 0;
   }
   wait_sem_ = sem;
@@ -342,6 +393,7 @@ int32_t Subcore::SemRead(int sem, int site, int32_t* value) {
   // subcore polling a semaphore lets them progress.
   if ((status = Park(Wait::kSemRead, site)) != 0) return status;
   *value = static_cast<int32_t>(std::min<int64_t>(sems_[sem].value, INT32_MAX));
+  if (machine_->clocks() != nullptr) Join(clock(), machine_->sem_clock(index_, sem));
   return 0;
 }
 
@@ -356,14 +408,15 @@ int32_t Subcore::FetchAndAdd(int64_t offset, int32_t value, int target, int site
   Count(RuntimeOp::kFetchAndAdd);
   const LaunchLayout& info = layout();
   if (target < 0 || target >= info.subcores) {
-    return Fail(Finding(DiagId::kRtBounds, site,
-                        {{"detail", Cat("fetch_and_add targets subcore ", target, ", but each core has ", info.subcores,
-                                        " subcore", info.subcores == 1 ? "" : "s")}}));
+    *old = 0;
+    return Refuse(DiagId::kRtBounds, site,
+                  Cat("fetch_and_add targets subcore ", target, ", but each core has ", info.subcores, " subcore",
+                      info.subcores == 1 ? "" : "s"));
   }
   if (offset < 0 || offset + 4 > info.smem_bytes) {
-    return Fail(Finding(DiagId::kRtBounds, site,
-                        {{"detail", Cat("fetch_and_add addresses byte ", offset, " of an SMEM of ", info.smem_bytes,
-                                        " bytes")}}));
+    *old = 0;
+    return Refuse(DiagId::kRtBounds, site,
+                  Cat("fetch_and_add addresses byte ", offset, " of an SMEM of ", info.smem_bytes, " bytes"));
   }
   outbox_.push_back(
       Effect{Effect::Kind::kFetchAndAdd, part_->first + core_ * info.subcores + target, 0, value, offset, old, nullptr});
@@ -426,8 +479,161 @@ int32_t Subcore::Alloc(void* data, int64_t count, int dtype, int first_sem) {
     for (int64_t i = 0; i < count; ++i) sems_[first_sem + i] = Semaphore{};
   } else {
     FillPoison(static_cast<uint8_t*>(data), count, static_cast<ElementType>(dtype));
+    if (local_ != nullptr && first_sem == SCJIT_POISON_UNWRITTEN) {
+      local_->MarkUnwritten(static_cast<uint8_t*>(data), count * ByteWidth(static_cast<ElementType>(dtype)));
+    }
   }
   return 0;
+}
+
+int32_t Subcore::StartAccesses(const scjit_dma& dma, const std::vector<int32_t>& indices, int site, int sem,
+                               int64_t credit, std::shared_ptr<SharedDma>* shared) {
+  if (local_ == nullptr) return 0;
+  *shared = SharedRecord(dma, indices, site);
+  std::optional<AccessProblem> problem = local_->StartDma(dma, indices.data(), site, sem, credit, *shared);
+  if (problem) {
+    *shared = nullptr;
+    return Fail(AccessFinding(*problem, site));
+  }
+  if (*shared != nullptr) shared_started_.push_back(*shared);
+  return 0;
+}
+
+Clock& Subcore::clock() { return (*machine_->clocks())[static_cast<size_t>(index_)]; }
+
+std::shared_ptr<SharedDma> Subcore::SharedRecord(const scjit_dma& dma, const std::vector<int32_t>& indices, int site) {
+  if (machine_->clocks() == nullptr) return nullptr;
+  auto record = std::make_shared<SharedDma>();
+  int64_t w = dma.elem_bytes;
+  auto add = [&](const uint8_t* base, int64_t stride, int64_t n, SharedDma::Kind kind) {
+    if (n <= 0 || stride < 0 || local_->Local(base, ((n - 1) * stride + 1) * w)) return;
+    for (int64_t i = 0; i < n; i = stride == 1 ? n : i + 1) {
+      auto lo = reinterpret_cast<uintptr_t>(base + i * stride * w);
+      uintptr_t hi = stride == 1 ? lo + n * w : lo + w;
+      std::vector<SharedDma::Run>& runs = record->runs;
+      if (!runs.empty() && runs.back().hi == lo && runs.back().kind == kind) {
+        runs.back().hi = hi;
+      } else {
+        runs.push_back(SharedDma::Run{lo, hi, kind});
+      }
+    }
+  };
+  ForEachRun(dma, indices.data(),
+             [&](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
+               add(src, src_stride, n, SharedDma::kRead);
+               add(dst, dst_stride, n, dma.add ? SharedDma::kAdd : SharedDma::kWrite);
+             });
+  if (record->runs.empty()) return nullptr;
+  record->subcore = index_;
+  record->site = site;
+  record->start = clock();
+  return record;
+}
+
+bool Subcore::RepeatsRows(const scjit_dma& dma, const std::vector<int32_t>& indices) {
+  if (dma.indexed != SCJIT_DMA_SCATTER) return false;
+  std::vector<int32_t> sorted = indices;
+  std::sort(sorted.begin(), sorted.end());
+  return std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
+}
+
+// Each destination run's bytes, in ForEachRun order.
+std::vector<uint8_t> Subcore::DestinationBytes(const scjit_dma& dma, const int32_t* indices) {
+  std::vector<uint8_t> out;
+  int64_t w = dma.elem_bytes;
+  ForEachRun(dma, indices, [&](uint8_t* dst, int64_t dst_stride, const uint8_t*, int64_t, int64_t n) {
+    if (dst_stride == 1) {
+      out.insert(out.end(), dst, dst + n * w);
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i) out.insert(out.end(), dst + i * dst_stride * w, dst + i * dst_stride * w + w);
+  });
+  return out;
+}
+
+void Subcore::NoteChanges(const scjit_dma& dma, const int32_t* indices, const std::vector<uint8_t>& before,
+                          SharedDma* record) {
+  int64_t w = dma.elem_bytes;
+  size_t at = 0;
+  // Compared with `before` after the transfer, or else with the source before it.
+  ForEachRun(dma, indices, [&](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
+    auto other = [&](int64_t i) { return before.empty() ? src + i * src_stride * w : before.data() + at; };
+    auto note = [&](uintptr_t lo, uintptr_t hi) {
+      auto& changed = record->changed;
+      if (!changed.empty() && changed.back().second == lo) {
+        changed.back().second = hi;
+      } else {
+        changed.emplace_back(lo, hi);
+      }
+    };
+    // A contiguous run counts as a whole: changed when any of its bytes is.
+    if (dst_stride == 1 && (before.empty() ? src_stride == 1 : true)) {
+      if (std::memcmp(dst, other(0), static_cast<size_t>(n * w)) != 0) {
+        note(reinterpret_cast<uintptr_t>(dst), reinterpret_cast<uintptr_t>(dst + n * w));
+      }
+      at += before.empty() ? 0 : static_cast<size_t>(n * w);
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i, at += before.empty() ? 0 : static_cast<size_t>(w)) {
+      const uint8_t* d = dst + i * dst_stride * w;
+      if (SameElement(d, other(i), w)) continue;
+      note(reinterpret_cast<uintptr_t>(d), reinterpret_cast<uintptr_t>(d + w));
+    }
+  });
+  record->moved = true;
+}
+
+void Subcore::Consumed(int sem, int64_t amount, int site) {
+  if (local_ == nullptr) return;
+  for (const std::shared_ptr<SharedDma>& retired : local_->Consume(sem, amount)) {
+    TickClock();
+    retired->end = clock()[static_cast<size_t>(index_)];
+    retired->end_site = site;
+  }
+  if (machine_->clocks() != nullptr) Join(clock(), machine_->sem_clock(index_, sem));
+}
+
+int32_t Subcore::AccessFault(int site, bool write, const uint8_t* addr, int64_t bytes) {
+  return AccessCheck(site, write, addr, bytes);
+}
+
+int32_t Subcore::AccessCheck(int site, bool write, const uint8_t* addr, int64_t bytes) {
+  if (machine_->stopping()) return kStatusCancelled;
+  if (local_ == nullptr || bytes <= 0 || !local_->Local(addr, bytes)) return 0;
+  std::optional<AccessProblem> problem = local_->Access(addr, bytes, write);
+  return problem ? Fail(AccessFinding(*problem, site)) : 0;
+}
+
+std::string Subcore::DescribeByte(const uint8_t* p) const {
+  const LaunchLayout& l = layout();
+  if (ctx.vmem != nullptr && p >= ctx.vmem && p < ctx.vmem + l.vmem_bytes) {
+    return l.DescribeByte(MemorySpace::kVmem, p - ctx.vmem);
+  }
+  return l.DescribeByte(MemorySpace::kSmem, p - ctx.smem);
+}
+
+Diagnostic Subcore::AccessFinding(const AccessProblem& problem, int site) {
+  const LaunchLayout& l = layout();
+  const Site& s = l.sites[site];
+  std::string op = s.text.empty() ? s.op : Cat(s.op, " ", s.text);
+  std::string what = DescribeByte(problem.byte);
+  bool dma = s.op == "dma_start" || s.op == "copy";
+  if (problem.kind == AccessProblem::Kind::kUnwritten) {
+    return Finding(DiagId::kRtInit, site,
+                   {{"detail", Cat(op, dma ? " copies " : " reads ", what, ", which nothing has written")}});
+  }
+  bool dma_writes = problem.kind == AccessProblem::Kind::kDmaWrites;
+  std::string other = problem.dma_site >= 0 ? l.Describe(problem.dma_site) : std::string("a DMA");
+  std::string access = problem.write ? " writes " : " reads ";
+  Diagnostic d = Finding(DiagId::kRtRace, site,
+                         {{"detail", Cat(op, access, what, " while the DMA of ", other, " may still be ",
+                                         dma_writes ? "writing" : "reading", " it")}});
+  if (problem.dma_site >= 0) {
+    const Site& o = l.sites[problem.dma_site];
+    d.notes.push_back(Cat("the DMA (", o.op, " ", o.text, ") ", dma_writes ? "writes" : "reads", " ", what,
+                          " from its start until a wait on its semaphore retires it; wait before this op"));
+  }
+  return d;
 }
 
 // A failed debug_check stops its subcore under every --check mode: the kernel
@@ -441,6 +647,9 @@ int32_t Subcore::CheckFailed(int site) {
 }
 
 int32_t Subcore::BoundsError(int site, int what, int dim, int64_t index, int64_t limit) {
+  // Code compiled with bounds checks clamps the index after this call, so a
+  // launch without them runs as code compiled without them does.
+  if (!machine_->options().checks.bounds) return 0;
   const Site& s = layout().sites[site];
   std::string detail;
   switch (what & 0xFF) {
@@ -599,9 +808,19 @@ absl::Status Machine::AllocateArenas() {
       }
     }
   }
+  std::string what = Cat("the arenas of kernel @", layout_.kernel);
+  if (absl::Status s = CheckHostMemory(total, what); !s.ok()) return s;
   memory_.reset(new (std::nothrow) uint8_t[static_cast<size_t>(total)]);
-  if (memory_ == nullptr) return absl::ResourceExhaustedError(Cat("cannot allocate ", total, " bytes of kernel memory"));
+  if (memory_ == nullptr) return HostMemoryError(total, what, "the host is out of memory");
   std::memset(memory_.get(), 0, static_cast<size_t>(total));
+  memory_bytes_ = total;
+  bool instrumented = false;
+  for (const MachinePart& part : parts_) instrumented = instrumented || part.layout->access_checks;
+  if (instrumented || options_.checks.init || options_.checks.race) {
+    shadow_.reset(new (std::nothrow) uint8_t[static_cast<size_t>(total)]);
+    if (shadow_ == nullptr) return absl::ResourceExhaustedError(Cat("cannot allocate ", total, " bytes of kernel memory"));
+    std::memset(shadow_.get(), SCJIT_SHADOW_WRITTEN, static_cast<size_t>(total));
+  }
   uint8_t* next = memory_.get() + (kAlign - reinterpret_cast<uintptr_t>(memory_.get()) % kAlign) % kAlign;
   for (MachinePart& part : parts_) {
     int n = part.count();
@@ -617,10 +836,43 @@ absl::Status Machine::AllocateArenas() {
                          : r.space == MemorySpace::kSmem ? part.smem + i * part.smem_stride
                                                          : part.vmem + i * part.vmem_stride;
         FillPoison(arena + r.offset, r.count, r.element);
+        // Poison is what nothing has written.
+        if (shadow_ != nullptr && options_.checks.init) {
+          std::memset(shadow_.get() + (arena + r.offset - memory_.get()), 0,
+                      static_cast<size_t>(r.count * ByteWidth(r.element)));
+        }
       }
     }
   }
   return absl::OkStatus();
+}
+
+bool Machine::PoisonInChunks(uint8_t* data, int64_t count, ElementType e) {
+  const int64_t chunk = (int64_t{1} << 24) / ByteWidth(e);
+  for (int64_t first = 0; first < count; first += chunk) {
+    if (PastDeadline()) return false;
+    FillPoison(data + first * ByteWidth(e), std::min(chunk, count - first), e);
+  }
+  return true;
+}
+
+LaunchResult Machine::TimedOut(std::string_view during, std::chrono::steady_clock::time_point start) {
+  Diagnostic d = layout_.SiteDiagnostic(DiagId::kRtTimeout, -1,
+                                        {{"what", Cat("kernel @", layout_.kernel)},
+                                         {"seconds", absl::StrFormat("%g", options_.time_limit_seconds)}});
+  d.notes.push_back(Cat("the time ran out while ", during, ", before any subcore ran"));
+  d.help = "raise the limit with --time-limit, or give the kernel smaller buffers";
+  LaunchResult result;
+  result.findings.push_back(std::move(d));
+  result.stats.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+absl::Status Machine::CheckStacks() const {
+  int64_t n = 0;
+  for (const MachinePart& part : parts_) n += part.count();
+  auto bytes = static_cast<int64_t>(StackBytesFor(layout_));
+  return CheckHostMemory(bytes * n, Cat("the stacks of ", n, " subcores (", bytes, " bytes each)"));
 }
 
 void Machine::AddSubcores(const MachinePart& part) {
@@ -640,24 +892,37 @@ void Machine::AddSubcores(const MachinePart& part) {
     c.tick = SCJIT_TICK_PERIOD;
     c.checks = (options_.checks.bounds ? SCJIT_CHECK_BOUNDS : 0) | (options_.checks.any() ? SCJIT_CHECK_SORT_SIGN : 0);
     c.runtime = s.get();
+    if (shadow_ != nullptr) {
+      c.shadow_delta = shadow_.get() - memory_.get();
+      if (options_.checks.init || options_.checks.race) {
+        s->local_ = std::make_unique<LocalAccesses>(
+            std::vector<std::pair<uint8_t*, uint8_t*>>{{c.vmem, c.vmem + l.vmem_bytes}, {c.smem, c.smem + l.smem_bytes}},
+            c.shadow_delta, l.semaphores, options_.checks.init, options_.checks.race);
+      }
+    }
     subcores_.push_back(std::move(s));
   }
 }
 
 absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   auto start = std::chrono::steady_clock::now();
-  deadline_ = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                          std::chrono::duration<double>(options_.time_limit_seconds));
+  deadline_ = options_.time_limit_start.value_or(start) +
+              std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                  std::chrono::duration<double>(options_.time_limit_seconds));
+  auto param_error = [](std::string detail) {
+    return DiagnosticStatus(MakeDiagnostic(DiagId::kIoParam, nullptr, Location{}, {{"detail", std::move(detail)}}));
+  };
   if (params.size() != layout_.params.size()) {
-    return absl::InvalidArgumentError(Cat("kernel @", layout_.kernel, " takes ", layout_.params.size(), " parameters, got ",
-                                          params.size()));
+    return param_error(Cat("kernel @", layout_.kernel, " takes ", layout_.params.size(), " parameters, got ",
+                           params.size()));
   }
   for (size_t p = 0; p < params.size(); ++p) {
     if (params[p].bytes != layout_.params[p].bytes()) {
-      return absl::InvalidArgumentError(Cat("parameter %", layout_.params[p].name, " needs ", layout_.params[p].bytes(),
-                                            " bytes, got ", params[p].bytes));
+      return param_error(Cat("parameter %", layout_.params[p].name, " needs ", layout_.params[p].bytes(),
+                             " bytes, got ", params[p].bytes));
     }
   }
+  if (absl::Status s = CheckStacks(); !s.ok()) return s;
   if (absl::Status s = AllocateArenas(); !s.ok()) return s;
   hbm_.assign(layout_.params.size(), nullptr);
   hbm_bytes_.assign(layout_.params.size(), 0);
@@ -666,9 +931,12 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
     if (param.staged() || param.semaphore) continue;
     hbm_[p] = params[p].data;
     hbm_bytes_[p] = params[p].bytes;
-    if (param.direction == ParamDirection::kOut) FillPoison(params[p].data, param.num_elements(), param.dtype);
+    if (param.direction == ParamDirection::kOut && !PoisonInChunks(params[p].data, param.num_elements(), param.dtype)) {
+      return TimedOut(Cat("filling %", param.name, " with the poison pattern"), start);
+    }
   }
   Stage(params, /*in=*/true);
+  if (PastDeadline()) return TimedOut("allocating the arenas and staging the parameters", start);
   if (options_.threads > 1) {
     shared_writes_ = std::make_unique<SharedWrites>();
     for (size_t p = 0; p < hbm_.size(); ++p) shared_writes_->AddRegion(hbm_[p], hbm_bytes_[p]);
@@ -681,6 +949,15 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   subcores_.clear();
   for (const MachinePart& part : parts_) AddSubcores(part);
   int n = static_cast<int>(subcores_.size());
+  if (options_.checks.race) {
+    races_ = std::make_unique<SharedAccesses>();
+    clocks_.assign(static_cast<size_t>(n), Clock(static_cast<size_t>(n), 0));
+    sem_clocks_.resize(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      clocks_[static_cast<size_t>(i)][static_cast<size_t>(i)] = 1;
+      sem_clocks_[static_cast<size_t>(i)].resize(static_cast<size_t>(subcores_[static_cast<size_t>(i)]->layout().semaphores));
+    }
+  }
   StageSemaphores(params, /*in=*/true);
   // Stacks hold the kernel's frame (large values live there) and the runtime
   // calls it makes; a shared pool whose stacks are too small is not used.
@@ -754,6 +1031,7 @@ void Machine::FinishSubcore(Subcore& s, int32_t status) {
 
 absl::Status Machine::Settle() {
   int n = static_cast<int>(subcores_.size());
+  if (races_ != nullptr) CheckSharedAccesses();
   // Effects between subcores, in subcore order (or a seeded permutation),
   // before the end checks: a signal of this epoch to a subcore that finished in
   // it counts in RT-SYNC's check.
@@ -766,6 +1044,7 @@ absl::Status Machine::Settle() {
       if (e.kind == Effect::Kind::kSignal) {
         t.sems_[e.sem].value += e.amount;
         t.sems_[e.sem].last_site = e.site;
+        if (e.clock != nullptr) Join(sem_clock(e.target, e.sem), *e.clock);
       } else if (e.kind == Effect::Kind::kSharedAdd) {
         Transfer(e.dma->dma, e.dma->indices.data());
         if (e.sem >= 0) {
@@ -779,6 +1058,13 @@ absl::Status Machine::Settle() {
         int32_t sum = static_cast<int32_t>(static_cast<uint32_t>(old) + static_cast<uint32_t>(e.amount));
         std::memcpy(word, &sum, 4);
         *e.result = old;
+        if (t.local_ != nullptr) t.local_->MarkWritten(word, 4);
+        if (races_ != nullptr) {  // an atomic: ordered with every other on the word
+          Clock& w = word_clocks_[{e.target, e.offset}];
+          Join(w, clocks_[static_cast<size_t>(i)]);
+          Join(clocks_[static_cast<size_t>(i)], w);
+          ++clocks_[static_cast<size_t>(i)][static_cast<size_t>(i)];
+        }
       }
     }
     subcores_[i]->outbox_.clear();
@@ -835,6 +1121,7 @@ absl::Status Machine::Settle() {
         Semaphore& sem = s.sems_[s.wait_sem_];
         if (sem.value >= s.wait_amount_) {
           sem.value -= s.wait_amount_;
+          s.Consumed(s.wait_sem_, s.wait_amount_, s.wait_site_);
           wake(s, false);
           progress = true;
         }
@@ -857,6 +1144,83 @@ absl::Status Machine::Settle() {
   return absl::OkStatus();
 }
 
+void Machine::CheckSharedAccesses() {
+  std::vector<SharedRace> races;
+  for (auto& s : subcores_) {
+    for (const std::shared_ptr<SharedDma>& dma : s->shared_started_) races_->Add(dma, &races);
+    s->shared_started_.clear();
+  }
+  races_->Resolve(&races);
+  for (const SharedRace& race : races) {
+    Subcore& s = *subcores_[static_cast<size_t>(race.later->subcore)];
+    s.findings_.push_back(s.Made(RaceFinding(race)));
+  }
+  // Now and then, forget what every subcore that may still run is ordered after.
+  if (++settles_ % 16 != 0) return;
+  Clock floor;
+  for (auto& s : subcores_) {
+    if (s->finished_) continue;
+    const Clock& c = clocks_[static_cast<size_t>(s->index_)];
+    if (floor.empty()) {
+      floor = c;
+    } else {
+      for (size_t k = 0; k < floor.size(); ++k) floor[k] = std::min(floor[k], c[k]);
+    }
+  }
+  if (!floor.empty()) races_->Forget(floor);
+}
+
+Diagnostic Machine::RaceFinding(const SharedRace& race) {
+  const Subcore& later = *subcores_[static_cast<size_t>(race.later->subcore)];
+  const Subcore& earlier = *subcores_[static_cast<size_t>(race.earlier->subcore)];
+  auto verb = [](SharedDma::Kind k, bool ing) {
+    switch (k) {
+      case SharedDma::kRead: return ing ? "reading" : "reads";
+      case SharedDma::kAdd: return ing ? "adding into" : "adds into";
+      default: return ing ? "writing" : "writes";
+    }
+  };
+  const Site& site = later.layout().sites[static_cast<size_t>(race.later->site)];
+  std::string what = DescribeShared(race.byte);
+  Diagnostic d = later.Finding(
+      DiagId::kRtRace, race.later->site,
+      {{"detail", Cat(site.op, " ", site.text, " ", verb(race.later_kind, false), " ", what, " while the DMA of ",
+                      earlier.layout().Describe(race.earlier->site), " on ", SubcoreName(race.earlier->subcore),
+                      " may still be ", verb(race.earlier_kind, true), " it")}});
+  const Site& other = earlier.layout().sites[static_cast<size_t>(race.earlier->site)];
+  std::string retired = race.earlier->end_site >= 0
+                            ? Cat("retired by ", earlier.layout().Describe(race.earlier->end_site))
+                            : std::string("not waited yet");
+  d.notes.push_back(Cat("the other DMA (", other.op, " ", other.text, ", ", retired,
+                        ") and this one are not ordered: a barrier, or a semaphore signal and wait, between them "
+                        "would order them"));
+  return d;
+}
+
+std::string Machine::DescribeShared(uintptr_t byte) const {
+  for (size_t p = 0; p < hbm_.size(); ++p) {
+    auto base = reinterpret_cast<uintptr_t>(hbm_[p]);
+    if (hbm_[p] == nullptr || byte < base || byte >= base + static_cast<uintptr_t>(hbm_bytes_[p])) continue;
+    const ParamLayout& param = layout_.params[p];
+    int64_t element = static_cast<int64_t>(byte - base) / std::max(1, ByteWidth(param.dtype));
+    std::string index;
+    for (int d = static_cast<int>(param.shape.size()) - 1; d >= 0; --d) {
+      int64_t size = std::max<int64_t>(param.shape[static_cast<size_t>(d)], 1);
+      index = Cat(element % size, index.empty() ? "" : ", ", index);
+      element /= size;
+    }
+    return param.shape.empty() ? Cat("%", param.name) : Cat("%", param.name, "[", index, "]");
+  }
+  for (const MachinePart& part : parts_) {
+    for (int c = 0; c < part.layout->cores; ++c) {
+      auto base = reinterpret_cast<uintptr_t>(part.shared + c * part.shared_stride);
+      if (byte < base || byte >= base + static_cast<uintptr_t>(part.layout->vmem_shared_bytes)) continue;
+      return Cat(part.layout->DescribeByte(MemorySpace::kVmemShared, static_cast<int64_t>(byte - base)), " of core ", c);
+    }
+  }
+  return "shared memory";
+}
+
 // A barrier opens when every subcore of its part and core waits at one.
 bool Machine::OpenBarriers() {
   bool opened = false;
@@ -869,6 +1233,14 @@ bool Machine::OpenBarriers() {
       if (!all) continue;
       for (int k = 0; k < l.subcores; ++k) scheduler_->MakeRunnable(first + k);
       opened = true;
+      if (races_ == nullptr) continue;
+      // Everything before the barrier on these subcores is before everything after it.
+      Clock met;
+      for (int k = 0; k < l.subcores; ++k) Join(met, clocks_[static_cast<size_t>(first + k)]);
+      for (int k = 0; k < l.subcores; ++k) {
+        clocks_[static_cast<size_t>(first + k)] = met;
+        ++clocks_[static_cast<size_t>(first + k)][static_cast<size_t>(first + k)];
+      }
     }
   }
   return opened;

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <random>
 #include <set>
@@ -22,7 +23,9 @@
 #include "runtime/abi.h"
 #include "runtime/findings.h"
 #include "runtime/launch.h"
+#include "runtime/local_accesses.h"
 #include "runtime/scheduler.h"
+#include "runtime/shared_races.h"
 #include "runtime/shared_writes.h"
 
 namespace scjit {
@@ -54,6 +57,7 @@ struct StartedDma {
   int site;
   int64_t credit;  // what it adds to its semaphore (Credit)
   std::vector<int32_t> indices;
+  std::shared_ptr<SharedDma> shared;  // race check: its accesses to shared memory
 };
 
 // One semaphore of one subcore.
@@ -75,6 +79,7 @@ struct Effect {
   int32_t* result = nullptr;  // fetch_and_add: where the old value goes
   std::shared_ptr<StartedDma> dma;  // kSharedAdd: an adding DMA into HBM/VMEM_SHARED
   int site = -1;                    // kSignal: the sem_signal
+  std::shared_ptr<const Clock> clock;  // kSignal, race check: the signaller's clock
 };
 
 // One part of a launch (a kernel of one part has one): its layout and code, and
@@ -115,6 +120,8 @@ class Subcore {
   int32_t FetchAndAdd(int64_t offset, int32_t value, int target, int site, int32_t* old);
   int32_t DebugPrint(int site, int kind, int dtype, const void* data, int64_t count, const scjit_ref* ref);
   int32_t Alloc(void* data, int64_t count, int dtype, int first_sem);
+  int32_t AccessFault(int site, bool write, const uint8_t* addr, int64_t bytes);
+  int32_t AccessCheck(int site, bool write, const uint8_t* addr, int64_t bytes);
   int32_t CheckFailed(int site);
   int32_t BoundsError(int site, int what, int dim, int64_t index, int64_t limit);
   int32_t Warning(int site, int what);
@@ -133,8 +140,14 @@ class Subcore {
   int32_t Fail(Diagnostic d);
   // A finding at `site` (the machine names the subcore when it merges them).
   Diagnostic Finding(DiagId id, int site, std::initializer_list<DiagArg> args) const;
+  // A finding of check `id` (RT-BOUNDS: bounds, RT-SYNC: sync) when the launch
+  // runs that check; the op it is about is refused (does nothing) either way,
+  // so that no check, on or off, lets an op touch memory outside the kernel's
+  // buffers. Returns the status to give the kernel.
+  int32_t Refuse(DiagId id, int site, std::string detail);
+  // False when the op is refused; `status` is then what to return.
   bool ValidSemaphore(int sem, int site, int32_t* status);
-  int32_t CheckDma(const scjit_dma& dma, int site);
+  bool ValidDma(const scjit_dma& dma, int site, int32_t* status);
   // Copies an indirect DMA's index list into `out` and checks its entries
   // against the indexed dimension (RT-BOUNDS when checks are on).
   int32_t ReadIndices(const scjit_dma& dma, int site, std::vector<int32_t>* out);
@@ -142,11 +155,38 @@ class Subcore {
   // an adding DMA into memory other subcores share is instead handed to the
   // machine, which applies it at the next settle (`settling`: this is it).
   // Returns true when it was handed over.
-  bool Execute(const scjit_dma& dma, int site, int64_t credit, std::vector<int32_t>* indices, int sem, bool settling);
+  bool Execute(const scjit_dma& dma, int site, int64_t credit, std::vector<int32_t>* indices, int sem, bool settling,
+               const std::shared_ptr<SharedDma>& shared = nullptr);
   // Moves pending DMAs of `s` (start order) until it holds, or will hold after
   // the next settle, `bytes` (or all).
   void Complete(int sem, int64_t bytes, bool settling = false);
   void Count(RuntimeOp op) { ++ops_[static_cast<size_t>(op)]; }
+  // A wait at `site` took `amount` from semaphore `sem`: the checks retire
+  // DMAs by it, and the subcore now knows what the signals to it knew.
+  void Consumed(int sem, int64_t amount, int site);
+  // Race check: this subcore's clock, and a tick of its own entry.
+  Clock& clock();
+  void TickClock() { ++clock()[static_cast<size_t>(index_)]; }
+  // Race check: the accesses of `dma` to shared memory (null when the check is
+  // off or it has none), made at `site`.
+  std::shared_ptr<SharedDma> SharedRecord(const scjit_dma& dma, const std::vector<int32_t>& indices, int site);
+  // Race check: records which bytes of its destination a plain DMA changed
+  // (writes of identical bytes are no race), given their bytes before it.
+  // `before` (DestinationBytes) is needed only when a scatter repeats a row;
+  // otherwise NoteChanges compares the source with the destination ahead of
+  // the transfer (empty `before`).
+  static bool RepeatsRows(const scjit_dma& dma, const std::vector<int32_t>& indices);
+  static std::vector<uint8_t> DestinationBytes(const scjit_dma& dma, const int32_t* indices);
+  static void NoteChanges(const scjit_dma& dma, const int32_t* indices, const std::vector<uint8_t>& before,
+                          SharedDma* record);
+  // RT-INIT or RT-RACE for `problem`, met by the op at `site`.
+  Diagnostic AccessFinding(const AccessProblem& problem, int site);
+  // Checks and marks the bytes a starting DMA (sem -1: a copy) touches in this
+  // subcore's memories.
+  int32_t StartAccesses(const scjit_dma& dma, const std::vector<int32_t>& indices, int site, int sem, int64_t credit,
+                        std::shared_ptr<SharedDma>* shared);
+  // "%buf[3]" for a byte of this subcore's memories.
+  std::string DescribeByte(const uint8_t* p) const;
 
   // A finding of this subcore (named by the machine when it merges them, unless
   // `name_subcore` is false).
@@ -164,6 +204,8 @@ class Subcore {
   std::vector<int64_t> ops_;
   int64_t dma_bytes_ = 0;
   std::vector<int32_t> indices_;  // the index list of an eager or synchronous DMA
+  std::unique_ptr<LocalAccesses> local_;  // init or race checks on
+  std::vector<std::shared_ptr<SharedDma>> shared_started_;  // race check: this epoch's
 
   Wait wait_ = Wait::kNone;
   int wait_site_ = -1;
@@ -203,18 +245,36 @@ class Machine {
   bool Warned(int part, int site) const { return warned_sites_.contains({part, site}); }
   // The writes into shared memory to order, when several threads run subcores.
   SharedWrites* shared_writes() { return shared_writes_.get(); }
+  // Race check (null when off): each subcore's vector clock, and each
+  // semaphore's (what the signals to it knew), by subcore and index.
+  std::vector<Clock>* clocks() { return races_ != nullptr ? &clocks_ : nullptr; }
+  Clock& sem_clock(int subcore, int sem) { return sem_clocks_[subcore][sem]; }
 
  private:
   // Between epochs (SubcoreScheduler's settle): see scheduler.h.
   absl::Status Settle();
   void FinishSubcore(Subcore& s, int32_t status);
   void ReportDeadlock();
+  // Race check between epochs: this epoch's DMAs against the live accesses.
+  void CheckSharedAccesses();
+  Diagnostic RaceFinding(const SharedRace& race);
+  // "%o[3, 0]" for a byte of an HBM parameter or a VMEM_SHARED arena.
+  std::string DescribeShared(uintptr_t byte) const;
   void Stage(std::span<const ParamBuffer> params, bool in);
   void StagePart(const MachinePart& part, std::span<const ParamBuffer> params, bool in);
   void StageSemaphores(std::span<const ParamBuffer> params, bool in);
   // Sizes and places every part's arenas in one allocation, poisoned as the
   // layouts say.
   absl::Status AllocateArenas();
+  // IO-MEMORY when the subcores' stacks (each as large as the kernel's frame,
+  // where large values live) would not fit the host together.
+  absl::Status CheckStacks() const;
+  // Fills `count` elements at `data` with the poison pattern, 16 MiB at a time,
+  // checking the time limit before each; false when it ran out.
+  bool PoisonInChunks(uint8_t* data, int64_t count, ElementType e);
+  // The result of a launch whose time ran out `during` a step before the kernel
+  // started: one RT-TIMEOUT finding.
+  LaunchResult TimedOut(std::string_view during, std::chrono::steady_clock::time_point start);
   void AddSubcores(const MachinePart& part);
   // Wakes the subcores of each (part, core) that all wait at a barrier; true if any.
   bool OpenBarriers();
@@ -223,6 +283,10 @@ class Machine {
   RunOptions options_;
   std::vector<MachinePart> parts_;
   std::unique_ptr<uint8_t[]> memory_;
+  // A state byte for each byte of memory_ (SCJIT_SHADOW_*), with init or race
+  // checks on, or code compiled with them.
+  std::unique_ptr<uint8_t[]> shadow_;
+  int64_t memory_bytes_ = 0;
   std::vector<uint8_t*> hbm_;
   std::vector<int64_t> hbm_bytes_;
   std::vector<std::unique_ptr<Subcore>> subcores_;
@@ -230,6 +294,12 @@ class Machine {
   std::unique_ptr<SharedWrites> shared_writes_;  // null on one thread
   std::vector<SubcoreFinding> findings_;  // merged per op when the launch ends
   std::set<std::pair<int, int>> warned_sites_;  // (part, site) whose warning was kept
+  // Race check (runtime/shared_races.h).
+  std::unique_ptr<SharedAccesses> races_;
+  std::vector<Clock> clocks_;
+  std::vector<std::vector<Clock>> sem_clocks_;
+  std::map<std::pair<int, int64_t>, Clock> word_clocks_;  // fetch_and_add words
+  int64_t settles_ = 0;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> timed_out_{false};
   std::chrono::steady_clock::time_point deadline_;

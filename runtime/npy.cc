@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <sys/stat.h>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "lowering/base/diagnostic.h"
 #include "lowering/base/float8.h"
 #include "lowering/base/strings.h"
+#include "runtime/host_memory.h"
 
 namespace scjit {
 namespace {
@@ -543,6 +545,19 @@ absl::Status DataSizeError(std::string_view path, const HeaderInfo& info, uint64
 
 std::string ErrnoText(int err) { return err != 0 ? std::strerror(err) : "I/O error"; }
 
+// Before any data is read: a regular file's data must have the header's size
+// (IO-NPY-DATA, as if it had been read), and the data must fit the host's memory
+// (IO-MEMORY); a stream (a pipe) is measured as it is read.
+absl::Status CheckDataSize(std::FILE* f, std::string_view path, const HeaderInfo& info, uint64_t header_end) {
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+    uint64_t size = static_cast<uint64_t>(st.st_size);
+    uint64_t got = size > header_end ? size - header_end : 0;
+    if (got != info.data_bytes) return DataSizeError(path, info, got);
+  }
+  return CheckHostMemory(static_cast<int64_t>(info.data_bytes), Cat("the data of '", path, "'"));
+}
+
 struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
@@ -605,6 +620,7 @@ absl::StatusOr<NpyArray> ReadNpyArray(const std::string& path, std::optional<Ele
   }
   absl::StatusOr<HeaderInfo> info = ParseHeader(head, path, raw_as);
   if (!info.ok()) return info.status();
+  if (absl::Status s = CheckDataSize(file.get(), path, *info, header_end); !s.ok()) return s;
 
   NpyArray array;
   array.dtype = info->dtype;

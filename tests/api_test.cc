@@ -124,11 +124,6 @@ TEST(ApiTest, BadOptionsAreRefused) {
   o.kernel = "@other";
   EXPECT_EQ(DiagnosticsOf(compiler.Compile(Source{"k.scir", testing::kAddOneKernel}, o).status())[0].message,
             "'k.scir' has no kernel @other");
-  o = CompileOptions();
-  o.checks.race = true;
-  absl::StatusOr<Kernel> race = compiler.Compile(Source{"k.scir", testing::kAddOneKernel}, o);
-  EXPECT_TRUE(absl::IsUnimplemented(race.status()));
-  EXPECT_EQ(Message(race.status()), "not implemented yet: --check race");
 }
 
 TEST(ApiTest, EmitsEachStage) {
@@ -204,6 +199,27 @@ TEST(ApiTest, Buffers) {
   EXPECT_EQ(adopted->data()[2], 3);
   EXPECT_TRUE(Buffer().empty());
   EXPECT_FALSE(Buffer::Allocate(DType::kI32, {0})->empty());  // an array of no elements is still one
+}
+
+// Arrays larger than the host are refused with IO-MEMORY (ResourceExhausted),
+// before any memory is taken: by Allocate, and by Generate before it generates.
+TEST(ApiTest, ArraysLargerThanTheHostAreRefused) {
+  const int64_t host = Buffer::HostMemoryBytes();
+  ASSERT_GT(host, int64_t{1} << 20);
+  const std::string reason = "the host has " + std::to_string(host) + " bytes of memory";
+  std::vector<int64_t> shape = {host / 4 + 1};  // one int32 more than the host holds
+  const std::string bytes = std::to_string(shape[0] * 4);
+  absl::Status s = Buffer::Allocate(DType::kI32, shape).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(Message(s), "error[IO-MEMORY]: cannot allocate " + bytes + " bytes for a buffer of int32 (" +
+                            std::to_string(shape[0]) + ",): " + reason +
+                            "\nhelp: make the arrays smaller (a parameter's shape, or fewer --repeat copies), or run "
+                            "on a host with more memory");
+  absl::Status g = Generate("iota", DType::kI32, shape).status();
+  EXPECT_EQ(DiagnosticCodeOf(g), "IO-MEMORY");
+  EXPECT_EQ(g, s);
+  // A spec that does not fit the dtype is refused first, whatever the size.
+  EXPECT_EQ(DiagnosticCodeOf(Generate("randint:0:300", DType::kI8, shape).status()), "IO-USAGE");
 }
 
 // --- Binding and launching ----------------------------------------------------------
@@ -312,9 +328,8 @@ TEST(ApiTest, LaunchOptionsAndStatistics) {
   options.threads = -1;
   EXPECT_EQ(DiagnosticCodeOf(add.Launch({x, o}, options).status()), "IO-USAGE");
   options = LaunchOptions();
-  options.checks = Checks::All();
-  options.checks->init = true;
-  EXPECT_TRUE(absl::IsUnimplemented(add.Launch({x, o}, options).status()));
+  options.checks = Checks::Parse("init,race").value();
+  EXPECT_TRUE(add.Launch({x, o}, options).ok());
 }
 
 TEST(ApiTest, ChecksParseAndPrint) {
@@ -325,10 +340,13 @@ TEST(ApiTest, ChecksParseAndPrint) {
   EXPECT_TRUE(bounds.bounds);
   EXPECT_FALSE(bounds.sync);
   EXPECT_EQ(bounds.ToString(), "bounds");
-  EXPECT_EQ(Checks::Parse("sync,bounds")->ToString(), "all");
+  EXPECT_EQ(Checks::Parse("sync,bounds")->ToString(), "bounds,sync");
+  EXPECT_EQ(Checks::Parse("race,sync,init,bounds")->ToString(), "all");
+  Checks init = *Checks::Parse("init");
+  EXPECT_TRUE(init.init);
+  EXPECT_FALSE(init.race || init.bounds || init.sync);
   EXPECT_EQ(Checks::None().ToString(), "none");
   EXPECT_EQ(DiagnosticCodeOf(Checks::Parse("bounds,speed").status()), "IO-USAGE");
-  EXPECT_TRUE(absl::IsUnimplemented(Checks::Parse("init").status()));
 }
 
 // --- The catalog ----------------------------------------------------------------------

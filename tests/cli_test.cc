@@ -1,4 +1,5 @@
 // jit-run as a user runs it: exit codes, stdout and the exact stderr text.
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -52,6 +53,13 @@ class CliTest : public ::testing::Test {
     return RunCommand("cd '" + dir_ + "' && '" SCJIT_JIT_RUN "' " + args);
   }
   void Write(const std::string& name, const std::string& text) { std::ofstream(dir_ + "/" + name) << text; }
+  // Writes `text` as `name` and runs jit-run on it with `args`: the exit code and
+  // the first line of stderr.
+  std::pair<int, std::string> FirstLine(const std::string& name, const std::string& text, const std::string& args = "") {
+    Write(name, text);
+    CommandResult r = Run(name + " " + args);
+    return {r.exit_code, r.err.substr(0, r.err.find('\n'))};
+  }
   std::string Example(const std::string& name) { return "'" + testing::SourceDir() + "/examples/" + name + "'"; }
 
   std::string dir_;
@@ -239,12 +247,13 @@ TEST_F(CliTest, OutputsAndExpectations) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   r = Run("k.scir --in x=fill:40 --expect o=o.npy");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, R"(jit-run: %o: 1024 of 1024 elements differ from the expectation
-  at [0, 0]: got 41, expected 42
-  at [0, 1]: got 41, expected 42
-  at [0, 2]: got 41, expected 42
-  at [0, 3]: got 41, expected 42
-  at [0, 4]: got 41, expected 42
+  EXPECT_EQ(r.err, R"(error[IO-EXPECT]: %o: 1024 of 1024 elements differ from the expectation
+note: at [0, 0]: got 41, expected 42
+note: at [0, 1]: got 41, expected 42
+note: at [0, 2]: got 41, expected 42
+note: at [0, 3]: got 41, expected 42
+note: at [0, 4]: got 41, expected 42
+help: write the output with --out NAME=FILE.npy to compare it yourself; floats compare bitwise unless --rtol or --atol is given
 )");
   r = Run("k.scir --expect x=o.npy");
   EXPECT_EQ(r.exit_code, 2);
@@ -273,6 +282,25 @@ TEST_F(CliTest, RejectedAndFailingKernels) {
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.err.find("error[SWAP-5]: NotImplementedError: Swap does not support masked scalar stores\n"),
             std::string::npos);
+  // A pipeline's indirect block whose list is in HBM: the DMA rule's code and
+  // text, as for a `copy` with the same list (DMA-21), exit 3.
+  Write("pipe.scir", R"(kernel @k(in %t: hbm<64x16xf32>, inout %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+  pipeline grid(4)
+      in(%t, block [indirect(16), 16], map (%j) -> (idx(%o), 0))
+      body(%tv: vmem<16x16xf32>) {
+  }
+}
+)");
+  r = Run("pipe.scir");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err, R"(pipe.scir:5:53: error[DMA-21]: NotImplementedError: Indices for scatter/gather via `pltpu.async_copy` must be in VMEM, got HBM
+    5 |       in(%t, block [indirect(16), 16], map (%j) -> (idx(%o), 0))
+      |                                                     ^~~~~~~
+note: the index list %o : hbm<16xi32> is in HBM
+help: `copy` the indices into a vmem scratch ref first
+)");
   // A run-time finding: exit 1.
   Write("dead.scir", std::string(Info(*DiagIdFromCode("RT-DEADLOCK")).bad));
   r = Run("dead.scir --threads 1");
@@ -285,6 +313,94 @@ TEST_F(CliTest, RejectedAndFailingKernels) {
   EXPECT_EQ(r.exit_code, 1);
   r = Run("oob.scir --unchecked");
   EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+// Parameters the host cannot hold are an input error (IO-MEMORY, exit 2) before
+// anything is allocated or generated, not an abort; one beyond the target's
+// memories is rejected (exit 3).
+TEST_F(CliTest, SizesBeyondTheHostOrTheTargetFailCleanly) {
+  Write("big.scir", R"(kernel @k(in %a: hbm<1048576x1048576xi32>, out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+}
+)");
+  CommandResult r = Run("big.scir");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "error[IO-MEMORY]: cannot allocate 4398046511168 bytes for the buffers of kernel @k: the host has " +
+                       std::to_string(Buffer::HostMemoryBytes()) +
+                       " bytes of memory\nhelp: make the arrays smaller (a parameter's shape, or fewer --repeat "
+                       "copies), or run on a host with more memory\n");
+  EXPECT_EQ(FirstLine("sems.scir", R"(kernel @k(in %x: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%s: sem<2147483648>)
+{
+}
+)"),
+            std::pair(3, std::string("sems.scir:3:13: error[MESH-SEMAPHORES]: the kernel needs 2147483648 semaphores "
+                                     "per subcore; v7x has 1024")));
+}
+
+// --time-limit bounds the whole run from the inputs' generation on: a large
+// input stops with RT-TIMEOUT (exit 1) while it is generated, and a staged
+// parameter beyond the target's SMEM is rejected at once instead of being filled.
+TEST_F(CliTest, TimeLimitBoundsInputGenerationToo) {
+  Write("gen.scir", R"(kernel @k(inout %a: hbm<67108864xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+}
+)");
+  auto start = std::chrono::steady_clock::now();
+  CommandResult r = Run("gen.scir --time-limit 0.001");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "error[RT-TIMEOUT]: generating iota for int32 (67108864,) ran longer than 0.001 s and was stopped\n"
+            "help: raise the limit with --time-limit, or generate a smaller input\n");
+  EXPECT_EQ(FirstLine("smem.scir", R"(kernel @k(inout %a: smem<2147483647xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+}
+)",
+                      "--time-limit 1"),
+            std::pair(3, std::string("smem.scir:1:17: error[MESH-SMEM]: the kernel needs 8589934592 bytes of SMEM per "
+                                     "subcore; v7x has 65536")));
+}
+
+// `--check` runs exactly the checks it names: a kernel with a negative signal
+// and an out-of-range slice fails each check alone with that check's code only.
+TEST_F(CliTest, EachCheckRunsAlone) {
+  Write("k.scir", R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%sem: sem)
+{
+  %i = const 20 : i32
+  sem_signal %sem, -1
+  copy %x[ds(%i, 4)] -> %o[0:4]
+}
+)");
+  struct Case {
+    std::string check, first_line, absent;
+    int exit_code;
+  };
+  const Case cases[] = {
+      {"bounds",
+       "k.scir:7:3: error[RT-BOUNDS]: a slice starting at 20 does not fit dimension 0 of %x[ds(%i, 4)] -> %o[0:4] "
+       "(valid starts are 0 to 12)",
+       "RT-SYNC", 1},
+      {"sync", "k.scir:6:14: error[RT-SYNC]: sem_signal adds -1; semaphores only count up by signals", "RT-BOUNDS",
+       1},
+      {"warn",
+       "k.scir:6:14: warning[RT-SYNC]: sem_signal adds -1; semaphores only count up by signals", "error[", 0},
+      {"none", "", "RT-", 0},
+  };
+  for (const Case& c : cases) {
+    CommandResult r = Run("k.scir --check " + c.check);
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.check << ": " << r.err;
+    EXPECT_EQ(r.err.substr(0, r.err.find('\n')), c.first_line) << c.check;
+    EXPECT_EQ(r.err.find(c.absent), std::string::npos) << c.check << ": " << r.err;
+  }
 }
 
 TEST_F(CliTest, EmitsEachStage) {
@@ -308,6 +424,7 @@ constexpr char kV7xInfo[] = R"(v7x (the default target)
   VMEM per subcore              524288 bytes (512 KiB)
   SMEM per subcore              65536 bytes (64 KiB, default)
   VMEM_SHARED per core          8388608 bytes (8 MiB, default)
+  semaphores per subcore        1024 (scjit's limit)
   DMA granule                   32 bytes
   32-bit vector register        vector<16xT>, T = i32 u32 f32
   16-bit vector register        vector<32xT> or vector<2x16xT>, T = i16 u16 bf16 f16
@@ -322,6 +439,7 @@ constexpr char kV6eInfo[] = R"(v6e
   VMEM per subcore              262144 bytes (256 KiB)
   SMEM per subcore              65536 bytes (64 KiB, default)
   VMEM_SHARED per core          8388608 bytes (8 MiB, default)
+  semaphores per subcore        1024 (scjit's limit)
   DMA granule                   32 bytes
   32-bit vector register        vector<8xT>, T = i32 u32 f32
   16-bit vector register        vector<16xT> or vector<2x8xT>, T = i16 u16 bf16 f16
@@ -498,8 +616,6 @@ TEST_F(CliTest, UnimplementedOptionsAreRefused) {
   };
   const Case cases[] = {
       {"k.scir --engine interp", "jit-run: not implemented yet: --engine\n"},
-      {"k.scir --check race", "jit-run: not implemented yet: --check race\n"},
-      {"k.scir --check bounds,init", "jit-run: not implemented yet: --check init\n"},
   };
   for (const Case& c : cases) {
     CommandResult r = Run(c.args);

@@ -119,6 +119,15 @@ help: 'for' takes: unroll
     5 |   %v = get %buf[0, 1] : i32
       |            ^~~~~~~~~~
 )"},
+    {"index_window_block", kBody,
+     R"(  pipeline grid(1)
+      in(%x, block [32], map (%i) -> (%i))
+      body(%xv: hbm<32xi32>) {
+  })",
+     R"(index_window_block.scir:6:21: error[IR-INDEX]: the block's 32 elements do not fit dimension 0 of %x : hbm<16xi32> (size 16); the block ref %xv is hbm<32xi32>, a window of the operand, not a buffer
+    6 |       in(%x, block [32], map (%i) -> (%i))
+      |                     ^~
+)"},
     {"kernel_duplicate", kFile,
      R"(kernel @k(in %x: hbm<16xi32>)
     mesh vector(cores = 1, subcores = 1)

@@ -2,6 +2,7 @@
 #include "runtime/generators.h"
 
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "lowering/base/diagnostic.h"
 #include "runtime/half.h"
+#include "runtime/npy.h"
 
 namespace scjit {
 namespace {
@@ -19,6 +21,18 @@ const ElementType kAllTypes[] = {
 #define SCJIT_DTYPE(Enum, ...) ElementType::Enum,
 #include "scjit/dtype.def"
 };
+
+// The array `spec` generates, as CheckGenerator sizes it and GenerateInto fills it.
+absl::StatusOr<NpyArray> GenerateArray(std::string_view spec, ElementType t, const Shape& shape) {
+  absl::StatusOr<int64_t> count = CheckGenerator(spec, t, shape);
+  if (!count.ok()) return count.status();
+  NpyArray a;
+  a.dtype = t;
+  a.shape = shape;
+  a.data.assign(static_cast<size_t>(*count * ByteWidth(t)), 0xAA);  // every byte is written
+  if (absl::Status s = GenerateInto(spec, t, shape, a.data.data()); !s.ok()) return s;
+  return a;
+}
 
 NpyArray Gen(std::string_view spec, ElementType t, const Shape& shape) {
   absl::StatusOr<NpyArray> r = GenerateArray(spec, t, shape);
@@ -388,6 +402,22 @@ TEST(GeneratorsTest, CheckGeneratorSpec) {
   EXPECT_TRUE(CheckGeneratorSpec("fill:1.5").ok());
   EXPECT_EQ(DiagnosticCode(CheckGeneratorSpec("randint:3:0")), "IO-USAGE");
   EXPECT_EQ(DiagnosticCode(CheckGeneratorSpec("nope")), "IO-USAGE");
+}
+
+// Generating checks its time limit between chunks of 2^20 elements: a limit
+// already passed stops it with RT-TIMEOUT before the first; none lets it finish.
+TEST(GeneratorsTest, StopsAtItsTimeLimit) {
+  std::vector<uint8_t> out((size_t{1} << 21) * 4);
+  TimeLimit passed{1, std::chrono::steady_clock::now() - std::chrono::seconds(2)};
+  absl::Status s = GenerateInto("random:3", ElementType::kI32, {int64_t{1} << 21}, out.data(), passed);
+  EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(s.message(),
+            "error[RT-TIMEOUT]: generating random:3 for int32 (2097152,) ran longer than 1 s and was stopped\n"
+            "help: raise the limit with --time-limit, or generate a smaller input");
+  TimeLimit none;
+  EXPECT_TRUE(GenerateInto("random:3", ElementType::kI32, {int64_t{1} << 21}, out.data(), none).ok());
+  EXPECT_EQ(std::vector<uint8_t>(out.begin(), out.begin() + 64),
+            Gen("random:3", ElementType::kI32, {16}).data);  // the same draws, chunk or not
 }
 
 }  // namespace

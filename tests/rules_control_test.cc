@@ -521,7 +521,7 @@ help: use a block size that divides 20 or is a multiple of 8, or pad the array t
     {"MeshVmemOnV6e", "MESH-VMEM", "v6e",
      R"scir(kernel @k(in %x: hbm<16xi32>, inout %y: vmem<16xi32>)
     mesh vector(cores = 1, subcores = 1)
-    scratch(%a: vmem<100000xi32>, %b: vmem<3xi8>, %s: smem<200000xi32>, %sh: vmem_shared<200000xi32>)
+    scratch(%a: vmem<100000xi32>, %b: vmem<3xi8>, %s: smem<10000xi32>, %sh: vmem_shared<200000xi32>)
 {
   scoped {
     %t = alloc vmem<30000xi32>
@@ -529,7 +529,7 @@ help: use a block size that divides 20 or is a multiple of 8, or pad the array t
   scoped {
     %u = alloc vmem<30000xi32>
     scoped {
-      %w = alloc smem<100000xi32>
+      %w = alloc smem<1000xi32>
     }
   }
   scoped {
@@ -538,10 +538,59 @@ help: use a block size that divides 20 or is a multiple of 8, or pad the array t
 }
 )scir",
      R"scir(k.scir:3:13: error[MESH-VMEM]: the kernel needs 524288 bytes of VMEM per subcore; v6e has 262144
-    3 |     scratch(%a: vmem<100000xi32>, %b: vmem<3xi8>, %s: smem<200000xi32>, %sh: vmem_shared<200000xi32>)
+    3 |     scratch(%a: vmem<100000xi32>, %b: vmem<3xi8>, %s: smem<10000xi32>, %sh: vmem_shared<200000xi32>)
       |             ^~
 note: staged vmem parameters take 64 bytes, vmem scratch 400064 bytes, scoped vmem allocations 124160 bytes at their deepest nesting (each in a 64-byte-aligned slot); %a : vmem<100000xi32> is the first to end past the 256 KiB of a v6e vector subcore
 help: keep large data in hbm and stream it through smaller vmem buffers (`dma_start`, `pipeline`), or target a chip with more VMEM
+)scir"},
+    {"MeshSmemOnAScalarMesh", "MESH-SMEM", "",
+     R"scir(kernel @k(in %x: hbm<16xi32>, in %n: smem<1000xi32>)
+    mesh scalar(cores = 2)
+    scratch(%a: smem<8000xi32>, %sh: vmem_shared<16xi32>)
+{
+  %t = alloc smem<8000xi32>
+}
+)scir",
+     R"scir(k.scir:5:3: error[MESH-SMEM]: the kernel needs 68032 bytes of SMEM per subcore; v7x has 65536
+    5 |   %t = alloc smem<8000xi32>
+      |   ^~
+note: staged smem parameters take 4032 bytes, smem scratch 32000 bytes, scoped smem allocations 32000 bytes at their deepest nesting (each in a 64-byte-aligned slot); %t : smem<8000xi32> is the first to end past the 64 KiB of a v7x scalar subcore
+help: keep large data in hbm (or in vmem on a vector mesh) and copy into smem what a step needs
+)scir"},
+    {"MeshVmemShared", "MESH-VMEM-SHARED", "",
+     R"scir(kernel @k(in %x: hbm<16xi32>, inout %y: vmem_shared<1024x256xi32>)
+    mesh vector(cores = 2, subcores = 16)
+    scratch(%a: vmem_shared<1024x1536xi32>, %v: vmem<1024xi32>)
+{
+  scoped {
+    %t = alloc vmem_shared<257x1024xi32>
+  }
+}
+)scir",
+     R"scir(k.scir:6:5: error[MESH-VMEM-SHARED]: the kernel needs 8392704 bytes of VMEM_SHARED per SparseCore; v7x has 8388608
+    6 |     %t = alloc vmem_shared<257x1024xi32>
+      |     ^~
+note: staged vmem_shared parameters take 1048576 bytes, vmem_shared scratch 6291456 bytes, scoped vmem_shared allocations 1052672 bytes at their deepest nesting (each in a 64-byte-aligned slot); %t : vmem_shared<257x1024xi32> is the first to end past the 8 MiB of a v7x SparseCore
+help: keep large data in hbm and move through vmem_shared only what the SparseCore's subcores share at one time
+)scir"},
+    {"MeshSemaphores", "MESH-SEMAPHORES", "",
+     R"scir(kernel @k(in %x: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 2)
+    scratch(%in: dma_sem<2x250>, %out: dma_sem<2x250>, %done: sem)
+{
+  scoped {
+    %s = alloc sem<20>
+  }
+  scoped {
+    %t = alloc dma_sem<30>
+  }
+}
+)scir",
+     R"scir(k.scir:9:5: error[MESH-SEMAPHORES]: the kernel needs 1031 semaphores per subcore; v7x has 1024
+    9 |     %t = alloc dma_sem<30>
+      |     ^~
+note: semaphore parameters hold 0 semaphores, semaphore scratch 1001 semaphores, scoped semaphore allocations 30 semaphores at their deepest nesting; %t : dma_sem<30> is the first to end past the 1024 semaphores of a v7x vector subcore
+help: reuse semaphores: a DMA semaphore counts bytes, so one can serve several copies waited together, and a semaphore array can be indexed with a loop variable modulo its size
 )scir"},
 };
 
@@ -713,7 +762,7 @@ kernel @k(in %x: hbm<16xi32>)
     {"VmemExactlyFull", "",
      R"scir(kernel @k(in %x: hbm<16xi32>, inout %y: vmem<16xi32>)
     mesh vector(cores = 1, subcores = 1)
-    scratch(%a: vmem<100000xi32>, %b: vmem<3xi8>, %s: smem<200000xi32>, %sh: vmem_shared<200000xi32>)
+    scratch(%a: vmem<100000xi32>, %b: vmem<3xi8>, %s: smem<10000xi32>, %sh: vmem_shared<200000xi32>)
 {
   scoped {
     %t = alloc vmem<30000xi32>
@@ -721,12 +770,35 @@ kernel @k(in %x: hbm<16xi32>)
   scoped {
     %u = alloc vmem<30000xi32>
     scoped {
-      %w = alloc smem<100000xi32>
+      %w = alloc smem<1000xi32>
     }
   }
   scoped {
     %z = alloc vmem<31040xi32>
   }
+}
+)scir"},
+    {"SmemExactlyFull", "",
+     R"scir(kernel @k(in %x: hbm<16xi32>, in %n: smem<1000xi32>)
+    mesh scalar(cores = 2)
+    scratch(%a: smem<8000xi32>, %sh: vmem_shared<16xi32>)
+{
+  scoped {
+    %t = alloc smem<7376xi32>
+  }
+}
+)scir"},
+    {"VmemSharedExactlyFull", "",
+     R"scir(kernel @k(inout %y: vmem_shared<2048x1024xi32>)
+    mesh scalar(cores = 2)
+{
+}
+)scir"},
+    {"SemaphoresExactlyAtTheLimit", "",
+     R"scir(kernel @k(in %x: hbm<16xi32>, in %ready: sem<24>)
+    mesh scalar(cores = 1)
+    scratch(%sems: dma_sem<2x500>)
+{
 }
 )scir"},
 };

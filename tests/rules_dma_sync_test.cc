@@ -446,6 +446,70 @@ help: `copy` the indices into a vmem scratch ref first
 VECTOR_KERNEL R"(  copy %x[0:16] -> %buf
 }
 )"},
+{"Dma21PipelineIndexRef",
+VECTOR_KERNEL R"(  pipeline grid(4)
+      in(%t, block [indirect(16), 8], map (%j) -> (idx(%hi), 0))
+      body(%tv: vmem<16x8xi32>) {
+  }
+}
+)",
+R"(k.scir:8:52: error[DMA-21]: NotImplementedError: Indices for scatter/gather via `pltpu.async_copy` must be in VMEM, got HBM
+    8 |       in(%t, block [indirect(16), 8], map (%j) -> (idx(%hi), 0))
+      |                                                    ^~~~~~~~
+note: the index list %hi : hbm<16xi32> is in HBM
+help: `copy` the indices into a vmem scratch ref first
+)",
+VECTOR_KERNEL R"(  pipeline grid(4)
+      in(%t, block [indirect(16), 8], map (%j) -> (idx(%ids), 0))
+      body(%tv: vmem<16x8xi32>) {
+  }
+}
+)"},
+{"Dma18PipelineIndexRef",
+VECTOR_KERNEL R"(  pipeline grid(4)
+      out(%t, block [indirect(8), 8], map (%j) -> (idx(%m), 0))
+      body(%tv: vmem<8x8xi32>) {
+  }
+}
+)",
+R"(k.scir:8:52: error[DMA-18]: NotImplementedError: Only 1D indices are supported by scatter/gather via `pltpu.async_copy` on SparseCore, got rank 2
+    8 |       out(%t, block [indirect(8), 8], map (%j) -> (idx(%m), 0))
+      |                                                    ^~~~~~~
+note: the index list %m : vmem<2x8xi32> has rank 2
+help: flatten the index list to 1-D, or take one row of it with a `view` (`view %ids[%r, :]`)
+)",
+VECTOR_KERNEL R"(  %row = view %m[0] : vmem<8xi32>
+  pipeline grid(4)
+      out(%t, block [indirect(8), 8], map (%j) -> (idx(%row), 0))
+      body(%tv: vmem<8x8xi32>) {
+  }
+}
+)"},
+{"Gen3PipelineIndexVector",
+VECTOR_KERNEL R"(  pipeline grid(4)
+      in(%t, block [indirect(16), 8], map (%j) {
+        %l = iota : vector<16xf32>
+        yield idx(%l), 0
+      })
+      body(%tv: vmem<16x8xi32>) {
+  }
+}
+)",
+R"(k.scir:10:15: error[GEN-3]: error_handling.VerificationError: Pallas encountered an internal verification error. Please file a bug at https://github.com/jax-ml/jax/issues/new/choose. Error details: 'tpu.enqueue_indirect_dma' op operand #2 must be memref of 32-bit signless integer values or vector of 32-bit signless integer values of ranks 1, but got 'vector<16xf32>'
+   10 |         yield idx(%l), 0
+      |               ^~~~~~~
+note: the index list %l is vector<16xf32> (MLIR's `see current operation` note is not reproduced)
+help: use an i32 index list (`convert` a vector, or copy the indices into an i32 vmem ref)
+)",
+VECTOR_KERNEL R"(  pipeline grid(4)
+      in(%t, block [indirect(16), 8], map (%j) {
+        %l = iota : vector<16xi32>
+        yield idx(%l), 0
+      })
+      body(%tv: vmem<16x8xi32>) {
+  }
+}
+)"},
 {"Dma22ViewThenIndexer",
 VECTOR_KERNEL R"(  %i = iota : vector<16xi32>
   %g = view %t[idx(%i)] : hbm<16x8xi32>

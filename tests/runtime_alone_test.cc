@@ -117,7 +117,8 @@ TEST(RuntimeAloneTest, FindingsNameTheSiteOfTheLayout) {
   // Buffers of the wrong size never reach the kernel.
   params[1].bytes = 4;
   EXPECT_EQ(RunKernel(layout, BadSemaphoreKernel, params, RunOptions()).status().message(),
-            "parameter %o needs 256 bytes, got 4");
+            "error[IO-PARAM]: parameter %o needs 256 bytes, got 4\n"
+            "help: bind one buffer to each parameter that has data, by name or by position");
 }
 
 TEST(RuntimeAloneTest, LayoutsRoundTripAndCorruptionIsDetected) {

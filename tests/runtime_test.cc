@@ -284,6 +284,91 @@ note: in kernel @k, subcore (core 0, subcore 1)
 )");
 }
 
+// Each check is independent of the others (Checks): a kernel compiled with
+// every check and launched with some of them makes the findings of those only.
+// A refused op (a negative signal, a DMA whose sides differ) does nothing under
+// every setting, so `warn` runs as `none` does and reports what `all` would.
+constexpr char kTwoMistakes[] = R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%sem: sem, %buf: vmem<16xi32>)
+{
+  %m = const -1 : i32
+  sem_signal %sem, %m
+  %i = const 20 : i32
+  copy %x -> %o
+  copy %x[ds(%i, 4)] -> %buf[0:4]
+}
+)";
+
+TEST(FindingsTest, EachCheckIsIndependent) {
+  const std::string sync = R"(test.scir:6:14: error[RT-SYNC]: sem_signal adds -1; semaphores only count up by signals
+    6 |   sem_signal %sem, %m
+      |              ^~~~
+note: in kernel @k, subcore (core 0, subcore 0)
+)";
+  const std::string bounds =
+      R"(test.scir:9:3: error[RT-BOUNDS]: a slice starting at 20 does not fit dimension 0 of %x[ds(%i, 4)] -> %buf[0:4] (valid starts are 0 to 12)
+    9 |   copy %x[ds(%i, 4)] -> %buf[0:4]
+      |   ^~~~
+note: in kernel @k, subcore (core 0, subcore 0)
+)";
+  auto warning = [](std::string s) { return s.replace(s.find("error["), 5, "warning"); };
+  struct Case {
+    const char* checks;
+    std::string findings;
+  };
+  const Case cases[] = {
+      {"all", sync},  // the first error stops the launch
+      {"sync", sync},
+      {"bounds", bounds},
+      {"none", ""},
+      {"warn", warning(sync) + warning(bounds)},
+  };
+  std::vector<int32_t> x(16);
+  for (int i = 0; i < 16; ++i) x[i] = 3 * i;
+  for (const Case& c : cases) {
+    LaunchOptions launch;
+    launch.checks = *Checks::Parse(c.checks);
+    testing::Run run = RunText(kTwoMistakes, {{"x", Bytes(x)}}, {}, launch);
+    ASSERT_TRUE(run.status.ok()) << run.status;
+    EXPECT_EQ(run.Findings(), c.findings) << "--check " << c.checks;
+    if (run.findings.empty() || run.findings[0].severity == Severity::kWarning) {
+      EXPECT_EQ(run.As<int32_t>("o"), x) << "--check " << c.checks;  // the run went on to its end
+    }
+  }
+}
+
+// A DMA whose sides differ in shape (sizes known only at run time) moves
+// nothing, reported or not.
+TEST(FindingsTest, RefusedDmaMovesNothing) {
+  const std::string kernel = R"(kernel @k(in %x: hbm<16xi32>, in %n: smem<2xi32>, inout %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+  %a = get %n[0] : i32
+  %b = get %n[1] : i32
+  copy %x[ds(0, %a)] -> %o[ds(0, %b)]
+}
+)";
+  std::vector<int32_t> x(16, 7), o(16, -1);
+  for (const char* checks : {"warn", "none"}) {
+    LaunchOptions launch;
+    launch.checks = *Checks::Parse(checks);
+    testing::Run run =
+        RunText(kernel, {{"x", Bytes(x)}, {"n", Bytes(std::vector<int32_t>{4, 8})}, {"o", Bytes(o)}}, {}, launch);
+    ASSERT_TRUE(run.status.ok()) << run.status;
+    EXPECT_EQ(run.As<int32_t>("o"), o) << checks;
+    EXPECT_EQ(run.Findings(),
+              std::string(checks) == "none"
+                  ? ""
+                  : R"(test.scir:6:3: warning[RT-BOUNDS]: copy %x[ds(0, %a)] -> %o[ds(0, %b)] copies a source of shape (4,) into a destination of shape (8,)
+    6 |   copy %x[ds(0, %a)] -> %o[ds(0, %b)]
+      |   ^~~~
+note: in kernel @k, subcore (core 0, subcore 0)
+)")
+        << checks;
+  }
+}
+
 TEST(FindingsTest, EndlessLoopsAreStopped) {
   LaunchOptions launch;
   launch.time_limit_seconds = 0.2;
@@ -293,6 +378,39 @@ TEST(FindingsTest, EndlessLoopsAreStopped) {
       |        ^~~~~
 note: subcore (core 0, subcore 0) was still in this loop
 help: look for a loop whose condition never changes; raise the limit with --time-limit
+)");
+}
+
+// The time limit bounds the whole launch: filling a large `out` buffer with the
+// poison pattern checks it between chunks and stops before any subcore runs.
+TEST(FindingsTest, TheTimeLimitBoundsThePoisonFill) {
+  LaunchOptions launch;
+  launch.time_limit_seconds = 0.001;
+  testing::Run run = RunText(R"(kernel @k(out %o: hbm<67108864xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+}
+)",
+                             {}, {}, launch);
+  ASSERT_TRUE(run.status.ok()) << run.status;
+  EXPECT_EQ(run.Findings(), R"(test.scir: error[RT-TIMEOUT]: kernel @k ran longer than 0.001 s and was stopped
+note: the time ran out while filling %o with the poison pattern, before any subcore ran
+help: raise the limit with --time-limit, or give the kernel smaller buffers
+)");
+  EXPECT_EQ(run.stats.subcores, 0);
+  // A limit counted from before the launch (jit-run's, from its inputs) that has
+  // already passed stops it at the same place.
+  launch.time_limit_seconds = 1;
+  launch.time_limit_start = std::chrono::steady_clock::now() - std::chrono::seconds(2);
+  run = RunText(R"(kernel @k(out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+}
+)",
+                {}, {}, launch);
+  EXPECT_EQ(run.Findings(), R"(test.scir: error[RT-TIMEOUT]: kernel @k ran longer than 1 s and was stopped
+note: the time ran out while filling %o with the poison pattern, before any subcore ran
+help: raise the limit with --time-limit, or give the kernel smaller buffers
 )");
 }
 

@@ -249,7 +249,7 @@ constexpr OptionSpec kOptions[] = {
     {"--time", false, false, true, "", "print compile and run times", SetTime},
     {"--repeat", true, false, true, "N", "time N launches after one warm-up", SetRepeat},
     {"--report", true, false, true, "FILE.json", "write timings and launch statistics as JSON", SetReport},
-    {"--time-limit", true, false, true, "SECONDS", "stop a launch running longer (RT-TIMEOUT; default 600, 0: none)",
+    {"--time-limit", true, false, true, "SECONDS", "stop a run taking longer, inputs included (RT-TIMEOUT; default 600, 0: none)",
      SetTimeLimit},
     {"--cache-dir", true, false, true, "DIR", "cache compiled kernels on disk (default: $SCJIT_CACHE_DIR, else none)",
      SetCacheDir},

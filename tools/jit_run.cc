@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,15 @@ int CompileFailure(const absl::Status& status) {
   }
   std::cerr << status.message() << "\n";
   return DiagnosticCodeOf(status).substr(0, 3) == "IO-" ? kExitUsage : kExitRejected;
+}
+
+// The exit code of a run that stopped before or at its launch: 1 for a run-time
+// finding (RT-TIMEOUT while generating the inputs), 2 for what it was given
+// (IO-*: files, buffers, options, the host's memory), else 1.
+int FailureExit(const absl::Status& status) {
+  std::string code = DiagnosticCodeOf(status);
+  if (code.starts_with("RT-")) return kExitFailed;
+  return absl::IsInvalidArgument(status) || code.starts_with("IO-") ? kExitUsage : kExitFailed;
 }
 
 void PrintWarnings(const std::vector<Diagnostic>& warnings) {
@@ -142,7 +152,28 @@ absl::Status MakeDirectory(const std::string& dir) {
   return DiagnosticStatus(CatalogDiagnostic("IO-WRITE", {{"path", dir}, {"reason", ec.message()}}));
 }
 
-absl::StatusOr<Buffers> PrepareBuffers(const Kernel& kernel, const CliOptions& options, bool restage) {
+// IO-MEMORY when the buffers jit-run would hold at once — every parameter's, a
+// pristine copy of each input when relaunching, each --expect array — exceed
+// the host's memory: refused before any is allocated, rather than left to the
+// host's out-of-memory killer.
+absl::Status CheckBuffersFit(const Kernel& kernel, const CliOptions& options, bool restage) {
+  int64_t total = 0;
+  for (const ParamInfo& p : kernel.params()) {
+    if (p.semaphore) continue;
+    int copies = 1 + (restage && p.direction != ParamDirection::kOut) + (FindBinding(options.expects, p.name) != nullptr);
+    total += p.bytes() * copies;
+  }
+  int64_t host = Buffer::HostMemoryBytes();
+  if (total <= host) return absl::OkStatus();
+  return DiagnosticStatus(CatalogDiagnostic(
+      "IO-MEMORY", {{"bytes", Cat(total)},
+                    {"what", Cat("the buffers of kernel @", kernel.name(), restage ? " (with a copy of each input)" : "")},
+                    {"reason", Cat("the host has ", host, " bytes of memory")}}));
+}
+
+absl::StatusOr<Buffers> PrepareBuffers(const Kernel& kernel, const CliOptions& options, bool restage,
+                                       const TimeLimit& limit) {
+  if (absl::Status s = CheckBuffersFit(kernel, options, restage); !s.ok()) return s;
   if (options.save_inputs) {
     if (absl::Status s = MakeDirectory(*options.save_inputs); !s.ok()) return s;
   }
@@ -156,7 +187,7 @@ absl::StatusOr<Buffers> PrepareBuffers(const Kernel& kernel, const CliOptions& o
       const Binding* b = FindBinding(options.inputs, p.name);
       std::string source = b != nullptr ? b->value : p.semaphore ? "zeros" : "iota";
       if (IsGeneratorSpec(source)) {
-        live = Generate(source, p.dtype, p.shape);
+        live = Generate(source, p.dtype, p.shape, limit);
       } else {
         live = ReadNpy(source, p.dtype);
         if (live.ok()) {
@@ -199,8 +230,9 @@ std::string Summary(const ParamInfo& p, const Buffer& a) {
 }
 
 // Compares an output with an expected array: exact (floats bitwise), or within
-// atol + rtol * |expected| when a tolerance is given. Returns "" when equal.
-std::string Compare(const ParamInfo& p, const Buffer& got, const Buffer& want, const CliOptions& options) {
+// atol + rtol * |expected| when a tolerance is given. IO-EXPECT when they differ,
+// with a note for each of the first five differences.
+std::optional<Diagnostic> Compare(const ParamInfo& p, const Buffer& got, const Buffer& want, const CliOptions& options) {
   int64_t n = got.num_elements();
   DType t = got.dtype();
   bool is_float = t == DType::kF32 || t == DType::kF16 || t == DType::kBF16 || t == DType::kF64;
@@ -219,8 +251,8 @@ std::string Compare(const ParamInfo& p, const Buffer& got, const Buffer& want, c
     ++count;
     if (bad.size() < 5) bad.push_back(i);
   }
-  if (count == 0) return "";
-  std::string out = Cat("%", p.name, ": ", count, " of ", n, " elements differ from the expectation");
+  if (count == 0) return std::nullopt;
+  Diagnostic d = CatalogDiagnostic("IO-EXPECT", {{"param", Cat("%", p.name)}, {"count", Cat(count)}, {"total", Cat(n)}});
   for (int64_t i : bad) {
     // The flat index as a multi-index.
     const std::vector<int64_t>& shape = got.shape();
@@ -232,9 +264,9 @@ std::string Compare(const ParamInfo& p, const Buffer& got, const Buffer& want, c
     }
     std::string idx;
     for (size_t d = 0; d < parts.size(); ++d) Append(&idx, d ? ", " : "", parts[d]);
-    Append(&out, "\n  at [", idx, "]: got ", ElementText(got, i), ", expected ", ElementText(want, i));
+    d.notes.push_back(Cat("at [", idx, "]: got ", ElementText(got, i), ", expected ", ElementText(want, i)));
   }
-  return out;
+  return d;
 }
 
 std::string Json(double v) { return absl::StrFormat("%.6f", v); }
@@ -327,8 +359,10 @@ int Main(int argc, char** argv) {
   // With --repeat or --time: one uncounted warm-up launch, then N timed ones,
   // each on freshly staged inputs.
   int launches = options.repeat + (options.repeat > 1 || options.time ? 1 : 0);
-  absl::StatusOr<Buffers> buffers = PrepareBuffers(*kernel, options, launches > 1);
-  if (!buffers.ok()) return PrintStatus(buffers.status(), kExitUsage);
+  // --time-limit bounds the first launch from here: generating its inputs counts.
+  TimeLimit limit{options.time_limit};
+  absl::StatusOr<Buffers> buffers = PrepareBuffers(*kernel, options, launches > 1, limit);
+  if (!buffers.ok()) return PrintStatus(buffers.status(), FailureExit(buffers.status()));
   std::span<const ParamInfo> params = kernel->params();
   std::vector<Buffer> expected(params.size());
   for (const Binding& b : options.expects) {
@@ -348,6 +382,7 @@ int Main(int argc, char** argv) {
   launch.seed = options.seed;
   launch.dma = options.dma;
   launch.time_limit_seconds = options.time_limit;
+  launch.time_limit_start = limit.start;
   launch.log = [](std::string_view text) { std::cerr << text; };
 
   std::vector<double> times;
@@ -355,11 +390,12 @@ int Main(int argc, char** argv) {
   for (int l = 0; l < launches; ++l) {
     if (l > 0) (void)buffers->Restage();
     absl::StatusOr<LaunchResult> r = kernel->Launch(buffers->live, launch);
-    if (!r.ok()) return PrintStatus(r.status(), absl::IsInvalidArgument(r.status()) ? kExitUsage : kExitFailed);
+    if (!r.ok()) return PrintStatus(r.status(), FailureExit(r.status()));
     result = *std::move(r);
     if (l > 0 || launches == 1) times.push_back(result.stats.wall_ms);
     if (result.failed()) break;
-    launch.log = nullptr;  // print once
+    launch.log = nullptr;               // print once
+    launch.time_limit_start.reset();    // each further launch has the whole limit
   }
   std::cerr << result.RenderFindings();
   if (result.failed()) return kExitFailed;
@@ -369,9 +405,8 @@ int Main(int argc, char** argv) {
     const ParamInfo& param = params[p];
     if (param.direction == ParamDirection::kIn) continue;
     if (!expected[p].empty()) {
-      std::string diff = Compare(param, buffers->live[p], expected[p], options);
-      if (!diff.empty()) {
-        std::cerr << "jit-run: " << diff << "\n";
+      if (std::optional<Diagnostic> diff = Compare(param, buffers->live[p], expected[p], options)) {
+        std::cerr << diff->Render();
         exit_code = kExitFailed;
       }
     }

@@ -193,7 +193,7 @@ constexpr std::string_view kFamilies[] = {"AV",   "MESH", "GEN", "XF",  "SHAPE",
 
 // (family position, number) of a catalog ID such as "DMA-12".
 std::pair<int, int> CatalogOrder(std::string_view code) {
-  size_t dash = code.rfind('-');
+  size_t dash = code.find('-');  // MESH-VMEM-SHARED is of family MESH
   std::string_view family = code.substr(0, dash);
   int position = static_cast<int>(std::size(kFamilies));
   for (size_t i = 0; i < std::size(kFamilies); ++i) {
@@ -261,21 +261,26 @@ void PrintTargets() {
             << "**. The chip decides the mesh a `mesh vector` or `mesh scalar`\n"
                "clause without sizes gets (all its cores and subcores), the lanes of a vector\n"
                "register, and the limits the SC rules check: a mesh larger than the chip (MESH-1,\n"
-               "MESH-2), more VMEM per subcore than it has (MESH-VMEM), a vector that is not one\n"
-               "register with `layout_passes = false` (SHAPE-1).\n\n"
+               "MESH-2), more VMEM or SMEM per subcore than it has (MESH-VMEM, MESH-SMEM), more\n"
+               "VMEM_SHARED per SparseCore (MESH-VMEM-SHARED), more semaphores per subcore than\n"
+               "scjit allows (MESH-SEMAPHORES), a vector that is not one register with\n"
+               "`layout_passes = false` (SHAPE-1).\n\n"
                "## The chips\n\n"
                "| target | SparseCores (cores) per chip | vector subcores per core | lanes (32-bit) | VMEM per "
-               "subcore | SMEM per subcore | VMEM_SHARED per core | DMA granule | in JAX 0.10.2 |\n"
-               "|---|---|---|---|---|---|---|---|---|\n";
+               "subcore | SMEM per subcore | VMEM_SHARED per core | semaphores per subcore | DMA granule | in JAX 0.10.2 |\n"
+               "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const TargetInfo& t : Targets()) {
     std::cout << "| " << t.name << (t.name == kDefaultTargetName ? " (default)" : "") << " | " << t.cores << " | "
               << t.subcores << " | " << t.lanes << " | " << t.vmem_bytes / 1024 << " KiB | " << t.smem_bytes / 1024
-              << " KiB | " << t.vmem_shared_bytes / (1 << 20) << " MiB | " << t.dma_granule_bytes << " B | "
+              << " KiB | " << t.vmem_shared_bytes / (1 << 20) << " MiB | " << t.semaphores << " | " << t.dma_granule_bytes << " B | "
               << (t.in_jax ? "yes" : "no") << " |\n";
   }
   std::cout << "\nSMEM and VMEM_SHARED are runtime.md §1's default capacities, the same on every\n"
-               "chip. scjit does not check a kernel against them yet: each subcore's SMEM arena and\n"
-               "each core's VMEM_SHARED arena are as large as the kernel's refs there.\n\n"
+               "chip; the semaphores are scjit's own limit (Pallas states none), large enough for\n"
+               "every kernel of JAX's tests. The SC rules check a kernel against each, as they do\n"
+               "against VMEM: what a subcore (or a SparseCore, for VMEM_SHARED) holds at once —\n"
+               "staged parameters, scratch, the deepest nesting of scoped allocations and\n"
+               "pipeline buffers — must fit.\n\n"
                "## Vector registers\n\n"
                "A register holds `lanes` 32-bit lanes: that many elements of a 32-bit type, twice\n"
                "as many of a 16-bit type and four times as many of an 8-bit type, as a flat vector\n"

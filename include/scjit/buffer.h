@@ -37,8 +37,13 @@ class Buffer {
 
   // A new zero-filled buffer of `dtype` and `shape`, 64-byte aligned.
   // InvalidArgument for a negative dimension or a size beyond 2^62 bytes;
-  // ResourceExhausted when the host has no memory for it.
+  // ResourceExhausted (IO-MEMORY) when it is larger than HostMemoryBytes() or
+  // the host has no memory for it. Pages are taken as they are written.
   static absl::StatusOr<Buffer> Allocate(DType dtype, std::vector<int64_t> shape);
+
+  // The host's memory (physical, or its cgroup's limit when lower): the most a
+  // buffer may hold, and what jit-run's buffers may hold together.
+  static int64_t HostMemoryBytes();
 
   // The caller's `bytes` bytes at `data`, which must hold exactly the array's
   // bytes (InvalidArgument otherwise). Nothing is copied.

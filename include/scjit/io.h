@@ -41,8 +41,10 @@ bool IsGeneratorSpec(std::string_view source);
 // Checks a generator spec's syntax, whatever the dtype (IO-USAGE).
 absl::Status CheckGeneratorSpec(std::string_view spec);
 // A buffer of `dtype` and `shape` filled as `spec` says (IO-USAGE when it does
-// not fit the dtype).
-absl::StatusOr<Buffer> Generate(std::string_view spec, DType dtype, const std::vector<int64_t>& shape);
+// not fit the dtype, IO-MEMORY when the host cannot hold it). Generating stops
+// once `limit` has passed: DeadlineExceeded, RT-TIMEOUT.
+absl::StatusOr<Buffer> Generate(std::string_view spec, DType dtype, const std::vector<int64_t>& shape,
+                                const TimeLimit& limit = {});
 
 // Checks that `buffer`, read from `source` (a path, for messages), fits `param`:
 // its dtype (IO-DTYPE), then its shape (IO-SHAPE).

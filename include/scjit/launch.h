@@ -6,6 +6,7 @@
 #ifndef SCJIT_INCLUDE_SCJIT_LAUNCH_H_
 #define SCJIT_INCLUDE_SCJIT_LAUNCH_H_
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -25,22 +26,34 @@ namespace scjit {
 struct Checks {
   bool bounds = true;  // RT-BOUNDS: indices, slices, lanes and DMA index lists
   bool sync = true;    // RT-SYNC: DMAs never waited, semaphores left non-zero
-  bool init = false;   // RT-INIT: reads of unwritten bytes (not implemented yet)
-  bool race = false;   // RT-RACE: unordered conflicting accesses (not implemented yet)
+  bool init = true;    // RT-INIT: reads of bytes nothing has written
+  bool race = true;    // RT-RACE: unordered accesses to the same bytes, one a write
   bool warn = false;   // findings are warnings: the launch goes on
 
-  // Every check scjit implements (bounds and sync).
+  // Every check.
   static Checks All() { return Checks{}; }
   static Checks None() { return Checks{false, false, false, false, false}; }
   // "all", "none", "warn" (all, as warnings) or a comma list of bounds, init,
-  // race, sync. InvalidArgument (IO-USAGE) for anything else; Unimplemented
-  // for init and race.
+  // race, sync. InvalidArgument (IO-USAGE) for anything else.
   static absl::StatusOr<Checks> Parse(std::string_view text);
 
   bool any() const { return bounds || sync || init || race; }
   // The text Parse reads back: "all", "none", "warn" or a list.
   std::string ToString() const;
   friend bool operator==(const Checks&, const Checks&) = default;
+};
+
+// A time limit that several steps share: `seconds` (0: none) counted from
+// `start`. jit-run's --time-limit is one: it bounds generating the inputs
+// (Generate) and the launch (LaunchOptions::time_limit_start) together.
+struct TimeLimit {
+  double seconds = 0;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+
+  // True once `seconds` have passed since `start` (never with 0 seconds).
+  bool Passed() const {
+    return seconds > 0 && std::chrono::steady_clock::now() - start >= std::chrono::duration<double>(seconds);
+  }
 };
 
 // When a DMA moves its bytes.
@@ -62,8 +75,13 @@ struct LaunchOptions {
   // are compiled into the code: a kernel compiled without them cannot have them
   // at launch.
   std::optional<Checks> checks;
-  // Stops a launch that runs longer (RT-TIMEOUT); 0: no limit.
+  // Stops a launch that runs longer (RT-TIMEOUT); 0: no limit. It bounds the
+  // whole launch: the arenas, the poison fill of `out` buffers and the staging
+  // of parameters as well as the kernel.
   double time_limit_seconds = 0;
+  // When the limit starts counting; default: when Launch is called. jit-run
+  // gives the start of its TimeLimit, so that generating the inputs counts too.
+  std::optional<std::chrono::steady_clock::time_point> time_limit_start;
   // Receives debug_print output, one or more whole lines per call, in a fixed
   // order (subcore order within each epoch); null: discarded. Called from the
   // launching thread only.

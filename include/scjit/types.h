@@ -59,6 +59,7 @@ struct TargetInfo {
   int dma_granule_bytes;      // the DMA granule
   int64_t smem_bytes;         // SMEM of each subcore (runtime.md §1's default)
   int64_t vmem_shared_bytes;  // VMEM_SHARED of each SparseCore (the default)
+  int semaphores;             // semaphores of each subcore (scjit's limit)
   bool in_jax;                // JAX 0.10.2 knows the chip
 };
 

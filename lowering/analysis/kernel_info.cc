@@ -56,6 +56,8 @@ class Planner {
       slot.offset = *end;
       *end = AlignUp(*end + std::max<int64_t>(bytes * copies, 1), kSlotAlign);
       if (poison) info_.layout.poison.push_back(PoisonRange{t.space(), slot.offset, t.NumElements(), t.element()});
+      info_.layout.buffers.push_back(ArenaBuffer{Cat("%", v->name), t.space(), slot.offset, t.element(),
+                                                 Shape(t.shape().begin(), t.shape().end()), copies});
     }
     info_.slots[v] = slot;
     Grow(a);

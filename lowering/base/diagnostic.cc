@@ -218,9 +218,10 @@ bool Decode(Reader& r, Diagnostic* d) {
 
 }  // namespace
 
-absl::Status DiagnosticsStatus(const std::vector<Diagnostic>& diagnostics, std::string rendered) {
+absl::Status DiagnosticsStatus(const std::vector<Diagnostic>& diagnostics, std::string rendered,
+                               absl::StatusCode code) {
   if (!rendered.empty() && rendered.back() == '\n') rendered.pop_back();
-  absl::Status status = absl::InvalidArgumentError(rendered);
+  absl::Status status(code, rendered);
   Writer w;
   w.Put<uint64_t>(diagnostics.size());
   for (const Diagnostic& d : diagnostics) Encode(w, d);
@@ -229,6 +230,10 @@ absl::Status DiagnosticsStatus(const std::vector<Diagnostic>& diagnostics, std::
 }
 
 absl::Status DiagnosticStatus(const Diagnostic& d) { return DiagnosticsStatus({d}, d.Render()); }
+
+absl::Status DiagnosticStatus(const Diagnostic& d, absl::StatusCode code) {
+  return DiagnosticsStatus({d}, d.Render(), code);
+}
 
 absl::Status DiagnosticsStatus(const std::vector<Diagnostic>& diagnostics) {
   std::string rendered;

@@ -77,7 +77,11 @@ Diagnostic MakeDiagnostic(DiagId id, std::string file, Location loc, std::string
 // callers and tests can tell IO-SHAPE from IO-DTYPE without parsing text.
 // (DiagnosticStatus, DiagnosticsStatus: scjit/diagnostic.h.) `rendered`: their
 // text as the caller wants it shown (a sink sorts them by location).
-absl::Status DiagnosticsStatus(const std::vector<Diagnostic>& diagnostics, std::string rendered);
+absl::Status DiagnosticsStatus(const std::vector<Diagnostic>& diagnostics, std::string rendered,
+                               absl::StatusCode code = absl::StatusCode::kInvalidArgument);
+// One diagnostic as a status of another code than InvalidArgument (IO-MEMORY is
+// ResourceExhausted, RT-TIMEOUT outside a launch DeadlineExceeded).
+absl::Status DiagnosticStatus(const Diagnostic& d, absl::StatusCode code);
 inline constexpr std::string_view kDiagnosticsPayload = "scjit.dev/diagnostics";
 // The code of the first error a status carries, or "" (DiagnosticCodeOf).
 inline std::string DiagnosticCode(const absl::Status& status) { return DiagnosticCodeOf(status); }

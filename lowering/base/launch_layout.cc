@@ -1,5 +1,7 @@
 #include "lowering/base/launch_layout.h"
 
+#include <algorithm>
+
 #include "lowering/base/serialize.h"
 #include "lowering/base/strings.h"
 
@@ -24,6 +26,26 @@ std::string LaunchLayout::Describe(int site) const {
   return Cat(s.op, " at ", where.empty() ? std::string("?") : where, ":", s.loc.line, ":", s.loc.col);
 }
 
+std::string LaunchLayout::DescribeByte(MemorySpace space, int64_t offset) const {
+  for (const ArenaBuffer& b : buffers) {
+    int64_t width = ByteWidth(b.element);
+    int64_t count = 1;
+    for (int64_t d : b.shape) count *= d;
+    if (b.space != space || offset < b.offset || offset >= b.offset + count * width * b.copies) continue;
+    int64_t element = (offset - b.offset) / width;
+    int64_t copy = element / std::max<int64_t>(count, 1);
+    element %= std::max<int64_t>(count, 1);
+    std::string index;
+    for (int d = static_cast<int>(b.shape.size()) - 1; d >= 0; --d) {
+      index = Cat(element % b.shape[d], index.empty() ? "" : ", ", index);
+      element /= b.shape[d];
+    }
+    std::string name = b.shape.empty() ? b.name : Cat(b.name, "[", index, "]");
+    return b.copies > 1 ? Cat(name, " (buffer ", copy, " of ", b.copies, ")") : name;
+  }
+  return Cat("byte ", offset, " of ", SpaceName(space));
+}
+
 Diagnostic LaunchLayout::SiteDiagnostic(DiagId id, int site, std::initializer_list<DiagArg> args) const {
   if (site < 0 || site >= static_cast<int>(sites.size())) return MakeDiagnostic(id, file, Location{}, "", args);
   const Site& s = sites[site];
@@ -35,7 +57,7 @@ Diagnostic LaunchLayout::SiteDiagnostic(DiagId id, int site, std::initializer_li
 
 namespace {
 
-constexpr uint32_t kLayoutVersion = 4;
+constexpr uint32_t kLayoutVersion = 5;
 
 void Put(Writer& w, const Location& l) {
   w.Put<int32_t>(l.line);
@@ -76,7 +98,7 @@ constexpr int kDTypes = 0
 #define SCJIT_DTYPE(Enum, ir_name, numpy_name, bits, kind, npy_descr) +1
 #include "scjit/dtype.def"
     ;
-constexpr int kSpaceCount = static_cast<int>(MemorySpace::kHost) + 1;  // the last space
+constexpr int kSpaces = static_cast<int>(MemorySpace::kHost) + 1;  // the last space
 constexpr int kTargetCount = 0
 #define SCJIT_TARGET(Enum, ...) +1
 #include "lowering/base/target.def"
@@ -115,6 +137,15 @@ void PutLayout(Writer& w, const LaunchLayout& l) {
     w.Put(p.count);
     w.Put(static_cast<uint8_t>(p.element));
   }
+  w.Put<uint64_t>(l.buffers.size());
+  for (const ArenaBuffer& b : l.buffers) {
+    w.Put(b.name);
+    w.Put(static_cast<uint8_t>(b.space));
+    w.Put(b.offset);
+    w.Put(static_cast<uint8_t>(b.element));
+    w.Put(b.shape);
+    w.Put<int32_t>(b.copies);
+  }
   w.Put<uint64_t>(l.sites.size());
   for (const Site& s : l.sites) {
     w.Put(s.op);
@@ -124,6 +155,7 @@ void PutLayout(Writer& w, const LaunchLayout& l) {
     w.Put(s.file);
   }
   w.Put(l.frame_bytes);
+  w.Put<uint8_t>(l.access_checks);
   w.Put(l.entry);
   w.Put<uint64_t>(l.more_parts.size());
   for (const LaunchLayout& p : l.more_parts) PutLayout(w, p);
@@ -151,7 +183,7 @@ bool GetLayout(Reader& r, LaunchLayout* out, int depth) {
          uint8_t semaphore = 0;
          int64_t bound = 0;  // 0: none
          bool got = r.Get(&p->name) && GetEnum(r, &p->direction, 3) && r.Get(&semaphore) &&
-                    GetEnum(r, &p->dtype, kDTypes) && r.Get(&p->shape) && GetEnum(r, &p->space, kSpaceCount) &&
+                    GetEnum(r, &p->dtype, kDTypes) && r.Get(&p->shape) && GetEnum(r, &p->space, kSpaces) &&
                     r.Get(&p->type_text) && r.Get(&p->offset) && r.Get(&bound) && bound >= 0 &&
                     r.Get(&p->indexed_ref);
          p->semaphore = semaphore != 0;
@@ -161,13 +193,21 @@ bool GetLayout(Reader& r, LaunchLayout* out, int depth) {
   ok = ok && r.Get(&l.vmem_bytes) && r.Get(&l.smem_bytes) && r.Get(&l.vmem_shared_bytes) && r.Get(&semaphores) &&
        r.Get(&l.semaphore_names);
   ok = ok && GetList(r, &l.poison, [&](PoisonRange* p) {
-         return GetEnum(r, &p->space, kSpaceCount) && r.Get(&p->offset) && r.Get(&p->count) &&
-                GetEnum(r, &p->element, kDTypes);
+         return GetEnum(r, &p->space, kSpaces) && r.Get(&p->offset) && r.Get(&p->count) && GetEnum(r, &p->element, kDTypes);
+       });
+  ok = ok && GetList(r, &l.buffers, [&](ArenaBuffer* b) {
+         int32_t copies = 0;
+         bool got = r.Get(&b->name) && GetEnum(r, &b->space, kSpaces) && r.Get(&b->offset) &&
+                    GetEnum(r, &b->element, kDTypes) && r.Get(&b->shape) && r.Get(&copies) && copies >= 1;
+         b->copies = copies;
+         return got;
        });
   ok = ok && GetList(r, &l.sites, [&](Site* s) {
          return r.Get(&s->op) && Get(r, &s->loc) && r.Get(&s->source_line) && r.Get(&s->text) && r.Get(&s->file);
        });
-  ok = ok && r.Get(&l.frame_bytes) && r.Get(&l.entry);
+  uint8_t access_checks = 0;
+  ok = ok && r.Get(&l.frame_bytes) && r.Get(&access_checks) && r.Get(&l.entry);
+  l.access_checks = access_checks != 0;
   ok = ok && GetList(r, &l.more_parts, [&](LaunchLayout* p) { return depth > 0 && GetLayout(r, p, depth - 1); });
   l.cores = cores;
   l.subcores = subcores;

@@ -59,6 +59,19 @@ struct PoisonRange {
   ElementType element = ElementType::kI32;
 };
 
+// A named buffer in an arena (a staged parameter, scratch, an alloc, a
+// pipeline's block buffers), so that findings can name "%buf[3, 5]" rather
+// than a byte offset. Scoped allocs of sibling regions may share bytes: the
+// first buffer holding an address names it.
+struct ArenaBuffer {
+  std::string name;  // with '%'
+  MemorySpace space = MemorySpace::kVmem;
+  int64_t offset = 0;
+  ElementType element = ElementType::kI32;
+  Shape shape;
+  int copies = 1;  // consecutive copies (a pipeline's buffers)
+};
+
 // An op that calls into the runtime, for findings ("barrier at k.scir:12:3").
 struct Site {
   std::string op;           // the op's name: "dma_start"
@@ -85,10 +98,14 @@ struct LaunchLayout {
   int semaphores = 0;             // per subcore
   std::vector<std::string> semaphore_names;  // "%sems[1, 2]", by index
   std::vector<PoisonRange> poison;
+  std::vector<ArenaBuffer> buffers;
   std::vector<Site> sites;
   // The kernel function's stack frame (its allocas, large values included): the
   // runtime sizes subcore stacks from it.
   int64_t frame_bytes = 0;
+  // The code tests the state byte of each VMEM/SMEM access (compiled with init
+  // or race checks): the runtime must give it state bytes (scjit_ctx::shadow_delta).
+  bool access_checks = false;
   std::string entry;  // the kernel function's symbol
   // A kernel of several parts (MPMD): this layout is its first part's, and each
   // further part has a layout of its own here (the same kernel, file, target
@@ -101,6 +118,9 @@ struct LaunchLayout {
   std::vector<const LaunchLayout*> Parts() const;
   // "barrier at k.scir:12:3".
   std::string Describe(int site) const;
+  // "%buf[3, 5]" for byte `offset` of a `space` arena, or "byte N of VMEM"
+  // when no buffer holds it.
+  std::string DescribeByte(MemorySpace space, int64_t offset) const;
   // A diagnostic located at `site` (none for -1).
   Diagnostic SiteDiagnostic(DiagId id, int site, std::initializer_list<DiagArg> args) const;
 };

@@ -9,8 +9,8 @@ namespace scjit {
 namespace {
 
 constexpr std::array kTargets = {
-#define SCJIT_TARGET(Enum, name, cores, subcores, lanes, vmem, granule, smem, vmem_shared, in_jax) \
-  TargetInfo{name, cores, subcores, lanes, vmem, granule, smem, vmem_shared, in_jax},
+#define SCJIT_TARGET(Enum, name, cores, subcores, lanes, vmem, granule, smem, vmem_shared, semaphores, in_jax) \
+  TargetInfo{name, cores, subcores, lanes, vmem, granule, smem, vmem_shared, semaphores, in_jax},
 #include "lowering/base/target.def"
 };
 
@@ -83,6 +83,7 @@ std::string DescribeTarget(const TargetInfo& t) {
   line("VMEM per subcore", Capacity(t.vmem_bytes));
   line("SMEM per subcore", Capacity(t.smem_bytes, "default"));
   line("VMEM_SHARED per core", Capacity(t.vmem_shared_bytes, "default"));
+  line("semaphores per subcore", Cat(t.semaphores, " (scjit's limit)"));
   line("DMA granule", Cat(t.dma_granule_bytes, " bytes"));
   line("32-bit vector register", RegisterLine(t, 4));
   line("16-bit vector register", RegisterLine(t, 2));

@@ -516,6 +516,10 @@ llvm::Value* Emitter::NewDma(const RefVal& src, const RefVal& dst, llvm::Value* 
 // ------------------------------------------------------------------------------------
 // The kernel function.
 
+Emitter::~Emitter() {
+  if (tag_carrier_ != nullptr) tag_carrier_->deleteValue();
+}
+
 absl::Status Emitter::Run() {
   llvm::FunctionType* fty = llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy()}, false);
   fn_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, PartSymbol(kernel_), module_);
@@ -540,6 +544,7 @@ absl::Status Emitter::Run() {
   if (absl::Status s = EmitRegion(kernel_.body, nullptr); !s.ok()) return s;
   exit_status_->addIncoming(I32(0), b_.GetInsertBlock());
   b_.CreateBr(exit_);
+  InstrumentAccesses();
 
   // Every alloca is in the entry block (see NewBuffer): together they bound the frame.
   const llvm::DataLayout& layout = module_.getDataLayout();
@@ -565,7 +570,13 @@ absl::Status Emitter::EmitRegion(const Region& r, std::vector<llvm::Value*>* yie
       }
       continue;
     }
-    if (absl::Status s = EmitOp(*op); !s.ok()) return s;
+    const Op* outer = current_op_;
+    current_op_ = op.get();
+    TagOp(current_op_);
+    absl::Status s = EmitOp(*op);
+    current_op_ = outer;
+    TagOp(outer);
+    if (!s.ok()) return s;
   }
   return absl::OkStatus();
 }

@@ -34,6 +34,9 @@ namespace scjit {
 
 struct EmitOptions {
   bool bounds_checks = true;  // report out-of-bounds indices (else clamp them)
+  // Test the state bytes of every VMEM/SMEM access (init and race checks,
+  // emit_access_checks.cc).
+  bool access_checks = false;
 };
 
 struct EmittedKernel {

@@ -286,7 +286,7 @@ absl::Status Emitter::EmitSync(const Op& op) {
         CallChecked(RuntimeFn::kAlloc, {ctx_arg_, null, I64(v->type.NumElements()), I32(0), r->ptr});
       } else {
         CallChecked(RuntimeFn::kAlloc, {ctx_arg_, r->ptr, I64(v->type.NumElements()),
-                                       I32(static_cast<int>(v->type.element())), I32(-1)});
+                                       I32(static_cast<int>(v->type.element())), I32(SCJIT_POISON_UNWRITTEN)});
       }
       return absl::OkStatus();
     }

@@ -155,10 +155,10 @@ void Emitter::CopyBlock(const PipelineBlock& b, const std::vector<llvm::Value*>*
   CallChecked(RuntimeFn::kCopy, {ctx_arg_, dma, I32(b.copy_site)});
 }
 
-void Emitter::PoisonBlock(const PipelineBlock& b) {
+void Emitter::PoisonBlock(const PipelineBlock& b, bool padding) {
   const Type& t = b.arg->type;
-  CallChecked(RuntimeFn::kAlloc,
-              {ctx_arg_, b.buffer.ptr, I64(t.NumElements()), I32(static_cast<int>(t.element())), I32(-1)});
+  CallChecked(RuntimeFn::kAlloc, {ctx_arg_, b.buffer.ptr, I64(t.NumElements()), I32(static_cast<int>(t.element())),
+                                  I32(padding ? SCJIT_POISON_PADDING : SCJIT_POISON_UNWRITTEN)});
 }
 
 absl::Status Emitter::EmitPipeline(const Op& op) {
@@ -359,7 +359,7 @@ void Emitter::MoveBlock(PipelineBlock& b, llvm::Value* first) {
     if (b.po->is_output) {
       PoisonBlock(b);  // a new output window
     } else {
-      if (b.ragged || b.list->ignore != nullptr) PoisonBlock(b);  // rows no DMA writes
+      if (b.ragged || b.list->ignore != nullptr) PoisonBlock(b, /*padding=*/true);  // rows no DMA writes
       CopyBlock(b, &b.idx, /*in=*/true);
     }
     return;
@@ -370,7 +370,7 @@ void Emitter::MoveBlock(PipelineBlock& b, llvm::Value* first) {
   }
   if (!b.po->is_output) {
     When(b_.CreateOr(first, changed), [&] {
-      if (b.ragged) PoisonBlock(b);  // what a ragged block does not cover
+      if (b.ragged) PoisonBlock(b, /*padding=*/true);  // what a ragged block does not cover
       CopyBlock(b, &b.idx, /*in=*/true);
     });
   } else {

@@ -154,6 +154,7 @@ class Emitter {
   Emitter(const KernelDef& kernel, KernelInfo& info, const EmitOptions& options, llvm::LLVMContext& ctx,
           llvm::Module& module)
       : kernel_(kernel), info_(info), options_(options), ctx_(ctx), module_(module), b_(ctx) {}
+  ~Emitter();
 
   absl::Status Run();
 
@@ -281,6 +282,18 @@ class Emitter {
   bool Contiguous(const RefVal& r) const;
   void FillRef(llvm::Value* dst, const RefVal& r);
 
+  // --- Access checks (emit_access_checks.cc) --------------------------------------
+  // Tags the instructions emitted from now on with `op` (null: none).
+  void TagOp(const Op* op);
+  // True when `ptr` (a pointer or a vector of them) derives from the VMEM or SMEM arena base.
+  bool InArena(llvm::Value* ptr) const;
+  // Adds the state-byte tests to every tagged VMEM/SMEM access of the function.
+  void InstrumentAccesses();
+  // A runtime call checks (and for a write marks) `bytes` bytes at `ptr` before `at`.
+  void CheckInBulk(llvm::Instruction* at, bool write, llvm::Value* ptr, llvm::Value* bytes, int site);
+  void CheckAccess(llvm::Instruction* at, bool write, llvm::Value* ptr, llvm::Type* type, llvm::Value* mask,
+                   bool expand, int site);
+
   // --- Ops -----------------------------------------------------------------------
   absl::Status EmitRegion(const Region& r, std::vector<llvm::Value*>* yielded);
   // Emits `op` by its family (ops.def), each family in a function of its own.
@@ -386,7 +399,8 @@ class Emitter {
   RefVal BlockView(const PipelineBlock& b, const std::vector<llvm::Value*>& idx, bool clip);
   // Copies block `idx` (null: the whole array) between b's source and buffer.
   void CopyBlock(const PipelineBlock& b, const std::vector<llvm::Value*>* idx, bool in);
-  void PoisonBlock(const PipelineBlock& b);
+  // Fills a block buffer with poison: unwritten, or padding (poison the kernel may read).
+  void PoisonBlock(const PipelineBlock& b, bool padding = false);
   absl::Status EmitFor(const Op& op);
   absl::Status EmitIf(const Op& op);
   absl::Status EmitWhile(const Op& op);
@@ -467,6 +481,13 @@ class Emitter {
   llvm::Value* smem_ = nullptr;
   llvm::Value* shared_ = nullptr;
   llvm::Value* hbm_ = nullptr;
+  // Access checks: the op being emitted, the ops tagged so far (metadata holds
+  // their index), a detached instruction carrying the tag for the builder, and
+  // scjit_ctx::shadow_delta.
+  const Op* current_op_ = nullptr;
+  std::vector<const Op*> tagged_ops_;
+  llvm::Instruction* tag_carrier_ = nullptr;
+  llvm::Value* shadow_delta_ = nullptr;
   // The grids of the pipelines being emitted, innermost last: global indices
   // and full sizes (i32), one per grid dimension.
   struct GridFrame {

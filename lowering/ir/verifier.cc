@@ -193,6 +193,7 @@ class Verifier {
   // Pipeline operand k: its block, map and block ref; false when a block size
   // below 1 ends the checks of the pipeline's operands.
   bool VerifyPipelineOperand(Op& op, size_t k);
+  void VerifyWindowFits(const PipelineOperand& po, const Value& block);
   // The map of `po`: its grid variables and a yield of one index per block
   // dimension; false if reported.
   bool VerifyBlockMap(const Op& op, PipelineOperand& po);
@@ -1903,8 +1904,27 @@ bool Verifier::VerifyPipelineOperand(Op& op, size_t k) {
     TypeError(op, param->loc,
               Cat("block ref %", param->name, " has type ", param->type.ToString(), ", but the block of ",
                   Name(po.ref), " is ", want.ToString()));
+    return true;
   }
+  VerifyWindowFits(po, *param);
   return true;
+}
+
+// A block ref in hbm or in its operand's own space is a window of the operand
+// (no buffer): each of its sized dimensions must fit the operand's.
+void Verifier::VerifyWindowFits(const PipelineOperand& po, const Value& block) {
+  const Type& ref = po.ref.value->type;
+  if (!ref.is_ref() || (block.type.space() != MemorySpace::kHbm && block.type.space() != ref.space())) return;
+  for (size_t d = 0; d < po.block.size(); ++d) {
+    const BlockDim& b = po.block[d];
+    int64_t dim = ref.shape()[d];
+    if (b.kind != BlockDim::Kind::kSize || dim == kDynamic || b.size <= dim) continue;
+    Detail(DiagId::kIrIndex, b.loc,
+           Cat("the block's ", b.size, " elements do not fit dimension ", d, " of ", Name(po.ref), " : ",
+               ref.ToString(), " (size ", dim, "); the block ref %", block.name, " is ", block.type.ToString(),
+               ", a window of the operand, not a buffer"));
+    return;
+  }
 }
 
 bool Verifier::VerifyBlockMap(const Op& op, PipelineOperand& po) {

@@ -636,6 +636,23 @@ std::optional<Violation> GatherScatterShapes(const IndirectDma& d, const Shape& 
   return std::nullopt;
 }
 
+// Mosaic's operand #2 of tpu.enqueue_indirect_dma: the index list of entry `e`
+// must be an i32 memref or a 1-D i32 vector.
+std::optional<Violation> IndexListType(const IndexEntry& e, std::string_view mlir_op) {
+  const Operand& list = e.start;
+  const Type& lt = list.value->type;
+  bool i32 = !lt.is_semaphore() && IsInteger(lt.element()) && BitWidth(lt.element()) == 32;
+  bool ok = lt.is_ref() ? i32 : (lt.is_vector() && lt.rank() == 1 && i32);
+  if (ok) return std::nullopt;
+  return Gen3(e.loc, mlir_op,
+              OperandMustBe(2,
+                            "memref of 32-bit signless integer values or vector of 32-bit signless integer "
+                            "values of ranks 1",
+                            lt),
+              Cat("the index list ", Print(list), " is ", lt.ToString()),
+              "use an i32 index list (`convert` a vector, or copy the indices into an i32 vmem ref)");
+}
+
 std::optional<Violation> MosaicDma(const Ctx& c) {
   const Op& op = c.op;
   const Operand& src = op.operands[0];
@@ -666,19 +683,7 @@ std::optional<Violation> MosaicDma(const Ctx& c) {
     std::string_view name = is_wait ? "tpu.wait_indirect_dma" : "tpu.enqueue_indirect_dma";
     if (!is_wait) {
       // ODS: offsets (#2), semaphore (#3), offset_filter (#4).
-      const Operand& list = d.e->start;
-      const Type& lt = list.value->type;
-      bool i32 = !lt.is_semaphore() && IsInteger(lt.element()) && BitWidth(lt.element()) == 32;
-      bool ok = lt.is_ref() ? i32 : (lt.is_vector() && lt.rank() == 1 && i32);
-      if (!ok) {
-        return Gen3(d.e->loc, name,
-                    OperandMustBe(2,
-                                  "memref of 32-bit signless integer values or vector of 32-bit signless integer "
-                                  "values of ranks 1",
-                                  lt),
-                    Cat("the index list ", Print(list), " is ", lt.ToString()),
-                    "use an i32 index list (`convert` a vector, or copy the indices into an i32 vmem ref)");
-      }
+      if (auto v = IndexListType(*d.e, name)) return v;
       if (sem != nullptr) {
         const Type& st = sem->view;
         if (!(st.is_semaphore() && st.semaphore_kind() == SemaphoreKind::kDma)) {
@@ -1208,6 +1213,27 @@ std::optional<Violation> PrintVectorOnScalar(const Ctx& c) {  // GEN-3
               "print the vector from a vector-subcore kernel, or print its elements one at a time");
 }
 
+// --- Pipelines' indirect blocks -----------------------------------------------------
+
+// An `indirect(L)` block moves by indirect DMA with the list its map yields
+// (Pallas' pl.Indirect: emit_pipeline's async_copy of src.at[indices]), so the
+// list meets the checks of a DMA's idx(...) list: DMA-18...21 when the copy is
+// lowered, then Mosaic's operand type (GEN-3).
+std::optional<Violation> PipelineIndexLists(const Ctx& c) {
+  for (const PipelineOperand& p : c.op.pipeline->operands) {
+    if (p.block.empty() || p.block[0].kind != BlockDim::Kind::kIndirect || p.map == nullptr || p.map->ops.empty()) {
+      continue;
+    }
+    const Op& yield = *p.map->ops.back();
+    if (yield.map_entries.empty() || yield.map_entries[0].kind != IndexEntry::Kind::kIndirect) continue;
+    const IndexEntry& e = yield.map_entries[0];
+    Xform x{Xform::Kind::kIndexer, &p.ref, nullptr, p.ref.value->type, p.ref.value->type};
+    if (auto v = CheckIndexList(x, e, p.ref, std::nullopt)) return v;
+    if (auto v = IndexListType(e, "tpu.enqueue_indirect_dma")) return v;
+  }
+  return std::nullopt;
+}
+
 // --- The table ----------------------------------------------------------------------
 
 const std::vector<OpKind> kDmas = OpsOf(OpFamily::kDma);
@@ -1233,6 +1259,8 @@ const std::vector<OpRule> kRules = {
       DiagId::kDma21, DiagId::kDma22, DiagId::kXf1, DiagId::kXf9}},
     // Mosaic's verifier: tpu.enqueue_dma / wait_dma2 / enqueue_indirect_dma / ...
     {DiagId::kGen3, kDmas, MosaicDma},
+    // The indirect DMAs of a pipeline's indirect(L) blocks, as the DMAs above.
+    {DiagId::kDma21, {K::kPipeline}, PipelineIndexLists, {DiagId::kDma18, DiagId::kDma20, DiagId::kGen3}},
     // Ref transforms, at the view ops that make them.
     {DiagId::kXf1, {K::kView}, StridedView},
     {DiagId::kGen3, {K::kView}, IndirectViewMisuse},

@@ -1,6 +1,8 @@
 // SC rules checked once per kernel: the mesh against the target (MESH-1/2), the
 // memory spaces the mesh supports (MESH-15, MESH-16; sc-errors.md §2), and the
-// VMEM capacity of a subcore (MESH-VMEM, scjit's own code).
+// capacities of the target's memories (scjit's own codes): VMEM and SMEM per
+// subcore (MESH-VMEM, MESH-SMEM), VMEM_SHARED per SparseCore (MESH-VMEM-SHARED)
+// and semaphores per subcore (MESH-SEMAPHORES).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -78,20 +80,53 @@ std::vector<Violation> SemaphoreParams(const KernelDef& k, const TargetInfo& t) 
   return out;
 }
 
-// MESH-VMEM: the VMEM a vector subcore needs, laid out as PlanKernel lays it out
-// (kernel_info.cc): staged vmem parameters, then vmem scratch, then scoped vmem
-// allocations (sibling regions reuse space), each in a 64-byte-aligned slot.
-class VmemPlan {
+// The capacity rules (scjit's own codes): what one subcore (one SparseCore for
+// VMEM_SHARED) needs of a memory, laid out as PlanKernel lays it out
+// (kernel_info.cc): staged parameters, then scratch, then scoped allocations
+// (sibling regions reuse space) and pipeline block buffers, each in a
+// 64-byte-aligned slot; semaphores are counted one by one.
+struct Capacity {
+  DiagId id;
+  std::string_view space;  // the IR's name of the memory: "vmem", "smem", "vmem_shared"; "" for semaphores
+  int64_t (*limit)(const TargetInfo&);
+  std::string_view holder;  // what has one: "subcore" or "SparseCore"
+  std::string_view unit;    // "bytes", or "semaphores"
+};
+
+constexpr Capacity kVmem{DiagId::kMeshVmem, "vmem", [](const TargetInfo& t) { return t.vmem_bytes; }, "subcore",
+                         "bytes"};
+constexpr Capacity kSmem{DiagId::kMeshSmem, "smem", [](const TargetInfo& t) { return t.smem_bytes; }, "subcore",
+                         "bytes"};
+constexpr Capacity kVmemShared{DiagId::kMeshVmemShared, "vmem_shared",
+                               [](const TargetInfo& t) { return t.vmem_shared_bytes; }, "SparseCore", "bytes"};
+constexpr Capacity kSemaphores{DiagId::kMeshSemaphores, "",
+                               [](const TargetInfo& t) { return int64_t{t.semaphores}; }, "subcore", "semaphores"};
+
+// Sums saturate here, far above any capacity, so that no kernel overflows them.
+constexpr int64_t kSaturated = int64_t{1} << 62;
+
+class ArenaPlan {
  public:
-  explicit VmemPlan(int64_t capacity) : capacity_(capacity) {}
+  ArenaPlan(const Capacity& c, int64_t limit) : c_(c), limit_(limit) {}
+
+  // Whether `v` (a parameter, scratch ref, alloc or block ref) lives in this arena.
+  bool Holds(const Value* v) const {
+    const Type& t = v->type;
+    if (c_.space.empty()) return t.is_semaphore();
+    return t.is_ref() && SpaceName(t.space()) == c_.space;
+  }
 
   void Place(const Value* v, int64_t& end, int copies = 1) {
+    if (!Holds(v)) return;
     const Type& t = v->type;
-    if (!t.is_ref() || t.space() != MemorySpace::kVmem) return;
-    int64_t bytes = std::max<int64_t>(t.NumElements() * ByteWidth(t.element()) * copies, 1);
-    end = (end + bytes + kSlotAlign - 1) / kSlotAlign * kSlotAlign;
+    if (c_.space.empty()) {
+      end = std::min(end + t.NumElements(), kSaturated);
+    } else {
+      int64_t bytes = std::max<int64_t>(t.NumElements() * ByteWidth(t.element()) * copies, 1);
+      end = std::min((end + bytes + kSlotAlign - 1) / kSlotAlign * kSlotAlign, kSaturated);
+    }
     need = std::max(need, end);
-    if (end > capacity_ && over == nullptr) over = v;
+    if (end > limit_ && over == nullptr) over = v;
   }
 
   // Allocs of a region live until it ends; sibling regions reuse the space. A
@@ -105,7 +140,7 @@ class VmemPlan {
           if (p.map != nullptr) Walk(*p.map, end);
         }
         ForEachBlockBuffer(*op, [&](const Value* block, int copies) {
-          if (block->type.space() != MemorySpace::kVmem) return;
+          if (!Holds(block)) return;
           Place(block, inner, copies);
           pipeline_buffers = true;
         });
@@ -115,16 +150,29 @@ class VmemPlan {
   }
 
   int64_t need = 0;
-  bool pipeline_buffers = false;  // some pipeline has a vmem block buffer
-  const Value* over = nullptr;  // the first value whose slot ends past the capacity
+  bool pipeline_buffers = false;  // some pipeline has a block buffer here
+  const Value* over = nullptr;    // the first value whose slot ends past the capacity
 
  private:
-  int64_t capacity_;
+  const Capacity& c_;
+  int64_t limit_;
 };
 
-std::vector<Violation> VmemCapacity(const KernelDef& k, const TargetInfo& t) {
-  if (k.mesh.kind != MeshKind::kVector) return {};  // a scalar mesh has no VMEM (MESH-15)
-  VmemPlan plan(t.vmem_bytes);
+// "512 KiB", "8 MiB", "1024 semaphores".
+std::string CapacityText(const Capacity& c, int64_t limit) {
+  if (!c.space.empty()) return limit % (1 << 20) == 0 ? Cat(limit >> 20, " MiB") : Cat(limit >> 10, " KiB");
+  return Cat(limit, " ", c.unit);
+}
+
+// The subcore (or SparseCore) that holds the memory, as the note names it.
+std::string HolderText(const Capacity& c, const KernelDef& k) {
+  if (c.holder != "subcore") return std::string(c.holder);
+  return k.mesh.kind == MeshKind::kScalar ? "scalar subcore" : "vector subcore";
+}
+
+std::vector<Violation> CheckCapacity(const Capacity& c, const KernelDef& k, const TargetInfo& t) {
+  int64_t limit = c.limit(t);
+  ArenaPlan plan(c, limit);
   int64_t end = 0;
   for (const Param& p : k.params) plan.Place(p.value, end);
   int64_t params_end = end;
@@ -132,22 +180,36 @@ std::vector<Violation> VmemCapacity(const KernelDef& k, const TargetInfo& t) {
   int64_t scratch_end = end;
   plan.Walk(k.body, end);
   if (plan.over == nullptr) return {};
-  std::string parts = Cat("staged vmem parameters take ", params_end, " bytes, vmem scratch ", scratch_end - params_end,
-                          " bytes");
+  std::string what = c.space.empty() ? std::string("semaphore") : std::string(c.space);
+  std::string parts = Cat(c.space.empty() ? "semaphore parameters hold " : Cat("staged ", what, " parameters take "),
+                          params_end, " ", c.unit, ", ", what, " scratch ", scratch_end - params_end, " ", c.unit);
   if (plan.need > scratch_end) {
     Append(&parts,
            plan.pipeline_buffers
-               ? ", scoped vmem allocations and pipeline block buffers (two per moving block, as Pallas allocates) "
-               : ", scoped vmem allocations ",
-           plan.need - scratch_end, " bytes at their deepest nesting");
+               ? Cat(", scoped ", what,
+                     " allocations and pipeline block buffers (two per moving block, as Pallas allocates) ")
+               : Cat(", scoped ", what, " allocations "),
+           plan.need - scratch_end, " ", c.unit, " at their deepest nesting");
   }
-  return {Violation{DiagId::kMeshVmem,
+  if (!c.space.empty()) Append(&parts, " (each in a ", kSlotAlign, "-byte-aligned slot)");
+  return {Violation{c.id,
                     plan.over->loc,
-                    {{"need", Cat(plan.need)}, {"target", std::string(t.name)}, {"capacity", Cat(t.vmem_bytes)}},
-                    Cat(parts, " (each in a ", kSlotAlign, "-byte-aligned slot); %", plan.over->name, " : ",
-                        plan.over->type.ToString(), " is the first to end past the ", t.vmem_bytes / 1024, " KiB of a ",
-                        t.name, " vector subcore"),
+                    {{"need", Cat(plan.need)}, {"target", std::string(t.name)}, {"capacity", Cat(limit)}},
+                    Cat(parts, "; %", plan.over->name, " : ", plan.over->type.ToString(), " is the first to end past the ",
+                        CapacityText(c, limit), " of a ", t.name, " ", HolderText(c, k)),
                     ""}};
+}
+
+std::vector<Violation> VmemCapacity(const KernelDef& k, const TargetInfo& t) {
+  if (k.mesh.kind != MeshKind::kVector) return {};  // a scalar mesh has no VMEM (MESH-15)
+  return CheckCapacity(kVmem, k, t);
+}
+std::vector<Violation> SmemCapacity(const KernelDef& k, const TargetInfo& t) { return CheckCapacity(kSmem, k, t); }
+std::vector<Violation> VmemSharedCapacity(const KernelDef& k, const TargetInfo& t) {
+  return CheckCapacity(kVmemShared, k, t);
+}
+std::vector<Violation> SemaphoreCount(const KernelDef& k, const TargetInfo& t) {
+  return CheckCapacity(kSemaphores, k, t);
 }
 
 const std::vector<KernelRule> kRules = {
@@ -155,6 +217,9 @@ const std::vector<KernelRule> kRules = {
     {DiagId::kMesh15, MeshMemorySpaces},
     {DiagId::kMesh16, SemaphoreParams},
     {DiagId::kMeshVmem, VmemCapacity},
+    {DiagId::kMeshSmem, SmemCapacity},
+    {DiagId::kMeshVmemShared, VmemSharedCapacity},
+    {DiagId::kMeshSemaphores, SemaphoreCount},
 };
 
 }  // namespace

@@ -237,7 +237,7 @@ def explain(code: str) -> str:
 
 def targets() -> list[dict]:
     """Every target chip: name, cores, subcores, lanes, vmem_bytes,
-    dma_granule_bytes, smem_bytes, vmem_shared_bytes, in_jax."""
+    dma_granule_bytes, smem_bytes, vmem_shared_bytes, semaphores, in_jax."""
     return list(_scjit.targets())
 
 

@@ -66,7 +66,7 @@ LaunchOptions MakeLaunchOptions(int threads, std::optional<uint64_t> seed, const
   } else if (dma == "on_wait") {
     o.dma = DmaMode::kOnWait;
   } else if (!dma.empty()) {
-    *status = absl::InvalidArgumentError("dma must be 'eager' or 'on_wait', got '" + dma + "'");
+    *status = DiagnosticStatus(CatalogDiagnostic("IO-USAGE", {{"detail", "dma must be 'eager' or 'on_wait', got '" + dma + "'"}}));
   }
   if (!checks.empty()) {
     absl::StatusOr<Checks> c = Checks::Parse(checks);
@@ -108,7 +108,9 @@ py::object Launch(const Kernel& kernel, const std::vector<ArrayRef>& arrays, int
   if (!status.ok()) return py::cast(FailureOf(status));
   std::span<const ParamInfo> params = kernel.params();
   if (arrays.size() != params.size()) {
-    return py::cast(FailureOf(absl::InvalidArgumentError("one array per parameter is needed")));
+    return py::cast(FailureOf(DiagnosticStatus(CatalogDiagnostic(
+        "IO-PARAM", {{"detail", "kernel @" + kernel.name() + " takes " + std::to_string(params.size()) +
+                                    " arrays, one per parameter, got " + std::to_string(arrays.size())}}))));
   }
   std::vector<Buffer> buffers(params.size());
   for (size_t i = 0; i < params.size(); ++i) {
@@ -146,6 +148,7 @@ py::dict TargetDict(const TargetInfo& t) {
   d["dma_granule_bytes"] = t.dma_granule_bytes;
   d["smem_bytes"] = t.smem_bytes;
   d["vmem_shared_bytes"] = t.vmem_shared_bytes;
+  d["semaphores"] = t.semaphores;
   d["in_jax"] = t.in_jax;
   return d;
 }

@@ -1,0 +1,223 @@
+#include "runtime/local_accesses.h"
+
+#include <algorithm>
+
+#include "lowering/base/spaces.h"
+#include "runtime/dma_engine.h"
+
+namespace scjit {
+namespace {
+
+constexpr uint8_t kWritten = SCJIT_SHADOW_WRITTEN;
+constexpr uint8_t kReads = SCJIT_SHADOW_DMA_READS;
+constexpr uint8_t kWrites = SCJIT_SHADOW_DMA_WRITES;
+constexpr uint8_t kAdds = SCJIT_SHADOW_DMA_ADDS;
+
+// What a kind of access needs of each state byte: (state & mask) == expect.
+struct Need {
+  uint8_t mask, expect;
+};
+constexpr Need kRead{SCJIT_SHADOW_READ_MASK, kWritten};
+constexpr Need kWrite{SCJIT_SHADOW_WRITE_MASK, 0};
+// An adding DMA reads what it adds to; other adds may run beside it (they are
+// atomic with respect to each other).
+constexpr Need kAdd{kWritten | kReads | kWrites, kWritten};
+
+}  // namespace
+
+LocalAccesses::LocalAccesses(std::vector<std::pair<uint8_t*, uint8_t*>> arenas, int64_t shadow_delta, int semaphores,
+                             bool init, bool race)
+    : arenas_(std::move(arenas)),
+      delta_(shadow_delta),
+      init_(init),
+      race_(race),
+      started_(static_cast<size_t>(semaphores), 0),
+      consumed_(static_cast<size_t>(semaphores), 0) {}
+
+bool LocalAccesses::Local(const uint8_t* p, int64_t bytes) const {
+  for (const auto& [lo, hi] : arenas_) {
+    if (p >= lo && bytes <= hi - lo && p - lo <= (hi - lo) - bytes) return true;
+  }
+  return false;
+}
+
+std::optional<AccessProblem> LocalAccesses::Find(const uint8_t* lo, const uint8_t* hi, uint8_t mask,
+                                                 uint8_t expect) const {
+  // The common case, no problem, in one pass the compiler vectorizes.
+  uint8_t bad = 0;
+  for (const uint8_t *s = State(lo), *end = State(hi); s < end; ++s) bad |= static_cast<uint8_t>((*s & mask) ^ expect);
+  if (bad == 0) return std::nullopt;
+  for (const uint8_t* p = lo; p < hi; ++p) {
+    uint8_t s = *State(p);
+    if ((s & mask) == expect) continue;
+    AccessProblem problem;
+    problem.byte = p;
+    if (uint8_t writer = s & mask & (kWrites | kAdds); writer != 0) {
+      problem.kind = AccessProblem::Kind::kDmaWrites;
+      problem.dma_site = SiteOf(p, writer);
+    } else if ((s & mask & kReads) != 0) {
+      problem.kind = AccessProblem::Kind::kDmaReads;
+      problem.dma_site = SiteOf(p, kReads);
+    }
+    return problem;
+  }
+  return std::nullopt;
+}
+
+int LocalAccesses::SiteOf(const uint8_t* p, uint8_t bits) const {
+  for (const InFlight& d : in_flight_) {
+    if ((bits & kReads) != 0) {
+      for (const Span& s : d.reads) {
+        if (p >= s.lo && p < s.hi) return d.site;
+      }
+    }
+    if ((bits & (d.add ? kAdds : kWrites)) != 0) {
+      for (const Span& s : d.writes) {
+        if (p >= s.lo && p < s.hi) return d.site;
+      }
+    }
+  }
+  return -1;
+}
+
+std::optional<AccessProblem> LocalAccesses::Access(const uint8_t* p, int64_t bytes, bool write) {
+  Need need = write ? kWrite : kRead;
+  if (std::optional<AccessProblem> problem = Find(p, p + bytes, need.mask, need.expect)) {
+    problem->write = write;
+    return problem;
+  }
+  if (write) MarkWritten(p, bytes);
+  return std::nullopt;
+}
+
+void LocalAccesses::MarkUnwritten(const uint8_t* p, int64_t bytes) {
+  if (!init_) return;
+  for (uint8_t *s = State(p), *end = State(p + bytes); s < end; ++s) *s &= static_cast<uint8_t>(~kWritten);
+}
+
+void LocalAccesses::MarkWritten(const uint8_t* p, int64_t bytes) {
+  for (uint8_t *s = State(p), *end = State(p + bytes); s < end; ++s) *s |= kWritten;
+}
+
+void LocalAccesses::AddSpans(const scjit_dma& dma, const int32_t* indices, InFlight* d) const {
+  int64_t w = dma.elem_bytes;
+  auto add = [&](std::vector<Span>& spans, const uint8_t* base, int64_t stride, int64_t n) {
+    int64_t extent = ((n - 1) * stride + 1) * w;
+    if (n <= 0 || stride < 0 || !Local(base, extent)) return;
+    auto* p = const_cast<uint8_t*>(base);
+    for (int64_t i = 0; i < n; i = stride == 1 ? n : i + 1) {
+      uint8_t* lo = p + i * stride * w;
+      uint8_t* hi = stride == 1 ? p + n * w : lo + w;
+      if (!spans.empty() && spans.back().hi == lo) {
+        spans.back().hi = hi;
+      } else {
+        spans.push_back(Span{lo, hi});
+      }
+    }
+  };
+  ForEachRun(dma, indices, [&](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
+    add(d->reads, src, src_stride, n);
+    add(d->writes, dst, dst_stride, n);
+  });
+}
+
+std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const int32_t* indices, int site, int sem,
+                                                     int64_t credit, std::shared_ptr<SharedDma> shared) {
+  // An index list in VMEM is read now, at the start.
+  if (dma.indexed != SCJIT_DMA_PLAIN && dma.list_in_vmem) {
+    const auto* list = reinterpret_cast<const uint8_t*>(dma.indices);
+    for (int64_t i = 0; i < dma.index_count; ++i) {
+      const uint8_t* entry = list + i * dma.index_stride * 4;
+      if (!Local(entry, 4)) continue;
+      if (std::optional<AccessProblem> problem = Find(entry, entry + 4, kRead.mask, kRead.expect)) return problem;
+    }
+  }
+  InFlight d;
+  d.site = site;
+  d.sem = sem;
+  d.add = dma.add != 0;
+  AddSpans(dma, indices, &d);
+  d.shared = std::move(shared);
+  if (d.reads.empty() && d.writes.empty() && d.shared == nullptr) return std::nullopt;
+  // What leaves the core for HBM goes as it is, written or not: Pallas
+  // pipelines write back whole output blocks the body wrote in part (JAX's
+  // own tests compare only the part they wrote).
+  auto space = static_cast<MemorySpace>(dma.dst.space);
+  Need read = OffCore(space) ? Need{kWrites | kAdds, 0} : kRead;
+  for (const Span& s : d.reads) {
+    if (std::optional<AccessProblem> problem = Find(s.lo, s.hi, read.mask, read.expect)) return problem;
+  }
+  Need write = d.add ? kAdd : kWrite;
+  for (const Span& s : d.writes) {
+    if (std::optional<AccessProblem> problem = Find(s.lo, s.hi, write.mask, write.expect)) {
+      problem->write = true;
+      return problem;
+    }
+  }
+  if (!race_ || sem < 0 || sem >= static_cast<int>(started_.size())) {
+    for (const Span& s : d.writes) MarkWritten(s.lo, s.hi - s.lo);  // a synchronous copy: done
+    return std::nullopt;
+  }
+  started_[static_cast<size_t>(sem)] += credit;
+  d.end = started_[static_cast<size_t>(sem)];
+  Mark(d);
+  in_flight_.push_back(std::move(d));
+  return std::nullopt;
+}
+
+void LocalAccesses::Mark(const InFlight& d) {
+  for (const Span& s : d.reads) {
+    for (uint8_t *p = State(s.lo), *end = State(s.hi); p < end; ++p) *p |= kReads;
+  }
+  uint8_t bit = d.add ? kAdds : kWrites;
+  for (const Span& s : d.writes) {
+    for (uint8_t *p = State(s.lo), *end = State(s.hi); p < end; ++p) *p |= bit;
+  }
+}
+
+std::vector<std::shared_ptr<SharedDma>> LocalAccesses::Consume(int sem, int64_t amount) {
+  std::vector<std::shared_ptr<SharedDma>> shared;
+  if (sem < 0 || sem >= static_cast<int>(consumed_.size()) || in_flight_.empty()) return shared;
+  consumed_[static_cast<size_t>(sem)] += amount;
+  for (size_t i = 0; i < in_flight_.size();) {
+    if (in_flight_[i].sem == sem && in_flight_[i].end <= consumed_[static_cast<size_t>(sem)]) {
+      if (std::shared_ptr<SharedDma> s = Retire(i)) shared.push_back(std::move(s));
+    } else {
+      ++i;
+    }
+  }
+  return shared;
+}
+
+std::shared_ptr<SharedDma> LocalAccesses::Retire(size_t index) {
+  InFlight d = std::move(in_flight_[index]);
+  in_flight_.erase(in_flight_.begin() + static_cast<std::ptrdiff_t>(index));
+  constexpr auto kDmaBits = static_cast<uint8_t>(kWrites | kAdds);
+  for (const Span& s : d.writes) {
+    for (uint8_t *p = State(s.lo), *end = State(s.hi); p < end; ++p) {
+      *p = static_cast<uint8_t>((*p | kWritten) & ~kDmaBits);
+    }
+  }
+  for (const Span& s : d.reads) {
+    for (uint8_t *p = State(s.lo), *end = State(s.hi); p < end; ++p) *p &= static_cast<uint8_t>(~kReads);
+  }
+  // DMAs still in flight over the same bytes keep their bits.
+  auto bounds = [](const InFlight& x) {
+    std::pair<uint8_t*, uint8_t*> b{nullptr, nullptr};
+    for (const auto* spans : {&x.reads, &x.writes}) {
+      for (const Span& s : *spans) {
+        b.first = b.first == nullptr ? s.lo : std::min(b.first, s.lo);
+        b.second = std::max(b.second, s.hi);
+      }
+    }
+    return b;
+  };
+  auto [lo, hi] = bounds(d);
+  for (const InFlight& other : in_flight_) {
+    auto [olo, ohi] = bounds(other);
+    if (olo < hi && lo < ohi) Mark(other);
+  }
+  return std::move(d.shared);
+}
+
+}  // namespace scjit

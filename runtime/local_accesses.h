@@ -1,0 +1,107 @@
+// RT-INIT and RT-RACE on a subcore's own memories (its VMEM and SMEM arenas):
+// one state byte per arena byte (SCJIT_SHADOW_*, runtime/abi.h), at a fixed
+// distance from it. Code compiled with these checks tests the state bytes of
+// every load and store it makes and marks what it stores; this class keeps the
+// DMA bits. A DMA reads its source, and writes its destination, from its
+// dma_start until the wait that retires it (runtime.md §4, §5), whichever mode
+// moves its bytes, so both bits are set at the start and cleared at that wait;
+// a destination's bytes count as written from then on.
+//
+// A wait retires DMAs by counting: the DMAs started on one semaphore retire in
+// start order as the waits on it take their credit (a wait counts bytes, not
+// descriptors).
+//
+// Thread safety: one per subcore, used by its fiber during epochs and by the
+// machine between them.
+#ifndef SCJIT_RUNTIME_LOCAL_ACCESSES_H_
+#define SCJIT_RUNTIME_LOCAL_ACCESSES_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "runtime/abi.h"
+#include "runtime/shared_races.h"
+
+namespace scjit {
+
+// An access the state bytes do not allow.
+struct AccessProblem {
+  enum class Kind : uint8_t {
+    kUnwritten,  // a read of a byte nothing has written (RT-INIT)
+    kDmaWrites,  // the byte is being written (or added into) by a DMA in flight (RT-RACE)
+    kDmaReads,   // a write of a byte a DMA in flight reads (RT-RACE)
+  };
+  Kind kind = Kind::kUnwritten;
+  bool write = false;             // the access at fault writes the byte (else reads it)
+  const uint8_t* byte = nullptr;  // the first byte at fault
+  int dma_site = -1;              // kDma*: the dma_start of the DMA in flight
+};
+
+class LocalAccesses {
+ public:
+  // `arenas`: [lo, hi) of each memory of the subcore (VMEM, SMEM); the state
+  // byte of p is p + shadow_delta. `semaphores`: how many the subcore has.
+  // `init`, `race`: the checks on (without init every byte counts as written;
+  // without race DMAs set no bits and count as done at their start).
+  LocalAccesses(std::vector<std::pair<uint8_t*, uint8_t*>> arenas, int64_t shadow_delta, int semaphores, bool init,
+                bool race);
+
+  // True when [p, p + bytes) lies in one of the subcore's memories.
+  bool Local(const uint8_t* p, int64_t bytes) const;
+
+  // A kernel access of [p, p + bytes) (which must be Local): the first byte it
+  // may not make, if any; a write that may is then marked written.
+  std::optional<AccessProblem> Access(const uint8_t* p, int64_t bytes, bool write);
+  // The bytes hold nothing written (a scoped alloc entered: they are poison again).
+  void MarkUnwritten(const uint8_t* p, int64_t bytes);
+  // The bytes hold a value (fetch_and_add wrote them).
+  void MarkWritten(const uint8_t* p, int64_t bytes);
+
+  // A DMA starts on semaphore `sem` (-1: a synchronous copy, retired at once),
+  // adding `credit` to it when it completes: checks the bytes it reads and
+  // writes in the subcore's memories (an index list in VMEM included) and marks
+  // them. On a problem nothing is marked.
+  // `shared`: its accesses to shared memory (race check), retired with it.
+  std::optional<AccessProblem> StartDma(const scjit_dma& dma, const int32_t* indices, int site, int sem,
+                                        int64_t credit, std::shared_ptr<SharedDma> shared);
+  // A wait took `amount` from semaphore `sem`: retires the DMAs that covers,
+  // and returns the shared records among them.
+  std::vector<std::shared_ptr<SharedDma>> Consume(int sem, int64_t amount);
+
+ private:
+  struct Span {
+    uint8_t* lo;
+    uint8_t* hi;
+  };
+  struct InFlight {
+    int site = -1;
+    int sem = -1;
+    int64_t end = 0;  // retired once the waits on `sem` have taken this much
+    bool add = false;
+    std::vector<Span> reads, writes;
+    std::shared_ptr<SharedDma> shared;
+  };
+
+  uint8_t* State(const uint8_t* p) const { return const_cast<uint8_t*>(p) + delta_; }
+  // The first byte of [lo, hi) whose state has a bit of `mask` other than
+  // `expect` has, as a problem (kUnwritten when WRITTEN is missing).
+  std::optional<AccessProblem> Find(const uint8_t* lo, const uint8_t* hi, uint8_t mask, uint8_t expect) const;
+  // The DMA in flight that has `bits` on byte p.
+  int SiteOf(const uint8_t* p, uint8_t bits) const;
+  void Mark(const InFlight& d);
+  std::shared_ptr<SharedDma> Retire(size_t index);
+  // The parts of a DMA in the subcore's memories.
+  void AddSpans(const scjit_dma& dma, const int32_t* indices, InFlight* d) const;
+
+  std::vector<std::pair<uint8_t*, uint8_t*>> arenas_;
+  int64_t delta_;
+  bool init_, race_;
+  std::vector<InFlight> in_flight_;
+  std::vector<int64_t> started_, consumed_;  // credit per semaphore
+};
+
+}  // namespace scjit
+
+#endif  // SCJIT_RUNTIME_LOCAL_ACCESSES_H_

@@ -1,0 +1,96 @@
+// RT-RACE between subcores (runtime.md §5): happens-before by vector clocks over
+// everything that orders subcores — barriers, semaphore signals and the waits
+// that take them, fetch_and_add — and the accesses of DMAs to the memory
+// subcores share (HBM and host parameters, VMEM_SHARED). A DMA reads its source
+// and writes its destination from its dma_start until the wait that retires
+// it; two such accesses to the same bytes race when one writes and neither
+// ended before the other began. Adding DMAs do not race each other, and two
+// plain writes race only when both changed the bytes they share (writes of
+// identical bytes are not a finding).
+//
+// Subcores record their DMAs during an epoch (SharedDma, owned by the subcore
+// until the epoch ends); the machine checks them between epochs, subcore by
+// subcore in start order, so what is reported does not depend on threads.
+//
+// Thread safety: VectorClocks rows and SharedDma records are written by their
+// subcore during an epoch and by the machine between epochs; SharedAccesses is
+// used between epochs only.
+#ifndef SCJIT_RUNTIME_SHARED_RACES_H_
+#define SCJIT_RUNTIME_SHARED_RACES_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace scjit {
+
+using Clock = std::vector<uint32_t>;
+
+// a = max(a, b), element by element.
+void Join(Clock& a, const Clock& b);
+
+// One DMA's accesses to shared memory.
+struct SharedDma {
+  enum Kind : uint8_t { kRead = 1, kWrite = 2, kAdd = 4 };
+  struct Run {
+    uintptr_t lo, hi;
+    Kind kind;
+  };
+  int subcore = 0;  // global index
+  int site = -1;    // its dma_start or copy
+  Clock start;      // its subcore's clock at the start
+  uint32_t end = 0;  // its subcore's own clock entry at the wait that retired it; 0: in flight
+  int end_site = -1;
+  std::vector<Run> runs;
+  // Plain writes: the bytes the DMA changed when it moved them.
+  std::vector<std::pair<uintptr_t, uintptr_t>> changed;
+  bool moved = false;
+  bool reported = false;  // one finding per DMA
+};
+
+// One race found: `later` (the DMA checked) against `earlier`, at byte `byte`.
+struct SharedRace {
+  std::shared_ptr<SharedDma> earlier, later;
+  uintptr_t byte = 0;
+  SharedDma::Kind earlier_kind = SharedDma::kRead, later_kind = SharedDma::kRead;
+};
+
+// The live accesses to shared memory, by byte range.
+class SharedAccesses {
+ public:
+  // Checks `dma` (just started, or started this epoch) against the accesses it
+  // may race with and records it. Races of two plain writes wait until both
+  // have moved their bytes (Resolve).
+  void Add(const std::shared_ptr<SharedDma>& dma, std::vector<SharedRace>* races);
+  // The write-write races whose DMAs have both moved: those whose shared bytes
+  // both changed.
+  void Resolve(std::vector<SharedRace>* races);
+  // Forgets the accesses every subcore that may still run is ordered after:
+  // `floor[s]` is the least clock any such subcore has of subcore s.
+  void Forget(const Clock& floor);
+
+ private:
+  struct Entry {
+    std::shared_ptr<SharedDma> dma;
+    SharedDma::Kind kind;
+  };
+  struct Segment {
+    uintptr_t hi;
+    std::vector<Entry> entries;
+  };
+  struct Pending {
+    SharedRace race;
+    uintptr_t lo, hi;
+  };
+  // Segments covering exactly [lo, hi) (made or split as needed), in order.
+  std::vector<std::map<uintptr_t, Segment>::iterator> Cover(uintptr_t lo, uintptr_t hi);
+
+  std::map<uintptr_t, Segment> segments_;  // by first byte, disjoint
+  std::vector<Pending> pending_;
+};
+
+}  // namespace scjit
+
+#endif  // SCJIT_RUNTIME_SHARED_RACES_H_

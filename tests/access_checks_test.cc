@@ -1,0 +1,383 @@
+// RT-INIT and RT-RACE on a subcore's own memories (runtime/local_accesses.h,
+// lowering/emit/emit_access_checks.cc): reads of bytes nothing has written,
+// and the kernel's accesses against the DMAs in flight on its buffers, with
+// the exact findings; and the kernels that must stay silent.
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/kernel_runner.h"
+
+namespace scjit {
+namespace {
+
+using testing::RunText;
+
+LaunchOptions Mode(DmaMode dma) {
+  LaunchOptions o;
+  o.dma = dma;
+  return o;
+}
+
+// How each finding of a one-subcore kernel ends.
+constexpr char kInitTail[] = R"(note: in kernel @k, subcore (core 0, subcore 0)
+help: write the bytes before reading them, or read only the part that was written
+)";
+constexpr char kRaceTail[] = R"(note: in kernel @k, subcore (core 0, subcore 0)
+help: wait for the DMA (dma_wait) before touching its buffers, or order the accesses with a barrier or semaphore
+)";
+
+// The findings of `text` in both DMA modes, which must agree.
+std::string Findings(const std::string& text, const CompileOptions& compile = {}) {
+  testing::Run on_wait = RunText(text, {}, compile, Mode(DmaMode::kOnWait));
+  EXPECT_TRUE(on_wait.status.ok()) << on_wait.diagnostics;
+  testing::Run eager = RunText(text, {}, compile, Mode(DmaMode::kEager));
+  EXPECT_EQ(on_wait.Findings(), eager.Findings());
+  return on_wait.Findings();
+}
+
+// --- RT-INIT ----------------------------------------------------------------------
+
+TEST(InitCheckTest, ReadPastWhatWasWritten) {
+  EXPECT_EQ(Findings(R"(kernel @k(out %o: hbm<2x16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<2x16xi32>)
+{
+  %v = iota : vector<16xi32>
+  store %buf[0, :], %v
+  %w = get %buf[1, :] : vector<16xi32>
+  store %buf[1, :], %w
+  copy %buf -> %o
+}
+)"),
+            R"(test.scir:7:8: error[RT-INIT]: get reads %buf[1, 0], which nothing has written
+    7 |   %w = get %buf[1, :] : vector<16xi32>
+      |        ^~~
+)" + std::string(kInitTail));
+}
+
+TEST(InitCheckTest, CompressedStoresWriteOnlyTheirLanes) {
+  // store_compressed writes elements 0-7; load_expanded of them is fine, a
+  // full read meets element 8.
+  EXPECT_EQ(Findings(R"(kernel @k(out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<16xi32>)
+{
+  %v = iota : vector<16xi32>
+  %eight = const dense<8> : vector<16xi32>
+  %m = cmp lt %v, %eight : vector<16xi1>
+  store_compressed %buf[:], %v mask %m
+  %lo = load_expanded %buf[:] mask %m : vector<16xi32>
+  %all = get %buf[:] : vector<16xi32>
+  store %buf[:], %lo
+  copy %buf -> %o
+}
+)"),
+            R"(test.scir:10:10: error[RT-INIT]: get reads %buf[8], which nothing has written
+   10 |   %all = get %buf[:] : vector<16xi32>
+      |          ^~~
+)" + std::string(kInitTail));
+}
+
+TEST(InitCheckTest, DmaSourcePartlyWritten) {
+  // Into VMEM_SHARED the copy is the finding; into HBM the bytes leave as they
+  // are (a pipeline's writeback of a block written in part), poison included.
+  std::string text = R"(kernel @k(out %o: hbm<2x16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<2x16xi32>, %shared: vmem_shared<2x16xi32>)
+{
+  %v = iota : vector<16xi32>
+  store %buf[0, :], %v
+  copy %buf -> ${DST}
+}
+)";
+  auto with = [&](const std::string& dst) {
+    std::string t = text;
+    t.replace(t.find("${DST}"), 6, dst);
+    return t;
+  };
+  EXPECT_EQ(Findings(with("%shared")),
+            R"(test.scir:7:3: error[RT-INIT]: copy %buf -> %shared copies %buf[1, 0], which nothing has written
+    7 |   copy %buf -> %shared
+      |   ^~~~
+)" + std::string(kInitTail));
+  testing::Run run = RunText(with("%o"));
+  ASSERT_TRUE(run.ok()) << run.Findings();
+  std::vector<uint32_t> o = run.As<uint32_t>("o");
+  EXPECT_EQ(o[15], 15u);
+  EXPECT_EQ(o[16], 0xBEBEBEBEu);
+}
+
+TEST(InitCheckTest, ScopedAllocsStartUnwritten) {
+  EXPECT_EQ(Findings(R"(kernel @k(out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+  scoped {
+    %a = alloc vmem<16xi32>
+    %v = get %a[:] : vector<16xi32>
+    store %a[:], %v
+    copy %a -> %o
+  }
+}
+)"),
+            R"(test.scir:6:10: error[RT-INIT]: get reads %a[0], which nothing has written
+    6 |     %v = get %a[:] : vector<16xi32>
+      |          ^~~
+)" + std::string(kInitTail));
+}
+
+TEST(InitCheckTest, SmemScalarsAndFetchAndAdd) {
+  // fetch_and_add writes its word; the other word of %s is never written.
+  EXPECT_EQ(Findings(R"(kernel @k(out %o: smem<2xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%s: smem<2xi32>)
+{
+  store %s[0], 0
+  %me = axis_index subcore : i32
+  %old = fetch_and_add %s[0], 5 {subcore = %me} : i32
+  %a = get %s[0] : i32
+  %b = get %s[1] : i32
+  %c = add %a, %b : i32
+  store %o[0], %c
+  store %o[1], %old
+}
+)"),
+            R"(test.scir:9:8: error[RT-INIT]: get reads %s[1], which nothing has written
+    9 |   %b = get %s[1] : i32
+      |        ^~~
+)" + std::string(kInitTail));
+}
+
+TEST(InitCheckTest, OffWithoutTheCheck) {
+  CompileOptions compile;
+  compile.checks = *Checks::Parse("bounds,race,sync");
+  EXPECT_EQ(Findings(R"(kernel @k(out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<16xi32>)
+{
+  %v = get %buf[:] : vector<16xi32>
+  store %buf[:], %v
+  copy %buf -> %o
+}
+)",
+                     compile),
+            "");
+}
+
+// --- RT-RACE: the kernel against the DMAs in flight on its buffers -------------------
+
+TEST(LocalRaceTest, DestinationReadBeforeTheWait) {
+  EXPECT_EQ(Findings(R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<16xi32>, %sem: dma_sem)
+{
+  dma_start %x -> %buf, %sem
+  %v = get %buf[:] : vector<16xi32>
+  dma_wait %x -> %buf, %sem
+  store %buf[:], %v
+  copy %buf -> %o
+}
+)"),
+            R"(test.scir:6:8: error[RT-RACE]: get reads %buf[0] while the DMA of dma_start at test.scir:5:3 may still be writing it
+    6 |   %v = get %buf[:] : vector<16xi32>
+      |        ^~~
+note: the DMA (dma_start %x -> %buf) writes %buf[0] from its start until a wait on its semaphore retires it; wait before this op
+)" + std::string(kRaceTail));
+}
+
+TEST(LocalRaceTest, SourceOverwrittenBeforeTheWait) {
+  EXPECT_EQ(Findings(R"(kernel @k(out %o: hbm<2x16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<2x16xi32>, %sem: dma_sem)
+{
+  %v = iota : vector<16xi32>
+  store %buf[0, :], %v
+  store %buf[1, :], %v
+  dma_start %buf -> %o, %sem
+  store %buf[1, :], %v
+  dma_wait %buf -> %o, %sem
+}
+)"),
+            R"(test.scir:9:3: error[RT-RACE]: store writes %buf[1, 0] while the DMA of dma_start at test.scir:8:3 may still be reading it
+    9 |   store %buf[1, :], %v
+      |   ^~~~~
+note: the DMA (dma_start %buf -> %o) reads %buf[1, 0] from its start until a wait on its semaphore retires it; wait before this op
+)" + std::string(kRaceTail));
+}
+
+TEST(LocalRaceTest, TwoDmasIntoOneBuffer) {
+  EXPECT_EQ(Findings(R"(kernel @k(in %x: hbm<32xi32>, out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<16xi32>, %sems: dma_sem<2>)
+{
+  %a = view %sems[0] : dma_sem
+  %b = view %sems[1] : dma_sem
+  dma_start %x[0:16] -> %buf, %a
+  dma_start %x[16:32] -> %buf, %b
+  dma_wait %x[0:16] -> %buf, %a
+  dma_wait %x[16:32] -> %buf, %b
+  copy %buf -> %o
+}
+)"),
+            R"(test.scir:8:3: error[RT-RACE]: dma_start %x[16:32] -> %buf writes %buf[0] while the DMA of dma_start at test.scir:7:3 may still be writing it
+    8 |   dma_start %x[16:32] -> %buf, %b
+      |   ^~~~~~~~~
+note: the DMA (dma_start %x[0:16] -> %buf) writes %buf[0] from its start until a wait on its semaphore retires it; wait before this op
+)" + std::string(kRaceTail));
+}
+
+TEST(LocalRaceTest, WaitsRetireByCountInStartOrder) {
+  // Two copies on one semaphore: the first wait retires the first DMA only, so
+  // reading the second buffer between the waits is a race, the first is not.
+  std::string text = R"(kernel @k(in %x: hbm<32xi32>, out %o: hbm<32xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<32xi32>, %sem: dma_sem)
+{
+  dma_start %x[0:16] -> %buf[0:16], %sem
+  dma_start %x[16:32] -> %buf[16:32], %sem
+  dma_wait %x[0:16] -> %buf[0:16], %sem
+  %v = get %buf[${SLICE}] : vector<16xi32>
+  dma_wait %x[16:32] -> %buf[16:32], %sem
+  store %buf[0:16], %v
+  copy %buf -> %o
+}
+)";
+  auto with = [&](const std::string& slice) {
+    std::string t = text;
+    t.replace(t.find("${SLICE}"), 8, slice);
+    return Findings(t);
+  };
+  EXPECT_EQ(with("0:16"), "");
+  EXPECT_NE(with("16:32").find("error[RT-RACE]: get reads %buf[16] while the DMA of dma_start at test.scir:6:3"),
+            std::string::npos);
+}
+
+TEST(LocalRaceTest, WarningsLetTheRunGoOn) {
+  CompileOptions compile;
+  compile.checks = *Checks::Parse("warn");
+  testing::Run run = RunText(R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<16xi32>, %sem: dma_sem)
+{
+  dma_start %x -> %buf, %sem
+  %v = get %buf[:] : vector<16xi32>
+  dma_wait %x -> %buf, %sem
+  copy %buf -> %o
+}
+)",
+                             {}, compile);
+  ASSERT_EQ(run.findings.size(), 1u) << run.Findings();
+  EXPECT_EQ(run.findings[0].code, "RT-RACE");
+  EXPECT_EQ(run.findings[0].severity, Severity::kWarning);
+  EXPECT_TRUE(run.status.ok());
+}
+
+// --- Silent: correctly synchronised code ---------------------------------------------
+
+TEST(AccessChecksTest, ExamplesRunClean) {
+  for (const char* example : {"examples/add_one_manual.scir", "examples/gather_indirect.scir",
+                              "examples/mpmd_rows.scir"}) {
+    testing::Run run = testing::RunFile(example);
+    EXPECT_TRUE(run.ok()) << example << ": " << run.diagnostics << run.Findings();
+  }
+}
+
+
+// --- RT-RACE between subcores: DMAs into shared memory -------------------------------
+
+// Two subcores copy into the same bytes of %o; `${ORDER}` goes between.
+std::string TwoWriters(const std::string& value, const std::string& order) {
+  std::string text = R"(kernel @k(out %o: hbm<16xi32>, out %r: hbm<2x16xi32>)
+    mesh vector(cores = 1, subcores = 2)
+    scratch(%buf: vmem<16xi32>, %back: vmem<16xi32>)
+{
+  %me = axis_index subcore : i32
+  %i = iota : vector<16xi32>
+  %mv = broadcast %me : vector<16xi32>
+  %v = ${VALUE}
+  store %buf[:], %v
+  ${ORDER}
+  copy %buf -> %o
+  barrier
+  copy %o -> %back
+  copy %back -> %r[%me]
+}
+)";
+  text.replace(text.find("${VALUE}"), 8, value);
+  text.replace(text.find("${ORDER}"), 8, order);
+  return text;
+}
+
+TEST(SharedRaceTest, TwoSubcoresWriteTheSameBytes) {
+  std::string f = Findings(TwoWriters("add %i, %mv : vector<16xi32>", ""));
+  EXPECT_NE(f.find("test.scir:11:3: error[RT-RACE]: copy %buf -> %o writes %o[0] while the DMA of copy at "
+                   "test.scir:11:3 on subcore (core 0, subcore 0) may still be writing it"),
+            std::string::npos)
+      << f;
+  EXPECT_NE(f.find("note: the other DMA (copy %buf -> %o, retired by copy at test.scir:11:3) and this one are "
+                   "not ordered"),
+            std::string::npos)
+      << f;
+  EXPECT_NE(f.find("note: in kernel @k, subcore (core 0, subcore 1)"), std::string::npos) << f;
+}
+
+TEST(SharedRaceTest, IdenticalBytesAndOrderedWritesAreNoRace) {
+  EXPECT_EQ(Findings(TwoWriters("add %i, 0 : vector<16xi32>", "")), "");
+  // Subcore 1 writes after a barrier... the copies after it read what both wrote.
+  std::string ordered = TwoWriters("add %i, %mv : vector<16xi32>", R"(%z = cmp eq %me, 0 : i1
+  if %z {
+    copy %buf -> %o
+  }
+  barrier)");
+  EXPECT_EQ(Findings(ordered), "");
+}
+
+TEST(SharedRaceTest, ReadAgainstWriteWithoutABarrier) {
+  std::string text = R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 2)
+    scratch(%buf: vmem<16xi32>)
+{
+  %me = axis_index subcore : i32
+  %first = cmp eq %me, 0 : i1
+  if %first {
+    copy %x -> %o
+  } else {
+    ${WAIT}
+    copy %o -> %buf
+  }
+}
+)";
+  auto with = [&](const std::string& wait) {
+    std::string t = text;
+    t.replace(t.find("${WAIT}"), 7, wait);
+    return Findings(t);
+  };
+  std::string f = with("");
+  EXPECT_NE(f.find("test.scir:11:5: error[RT-RACE]: copy %o -> %buf reads %o[0] while the DMA of copy at "
+                   "test.scir:8:5 on subcore (core 0, subcore 0) may still be writing it"),
+            std::string::npos)
+      << f;
+}
+
+TEST(SharedRaceTest, SemaphoreHandshakeOrders) {
+  EXPECT_EQ(Findings(R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 2)
+    scratch(%buf: vmem<16xi32>, %ready: sem)
+{
+  %me = axis_index subcore : i32
+  %first = cmp eq %me, 0 : i1
+  if %first {
+    copy %x -> %o
+    %one = const 1 : i32
+    sem_signal %ready, 1 {subcore = %one}
+  } else {
+    sem_wait %ready, 1
+    copy %o -> %buf
+  }
+}
+)"),
+            "");
+}
+
+}  // namespace
+}  // namespace scjit
