@@ -266,9 +266,10 @@ TEST(MalformedInputTest, EnormousValidKernelLoads) {
 // Found while fuzzing (docs/fuzzing.md): each use of an undefined name searched
 // all the kernel's values for one of its name (for the note), and each literal
 // splatted to a vector searched them for a free name, so a 2 MB file of 40000
-// each took minutes. Both are one lookup now.
+// each took 30 s, and this one of 80000 minutes. Both are one lookup now (about
+// a second; ten under ASan).
 TEST(MalformedInputTest, ManyUndefinedNamesAndSplatsTakeLinearTime) {
-  constexpr int kOps = 40000;
+  constexpr int kOps = 80000;
   std::string text = "kernel @k(in %x: hbm<16xi32>)\n    mesh vector(cores = 1, subcores = 1)\n{\n";
   text += "  %v = iota : vector<16xi32>\n";
   for (int i = 0; i < kOps; ++i) text += "  %a" + std::to_string(i) + " = add %v, 1 : vector<16xi32>\n";
@@ -277,11 +278,11 @@ TEST(MalformedInputTest, ManyUndefinedNamesAndSplatsTakeLinearTime) {
   auto start = std::chrono::steady_clock::now();
   testing::Loaded loaded = Load(text, "many.scir");
   std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-  EXPECT_LT(took.count(), 20) << "seconds";
+  EXPECT_LT(took.count(), 60) << "seconds";
   // The sink keeps the first 50 diagnostics.
   ASSERT_EQ(loaded.codes, std::vector<std::string>(50, "IR-UNDEFINED"));
   EXPECT_EQ(loaded.diagnostics.substr(0, loaded.diagnostics.find("\n")),
-            "many.scir:40005:13: error[IR-UNDEFINED]: use of undefined value %u");
+            "many.scir:80005:13: error[IR-UNDEFINED]: use of undefined value %u");
 }
 
 TEST(MalformedInputTest, OversizedFileIsALimit) {

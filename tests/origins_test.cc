@@ -145,7 +145,7 @@ TEST_F(OriginsTest, OnlyRegularFilesAreReadEachOnceWithinALimit) {
       Source{"gen.scir", KernelText("  %y = get %buf[7] : i32 loc(\"/dev/zero\":2:7)\n"
                                     "  %z = get %buf[8] : i32 loc(\"" + fifo + "\":1:3)\n")});
   std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-  EXPECT_LT(took.count(), 20) << "seconds";
+  EXPECT_LT(took.count(), 60) << "seconds";
   ASSERT_FALSE(k.ok());
   std::vector<Diagnostic> d = DiagnosticsOf(k.status());
   ASSERT_EQ(d.size(), 2u);

@@ -1595,7 +1595,7 @@ TEST(DmaSyncRuleScaleTest, SelectRefsAreFollowedInLinearTime) {
   auto start = std::chrono::steady_clock::now();
   Checked ok = Check(SelectRefChain(30, "  copy %s29 -> %o\n" + many));
   std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-  EXPECT_LT(took.count(), 20) << "seconds";
+  EXPECT_LT(took.count(), 60) << "seconds";  // about 0.2 s; a few under ASan
   EXPECT_TRUE(ok.ok) << ok.diagnostics.substr(0, 2000);
 
   // A bad use at the end of the chain is found from each of its select_refs.
