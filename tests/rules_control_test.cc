@@ -624,6 +624,24 @@ TEST(FullTextTest, EveryRuleHasACase) {
   for (DiagId id : ids) EXPECT_TRUE(covered.count(std::string(Info(id).code))) << Info(id).code << " has no case";
 }
 
+// Found by edge-case inputs run through frontend_fuzzer (docs/fuzzing.md): the
+// memory plan counted semaphores in an int, so a kernel with this many wrapped
+// the count and had their names written past the plan's table (a heap overflow).
+// MESH-SEMAPHORES stops it first; its sums saturate.
+TEST(FullTextTest, SemaphoresBeyondAnIntAreACapacityError) {
+  Checked r = Check(R"(kernel @k(in %x: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+  scoped {
+    %t = alloc dma_sem<1099511627776>
+  }
+}
+)");
+  ASSERT_EQ(r.codes, std::vector<std::string>{"MESH-SEMAPHORES"});
+  EXPECT_EQ(r.diagnostics.substr(0, r.diagnostics.find('\n')),
+            "k.scir:5:5: error[MESH-SEMAPHORES]: the kernel needs 1099511627776 semaphores per subcore; v7x has 1024");
+}
+
 // --- Nearest legal neighbours -------------------------------------------------------
 
 struct LegalCase {
