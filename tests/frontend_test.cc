@@ -328,39 +328,5 @@ TEST(MalformedInputTest, AHugeSliceStrideIsOneLiteralError) {
 )");
 }
 
-// Found while fuzzing: the memory plan counted semaphores in an int, so a
-// dma_sem<1099511627776> (within the 2^40 elements of a type) wrapped the count
-// and wrote their names past the end of the table (a heap overflow), and enough
-// large scratch refs overflowed the arenas' byte counts. The verifier bounds what
-// a kernel part allocates.
-TEST(MalformedInputTest, WhatAKernelAllocatesIsALimit) {
-  testing::Loaded sems = Load(R"(kernel @k(in %x: hbm<16xi32>)
-    mesh scalar(cores = 1)
-    scratch(%a: dma_sem<65535>, %b: sem)
-{
-  scoped {
-    %t = alloc sem<2>
-  }
-}
-)",
-                              "sems.scir");
-  EXPECT_EQ(sems.diagnostics,
-            R"(sems.scir:6:5: error[IR-LIMIT]: kernel @k allocates more than 65536 semaphores (%t : sem<2> brings it to 65538)
-    6 |     %t = alloc sem<2>
-      |     ^~
-)");
-  EXPECT_EQ(Load("kernel @k(in %x: hbm<16xi32>) mesh scalar(cores = 1) scratch(%s: dma_sem<1099511627776>) {}").codes,
-            std::vector<std::string>{"IR-LIMIT"});
-  std::string scratch;
-  for (int i = 0; i < 9; ++i) scratch += std::string(i ? ", " : "") + "%a" + std::to_string(i) + ": smem<1099511627776xi64>";
-  testing::Loaded bytes =
-      Load("kernel @k(in %x: hbm<16xi32>) mesh scalar(cores = 1) scratch(" + scratch + ") {}", "bytes.scir");
-  EXPECT_EQ(bytes.codes, std::vector<std::string>{"IR-LIMIT"});
-  EXPECT_NE(bytes.diagnostics.find("error[IR-LIMIT]: kernel @k allocates more than 2^46 bytes of smem (%a8 : "
-                                   "smem<1099511627776xi64> brings it to 79164837199872)"),
-            std::string::npos)
-      << bytes.diagnostics;
-}
-
 }  // namespace
 }  // namespace scjit

@@ -624,6 +624,47 @@ TEST(FullTextTest, EveryRuleHasACase) {
   for (DiagId id : ids) EXPECT_TRUE(covered.count(std::string(Info(id).code))) << Info(id).code << " has no case";
 }
 
+// Found by edge-case inputs run through frontend_fuzzer (docs/fuzzing.md): the
+// memory plan counted semaphores in an int, so a kernel with this many wrapped
+// the count and had their names written past the plan's table (a heap overflow).
+// MESH-SEMAPHORES stops it first; its sums saturate.
+TEST(FullTextTest, SemaphoresBeyondAnIntAreACapacityError) {
+  Checked r = Check(R"(kernel @k(in %x: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+  scoped {
+    %t = alloc dma_sem<1099511627776>
+  }
+}
+)");
+  ASSERT_EQ(r.codes, std::vector<std::string>{"MESH-SEMAPHORES"});
+  EXPECT_EQ(r.diagnostics.substr(0, r.diagnostics.find('\n')),
+            "k.scir:5:5: error[MESH-SEMAPHORES]: the kernel needs 1099511627776 semaphores per subcore; v7x has 1024");
+}
+
+// Found by frontend_fuzzer (docs/fuzzing.md): the number of workers a pipeline's
+// partition splits its grid over was the product of the mesh's sizes, which
+// overflowed for a mesh far beyond the target's (MESH-2), so PIPE-10 went
+// unreported (and UBSan aborted). The product saturates.
+TEST(FullTextTest, HugeMeshesStillSplitPipelines) {
+  Checked r = Check(R"(kernel @k(in %x: hbm<4096x128xi32>, out %o: hbm<4096x128xi32>)
+    mesh vector(cores = 2, subcores = 4611686018427387904)
+{
+  pipeline grid(512) partition(core, subcore) dims(arbitrary)
+      in(%x, block [8, 128], map (%i) -> (%i, 0))
+      out(%o, block [8, 128], map (%i) -> (%i, 0))
+      body(%in_v: vmem<8x128xi32>, %out_v: vmem<8x128xi32>) {
+  }
+}
+)");
+  EXPECT_EQ(r.codes, (std::vector<std::string>{"MESH-2", "PIPE-10"}));
+  EXPECT_NE(r.diagnostics.find("note: partition(core, subcore) splits the grid over 9223372036854775807 workers of "
+                               "mesh vector(cores = 2, subcores = 4611686018427387904), but every grid dimension is "
+                               "arbitrary\n"),
+            std::string::npos)
+      << r.diagnostics;
+}
+
 // --- Nearest legal neighbours -------------------------------------------------------
 
 struct LegalCase {

@@ -85,7 +85,6 @@ class Verifier {
 
   // --- Kernels and regions -------------------------------------------------------
   void VerifyKernel(KernelDef& k);
-  void CheckAllocations(const KernelDef& k);
   void VerifyParts(const KernelDef& k);
   void VerifyRegion(Region& r);
   void VerifyOp(Op& op);
@@ -240,37 +239,6 @@ void Verifier::VerifyKernel(KernelDef& k) {
   }
   VerifyAttrList(k.attributes, nullptr);
   VerifyRegion(k.body);
-  CheckAllocations(k);
-}
-
-void Verifier::CheckAllocations(const KernelDef& k) {
-  int64_t semaphores = 0;
-  int64_t bytes[3] = {};  // VMEM, SMEM, VMEM_SHARED (HBM and host refs are the caller's)
-  bool over = false;      // one report per part
-  auto check = [&](const Value* v, int64_t total, int64_t limit, std::string what) {
-    if (total <= limit) return;
-    Detail(DiagId::kIrLimit, v->loc,
-           Cat("kernel @", k.name, " allocates more than ", what, " (%", v->name, " : ", v->type.ToString(),
-               " brings it to ", total, ")"));
-    over = true;
-  };
-  auto add = [&](const Value* v) {
-    const Type& t = v->type;
-    if (over || !t.is_memory() || t.has_dynamic_dim()) return;
-    if (t.is_semaphore()) {
-      semaphores += t.NumElements();  // each type at most 2^40 elements: no overflow before the check
-      return check(v, semaphores, kMaxSemaphores, Cat(kMaxSemaphores, " semaphores"));
-    }
-    if (OffCore(t.space())) return;
-    int space = t.space() == MemorySpace::kVmem ? 0 : t.space() == MemorySpace::kSmem ? 1 : 2;
-    bytes[space] += t.NumElements() * ByteWidth(t.element());  // each type at most 2^43 bytes
-    check(v, bytes[space], kMaxSpaceBytes, Cat("2^46 bytes of ", SpaceName(t.space())));
-  };
-  for (const Param& p : k.params) add(p.value);
-  for (const Value* v : k.scratch) add(v);
-  WalkOps(k.body, [&](const Op& op) {
-    if (op.kind == OpKind::kAlloc && !op.results.empty()) add(op.results[0]);
-  });
 }
 
 // A kernel of several parts (MPMD): each part names its mesh, at most one part

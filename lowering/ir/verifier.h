@@ -18,13 +18,6 @@
 
 namespace scjit {
 
-// What one kernel part may allocate (IR-LIMIT), counting its staged parameters,
-// scratch and allocs as if no scope's space were reused: semaphores, and bytes in
-// each core memory space (VMEM, SMEM, VMEM_SHARED). Far beyond any chip, they
-// keep the memory plan's arithmetic and its tables of semaphores small.
-inline constexpr int64_t kMaxSemaphores = 65536;
-inline constexpr int64_t kMaxSpaceBytes = int64_t{1} << 46;
-
 // Verifies every kernel of `module`, reporting to `sink`. Ops whose operands were
 // already reported (undefined names) are skipped, so one mistake gives one error.
 void Verify(Module& module, DiagnosticSink& sink);

@@ -3,6 +3,7 @@
 // (§24), PL (§18), MESH-15 for scoped allocations and pipeline blocks, and PIPE
 // (§26).
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -299,11 +300,14 @@ std::optional<Violation> GridPositive(const Ctx& c) {  // PIPE-1
   return std::nullopt;
 }
 
-// How many workers share the grid: the product of the partition axes' sizes.
+// How many workers share the grid: the product of the partition axes' sizes,
+// saturated (a mesh beyond the target's, which MESH-1/2 report, may be of any size).
 int64_t Workers(const Ctx& c) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   int64_t n = 1;
   for (MeshAxis a : c.op.pipeline->partition) {
-    n *= a == MeshAxis::kCore ? MeshCores(c.kernel, c.target) : MeshSubcores(c.kernel, c.target);
+    int64_t size = a == MeshAxis::kCore ? MeshCores(c.kernel, c.target) : MeshSubcores(c.kernel, c.target);
+    n = n > kMax / size ? kMax : n * size;  // sizes are at least 1 (the verifier)
   }
   return n;
 }
