@@ -331,16 +331,16 @@ TEST_F(CliTest, SizesBeyondTheHostOrTheTargetFailCleanly) {
                        std::to_string(Buffer::HostMemoryBytes()) +
                        " bytes of memory\nhelp: make the arrays smaller (a parameter's shape, or fewer --repeat "
                        "copies), or run on a host with more memory\n");
-  // The verifier bounds what any kernel may allocate (IR-LIMIT); the target's
-  // rule what a subcore has (MESH-SEMAPHORES).
+  // The target's capacity rule bounds what a subcore has (MESH-SEMAPHORES),
+  // however far beyond it a count goes.
   EXPECT_EQ(FirstLine("sems.scir", R"(kernel @k(in %x: hbm<16xi32>)
     mesh vector(cores = 1, subcores = 1)
     scratch(%s: sem<2147483648>)
 {
 }
 )"),
-            std::pair(3, std::string("sems.scir:3:13: error[IR-LIMIT]: kernel @k allocates more than 65536 semaphores "
-                                     "(%s : sem<2147483648> brings it to 2147483648)")));
+            std::pair(3, std::string("sems.scir:3:13: error[MESH-SEMAPHORES]: the kernel needs 2147483648 semaphores "
+                                     "per subcore; v7x has 1024")));
   EXPECT_EQ(FirstLine("sems.scir", R"(kernel @k(in %x: hbm<16xi32>)
     mesh vector(cores = 1, subcores = 1)
     scratch(%s: sem<4096>)
