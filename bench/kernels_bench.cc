@@ -69,6 +69,24 @@ LaunchOptions Unchecked(int threads) {
   return o;
 }
 
+// Each kernel benchmark's arguments: {threads, checked}. Checked runs compile
+// every check in and launch as jit-run does by default (every check on, DMAs
+// on wait); unchecked ones as `jit-run --unchecked` (eager DMAs).
+bool CheckedRun(const benchmark::State& state) { return state.range(1) != 0; }
+
+LaunchOptions RunOptionsOf(const benchmark::State& state) {
+  if (!CheckedRun(state)) return Unchecked(static_cast<int>(state.range(0)));
+  LaunchOptions o;
+  o.threads = static_cast<int>(state.range(0));
+  return o;
+}
+
+// Registers a kernel benchmark at one and two threads unchecked, and checked.
+void KernelArgs(benchmark::internal::Benchmark* b) {
+  b->Args({1, 0})->Args({2, 0})->Args({1, 1})->ArgNames({"threads", "checked"});
+  b->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
 int HostThreads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 // --- A launch's fixed cost: 16 int32 on one subcore (bench/jax_overhead.py compares
@@ -93,11 +111,11 @@ BENCHMARK(BM_TinyLaunch)->Unit(benchmark::kMicrosecond)->UseRealTime();
 constexpr int64_t kAddOneElements = 4096 * 128;
 
 void AddOneEmulated(benchmark::State& state, const std::string& file) {
-  auto kernel = Compiled(file);
+  auto kernel = Compiled(file, CheckedRun(state));
   std::vector<int32_t> x(kAddOneElements), o(kAddOneElements);
   for (int64_t i = 0; i < kAddOneElements; ++i) x[i] = static_cast<int32_t>(i);
   std::vector<Buffer> params = Buffers(kernel, {x.data(), o.data()});
-  LaunchOptions options = Unchecked(static_cast<int>(state.range(0)));
+  LaunchOptions options = RunOptionsOf(state);
   for (auto _ : state) {
     absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
     if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
@@ -109,26 +127,11 @@ void AddOneEmulated(benchmark::State& state, const std::string& file) {
 
 // Software-pipelined by hand (dma_start/dma_wait, three buffers).
 void BM_AddOne_Emulated(benchmark::State& state) { AddOneEmulated(state, "add_one_4096x128.scir"); }
-BENCHMARK(BM_AddOne_Emulated)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_AddOne_Emulated)->Apply(KernelArgs);
 
 // The same work with the `pipeline` op (the guide's sc_add_one, blocks [8, 128]).
 void BM_PipelinedAddOne_Emulated(benchmark::State& state) { AddOneEmulated(state, "examples/pipelined_add_one.scir"); }
-BENCHMARK(BM_PipelinedAddOne_Emulated)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
-
-void BM_AddOne_Checked(benchmark::State& state) {
-  auto kernel = Compiled("add_one_4096x128.scir", /*checked=*/true);
-  std::vector<int32_t> x(kAddOneElements), o(kAddOneElements);
-  std::vector<Buffer> params = Buffers(kernel, {x.data(), o.data()});
-  LaunchOptions options;
-  options.threads = static_cast<int>(state.range(0));
-  for (auto _ : state) {
-    absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
-    if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
-  }
-  state.SetItemsProcessed(state.iterations() * kAddOneElements);
-  state.SetBytesProcessed(state.iterations() * kAddOneElements * 8);
-}
-BENCHMARK(BM_AddOne_Checked)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_PipelinedAddOne_Emulated)->Apply(KernelArgs);
 
 // The loop a user would write.
 void BM_AddOne_Native(benchmark::State& state) {
@@ -166,11 +169,11 @@ std::vector<int32_t> ExchangeReference(const std::vector<int32_t>& x) {
 }
 
 void BM_Exchange_Emulated(benchmark::State& state) {
-  auto kernel = Compiled("exchange.scir");
+  auto kernel = Compiled("exchange.scir", CheckedRun(state));
   std::vector<int32_t> x(32 * 16), o(32 * 16);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int32_t>(i * 2654435761u);
   std::vector<Buffer> params = Buffers(kernel, {x.data(), o.data()});
-  LaunchOptions options = Unchecked(static_cast<int>(state.range(0)));
+  LaunchOptions options = RunOptionsOf(state);
   for (auto _ : state) {
     absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
     if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
@@ -178,7 +181,7 @@ void BM_Exchange_Emulated(benchmark::State& state) {
   if (o != ExchangeReference(x)) state.SkipWithError("wrong result");
   state.SetItemsProcessed(state.iterations() * kRounds * 2 * 32);  // barrier arrivals
 }
-BENCHMARK(BM_Exchange_Emulated)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Exchange_Emulated)->Apply(KernelArgs);
 
 void BM_Exchange_Native(benchmark::State& state) {
   std::vector<int32_t> x(32 * 16);
@@ -221,11 +224,11 @@ void GatherReduceNative(const GatherReduceData& d, float* o) {
 }
 
 void BM_GatherReduce_Emulated(benchmark::State& state) {
-  auto kernel = Compiled("gather_reduce.scir");
+  auto kernel = Compiled("gather_reduce.scir", CheckedRun(state));
   GatherReduceData d;
   std::vector<float> o(kWorkers * kBags * 16), want(o.size());
   std::vector<Buffer> params = Buffers(kernel, {d.table.data(), d.idx.data(), o.data()});
-  LaunchOptions options = Unchecked(static_cast<int>(state.range(0)));
+  LaunchOptions options = RunOptionsOf(state);
   for (auto _ : state) {
     absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
     if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
@@ -234,7 +237,7 @@ void BM_GatherReduce_Emulated(benchmark::State& state) {
   if (std::memcmp(o.data(), want.data(), o.size() * 4) != 0) state.SkipWithError("wrong result");
   state.SetItemsProcessed(state.iterations() * kWorkers * kBags * 16 * 16);  // elements gathered
 }
-BENCHMARK(BM_GatherReduce_Emulated)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_GatherReduce_Emulated)->Apply(KernelArgs);
 
 void BM_GatherReduce_Native(benchmark::State& state) {
   GatherReduceData d;
@@ -271,13 +274,15 @@ void ScatterAddNative(const ScatterAddData& d, float* o) {
   }
 }
 
-// Arg: the number of bins the indices use (4096: few lanes collide; 16: most do).
+// Args: the number of bins the indices use (4096: few lanes collide; 16: most
+// do), and checked (one thread).
 void BM_ScatterAdd_Emulated(benchmark::State& state) {
-  auto kernel = Compiled("scatter_add.scir");
+  auto kernel = Compiled("scatter_add.scir", CheckedRun(state));
   ScatterAddData d(static_cast<int>(state.range(0)));
   std::vector<float> o(kWorkers * kBins), want(o.size());
   std::vector<Buffer> params = Buffers(kernel, {d.idx.data(), d.x.data(), o.data()});
-  LaunchOptions options = Unchecked(1);
+  LaunchOptions options = CheckedRun(state) ? LaunchOptions{} : Unchecked(1);
+  options.threads = 1;
   for (auto _ : state) {
     absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
     if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
@@ -286,7 +291,13 @@ void BM_ScatterAdd_Emulated(benchmark::State& state) {
   if (std::memcmp(o.data(), want.data(), o.size() * 4) != 0) state.SkipWithError("wrong result");
   state.SetItemsProcessed(state.iterations() * kWorkers * kVectors * 16);
 }
-BENCHMARK(BM_ScatterAdd_Emulated)->Arg(4096)->Arg(16)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ScatterAdd_Emulated)
+    ->Args({4096, 0})
+    ->Args({16, 0})
+    ->Args({4096, 1})
+    ->ArgNames({"bins", "checked"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_ScatterAdd_Native(benchmark::State& state) {
   ScatterAddData d(static_cast<int>(state.range(0)));
@@ -340,11 +351,11 @@ void ScatterAddRowsNative(const RowsData& d, float* o) {
 }
 
 void GatherRowsEmulated(benchmark::State& state, const std::string& file) {
-  auto kernel = Compiled(file);
+  auto kernel = Compiled(file, CheckedRun(state));
   const RowsData& d = RowInputs();
   std::vector<float> o(size_t{kRowIndices} * kRowWidth), want(o.size());
   std::vector<Buffer> params = Buffers(kernel, {d.table.data(), d.idx.data(), o.data()});
-  LaunchOptions options = Unchecked(static_cast<int>(state.range(0)));
+  LaunchOptions options = RunOptionsOf(state);
   for (auto _ : state) {
     absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
     if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
@@ -355,11 +366,11 @@ void GatherRowsEmulated(benchmark::State& state, const std::string& file) {
 }
 // Pipelined by hand (two output buffers in flight).
 void BM_GatherRows_Emulated(benchmark::State& state) { GatherRowsEmulated(state, "gather_rows.scir"); }
-BENCHMARK(BM_GatherRows_Emulated)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_GatherRows_Emulated)->Apply(KernelArgs);
 
 // The guide's kernel as written, with the `pipeline` op.
 void BM_GatherPipeline_Emulated(benchmark::State& state) { GatherRowsEmulated(state, "gather_pipeline.scir"); }
-BENCHMARK(BM_GatherPipeline_Emulated)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_GatherPipeline_Emulated)->Apply(KernelArgs);
 
 void BM_GatherRows_Native(benchmark::State& state) {
   const RowsData& d = RowInputs();
@@ -374,11 +385,11 @@ void BM_GatherRows_Native(benchmark::State& state) {
 BENCHMARK(BM_GatherRows_Native)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_ScatterAddRows_Emulated(benchmark::State& state) {
-  auto kernel = Compiled("scatter_add_rows.scir");
+  auto kernel = Compiled("scatter_add_rows.scir", CheckedRun(state));
   const RowsData& d = RowInputs();
   std::vector<float> o(d.table.size()), want(o.size());
   std::vector<Buffer> params = Buffers(kernel, {d.rows.data(), d.idx.data(), o.data()});
-  LaunchOptions options = Unchecked(static_cast<int>(state.range(0)));
+  LaunchOptions options = RunOptionsOf(state);
   for (auto _ : state) {
     std::memcpy(o.data(), d.table.data(), o.size() * 4);  // inout: start from the table
     absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
@@ -388,7 +399,7 @@ void BM_ScatterAddRows_Emulated(benchmark::State& state) {
   if (std::memcmp(o.data(), want.data(), o.size() * 4) != 0) state.SkipWithError("wrong result");
   state.SetBytesProcessed(state.iterations() * int64_t{kRowIndices} * kRowWidth * 4);  // rows added
 }
-BENCHMARK(BM_ScatterAddRows_Emulated)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ScatterAddRows_Emulated)->Apply(KernelArgs);
 
 void BM_ScatterAddRows_Native(benchmark::State& state) {
   const RowsData& d = RowInputs();
@@ -445,15 +456,11 @@ void SortRowsNative(const SortRowsData& in, std::vector<int32_t>& keys, std::vec
 }
 
 void BM_SortRows_Emulated(benchmark::State& state) {
-  auto kernel = Compiled("sort_rows.scir", /*checked=*/state.range(1) != 0);
+  auto kernel = Compiled("sort_rows.scir", CheckedRun(state));
   const SortRowsData& in = SortInputs();
   std::vector<int32_t> keys = in.keys, vals = in.vals, ok(kSortElements), ov(kSortElements);
   std::vector<Buffer> params = Buffers(kernel, {keys.data(), vals.data(), ok.data(), ov.data()});
-  LaunchOptions options = Unchecked(static_cast<int>(state.range(0)));
-  if (state.range(1) != 0) {  // checked: on_wait DMAs, bounds and sync checks
-    options.checks = Checks::All();
-    options.dma = DmaMode::kOnWait;
-  }
+  LaunchOptions options = RunOptionsOf(state);
   for (auto _ : state) {
     absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
     if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
@@ -463,13 +470,7 @@ void BM_SortRows_Emulated(benchmark::State& state) {
   if (ok != want_k || ov != want_v) state.SkipWithError("wrong result");
   state.SetItemsProcessed(state.iterations() * kSortRows);
 }
-BENCHMARK(BM_SortRows_Emulated)
-    ->Args({1, 0})
-    ->Args({2, 0})
-    ->Args({2, 1})
-    ->ArgNames({"threads", "checked"})
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+BENCHMARK(BM_SortRows_Emulated)->Apply(KernelArgs);
 
 void BM_SortRows_Native(benchmark::State& state) {
   const SortRowsData& in = SortInputs();

@@ -244,9 +244,10 @@ bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vecto
     SharedWrites::Guard guard = writes != nullptr
                                     ? writes->Lock(dma.dst.base, dma.dst.base + ExtentBytes(dma.dst, dma.elem_bytes))
                                     : SharedWrites::Guard();
-    // Race check: which destination bytes the DMA changes (by its end: a
-    // scatter may write a row twice).
-    bool note = shared_record != nullptr && !dma.add;
+    // Race check: which shared destination bytes the DMA changes (by its end: a
+    // scatter may write a row twice). A local destination is no other
+    // subcore's to race on.
+    bool note = shared && shared_record != nullptr && !dma.add;
     bool repeats = note && RepeatsRows(dma, *indices);
     std::vector<uint8_t> before;
     if (repeats) before = DestinationBytes(dma, indices->data());
@@ -951,6 +952,16 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   int n = static_cast<int>(subcores_.size());
   if (options_.checks.race) {
     races_ = std::make_unique<SharedAccesses>();
+    for (size_t p = 0; p < hbm_.size(); ++p) {
+      auto lo = reinterpret_cast<uintptr_t>(hbm_[p]);
+      races_->AddRegion(lo, lo + static_cast<uintptr_t>(hbm_bytes_[p]));
+    }
+    for (const MachinePart& part : parts_) {
+      for (int c = 0; c < part.layout->cores; ++c) {
+        auto lo = reinterpret_cast<uintptr_t>(part.shared + c * part.shared_stride);
+        races_->AddRegion(lo, lo + static_cast<uintptr_t>(part.layout->vmem_shared_bytes));
+      }
+    }
     clocks_.assign(static_cast<size_t>(n), Clock(static_cast<size_t>(n), 0));
     sem_clocks_.resize(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {

@@ -55,8 +55,71 @@ std::vector<std::map<uintptr_t, SharedAccesses::Segment>::iterator> SharedAccess
   return out;
 }
 
+void SharedAccesses::AddRegion(uintptr_t lo, uintptr_t hi) {
+  if (lo == 0 || lo >= hi) return;
+  // Buffers that overlap (one array passed twice) make one region.
+  std::erase_if(regions_, [&](const Region& r) {
+    if (r.hi <= lo || hi <= r.lo) return false;
+    lo = std::min(lo, r.lo);
+    hi = std::max(hi, r.hi);
+    return true;
+  });
+  Region r;
+  r.lo = lo;
+  r.hi = hi;
+  regions_.insert(std::upper_bound(regions_.begin(), regions_.end(), lo,
+                                   [](uintptr_t p, const Region& x) { return p < x.lo; }),
+                  std::move(r));
+}
+
+SharedAccesses::Region* SharedAccesses::RegionOf(uintptr_t p) {
+  auto it = std::upper_bound(regions_.begin(), regions_.end(), p,
+                             [](uintptr_t q, const Region& x) { return q < x.lo; });
+  if (it == regions_.begin()) return nullptr;
+  --it;
+  return p < it->hi ? &*it : nullptr;
+}
+
+bool SharedAccesses::CannotRace(const Region& r, SharedDma::Kind kind, int subcore) {
+  if (r.held.empty()) return true;
+  uint8_t kinds = r.kinds | kind;
+  return kinds == SharedDma::kRead || kinds == SharedDma::kAdd || r.subcore == subcore;
+}
+
 void SharedAccesses::Add(const std::shared_ptr<SharedDma>& dma, std::vector<SharedRace>* races) {
-  for (const SharedDma::Run& run : dma->runs) {
+  for (size_t k = 0; k < dma->runs.size(); ++k) {
+    const SharedDma::Run& run = dma->runs[k];
+    Region* r = RegionOf(run.lo);
+    if (r == nullptr || run.hi > r->hi || r->mapped) {
+      Map(dma, run, races);
+    } else if (CannotRace(*r, run.kind, dma->subcore)) {
+      if (r->held.empty()) r->subcore = dma->subcore;
+      if (r->subcore != dma->subcore) r->subcore = -2;
+      r->kinds |= run.kind;
+      if (r->held.empty() || r->held.back() != dma) r->held.push_back(dma);
+    } else {
+      MapRegion(*r, dma, k, races);
+      Map(dma, run, races);
+    }
+  }
+}
+
+void SharedAccesses::MapRegion(Region& r, const std::shared_ptr<SharedDma>& dma, size_t upto,
+                               std::vector<SharedRace>* races) {
+  r.mapped = true;
+  for (const std::shared_ptr<SharedDma>& held : r.held) {
+    size_t n = held == dma ? upto : held->runs.size();
+    for (size_t k = 0; k < n; ++k) {
+      const SharedDma::Run& run = held->runs[k];
+      if (run.lo >= r.lo && run.hi <= r.hi) Map(held, run, races);
+    }
+  }
+  r.held.clear();
+}
+
+void SharedAccesses::Map(const std::shared_ptr<SharedDma>& dma, const SharedDma::Run& run,
+                         std::vector<SharedRace>* races) {
+  {
     for (auto it : Cover(run.lo, run.hi)) {
       std::vector<Entry>& entries = it->second.entries;
       for (const Entry& e : entries) {
@@ -76,7 +139,9 @@ void SharedAccesses::Add(const std::shared_ptr<SharedDma>& dma, std::vector<Shar
       // with it is unordered with this one.
       std::erase_if(entries, [&](const Entry& e) {
         bool covers = e.kind == run.kind || (run.kind == SharedDma::kWrite && e.kind == SharedDma::kRead);
-        return covers && e.dma->subcore == dma->subcore && e.dma->end != 0;
+        // (And it ended first: whoever saw this one's end saw its end.)
+        return covers && e.dma->subcore == dma->subcore && e.dma->end != 0 &&
+               (dma->end == 0 || dma->end >= e.dma->end);
       });
       entries.push_back(Entry{dma, run.kind});
     }
@@ -97,10 +162,17 @@ void SharedAccesses::Resolve(std::vector<SharedRace>* races) {
 }
 
 void SharedAccesses::Forget(const Clock& floor) {
-  auto done = [&](const Entry& e) {
-    const SharedDma& d = *e.dma;
+  auto forgotten = [&](const SharedDma& d) {
     return d.end != 0 && static_cast<size_t>(d.subcore) < floor.size() && floor[d.subcore] >= d.end;
   };
+  auto done = [&](const Entry& e) { return forgotten(*e.dma); };
+  for (Region& r : regions_) {
+    std::erase_if(r.held, [&](const std::shared_ptr<SharedDma>& d) { return forgotten(*d); });
+    if (r.held.empty()) {
+      r.kinds = 0;
+      r.subcore = -1;
+    }
+  }
   for (auto it = segments_.begin(); it != segments_.end();) {
     std::erase_if(it->second.entries, done);
     it = it->second.entries.empty() ? segments_.erase(it) : std::next(it);

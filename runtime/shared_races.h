@@ -58,8 +58,17 @@ struct SharedRace {
 };
 
 // The live accesses to shared memory, by byte range.
+//
+// Most buffers are only read (a gather's table), only added into (a
+// scatter-add's) or only touched by one subcore: no access to them can race.
+// Such a buffer's DMAs are only held, not put in the byte-range map, until an
+// access that could race with them arrives; then they enter the map, in order,
+// before it. (Held accesses cannot race each other, so nothing is lost.)
 class SharedAccesses {
  public:
+  // A buffer the kernel's subcores share: [lo, hi) of host memory. Runs in no
+  // region are put in the map at once.
+  void AddRegion(uintptr_t lo, uintptr_t hi);
   // Checks `dma` (just started, or started this epoch) against the accesses it
   // may race with and records it. Races of two plain writes wait until both
   // have moved their bytes (Resolve).
@@ -84,9 +93,25 @@ class SharedAccesses {
     SharedRace race;
     uintptr_t lo, hi;
   };
+  struct Region {
+    uintptr_t lo, hi;
+    bool mapped = false;  // its accesses are in the map
+    uint8_t kinds = 0;    // of the held accesses
+    int subcore = -1;     // the one subcore of the held accesses; -2: several
+    std::vector<std::shared_ptr<SharedDma>> held;  // in the order they were added
+  };
   // Segments covering exactly [lo, hi) (made or split as needed), in order.
   std::vector<std::map<uintptr_t, Segment>::iterator> Cover(uintptr_t lo, uintptr_t hi);
+  // The region holding byte `p`, or null.
+  Region* RegionOf(uintptr_t p);
+  // True when holding `run` of `dma` in `r` keeps every held access free of races.
+  static bool CannotRace(const Region& r, SharedDma::Kind kind, int subcore);
+  // Checks one run against the map and enters it there.
+  void Map(const std::shared_ptr<SharedDma>& dma, const SharedDma::Run& run, std::vector<SharedRace>* races);
+  // Puts `r`'s held accesses in the map (and those of runs[0, upto) of `dma`).
+  void MapRegion(Region& r, const std::shared_ptr<SharedDma>& dma, size_t upto, std::vector<SharedRace>* races);
 
+  std::vector<Region> regions_;            // sorted by lo, disjoint
   std::map<uintptr_t, Segment> segments_;  // by first byte, disjoint
   std::vector<Pending> pending_;
 };
