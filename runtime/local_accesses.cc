@@ -137,6 +137,20 @@ std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const
   d.sem = sem;
   d.add = dma.add != 0;
   AddSpans(dma, indices, &d);
+  // The DMA may read its index list until the wait (runtime.md §4): writing
+  // it before then is a race, as writing the source is.
+  if (dma.indexed != SCJIT_DMA_PLAIN && dma.list_in_vmem) {
+    auto* list = reinterpret_cast<uint8_t*>(const_cast<int32_t*>(dma.indices));
+    for (int64_t i = 0; i < dma.index_count; ++i) {
+      uint8_t* entry = list + i * dma.index_stride * 4;
+      if (!Local(entry, 4)) continue;
+      if (!d.reads.empty() && d.reads.back().hi == entry) {
+        d.reads.back().hi = entry + 4;
+      } else {
+        d.reads.push_back(Span{entry, entry + 4});
+      }
+    }
+  }
   d.shared = std::move(shared);
   if (d.reads.empty() && d.writes.empty() && d.shared == nullptr) return std::nullopt;
   // What leaves the core for HBM goes as it is, written or not: Pallas

@@ -217,13 +217,24 @@ int32_t Subcore::ReadIndices(const scjit_dma& dma, int site, std::vector<int32_t
   return 0;
 }
 
+namespace {
+
+bool Shared(int32_t space) {
+  auto s = static_cast<MemorySpace>(space);
+  return OffCore(s) || s == MemorySpace::kVmemShared;
+}
+
+// `dma` reads memory subcores share: its source, or, adding, its destination.
+bool ReadsShared(const scjit_dma& dma) { return Shared(dma.src.space) || (dma.add && Shared(dma.dst.space)); }
+
+}  // namespace
+
 bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vector<int32_t>* indices, int sem,
                       bool settling, const std::shared_ptr<SharedDma>& shared_record) {
   // Adds into HBM, HOST or VMEM_SHARED are atomic with respect to other
   // subcores' (runtime.md §5): the machine applies them between epochs in subcore
   // order, so float sums do not depend on which thread ran first.
-  bool shared = OffCore(static_cast<MemorySpace>(dma.dst.space)) ||
-                dma.dst.space == static_cast<int32_t>(MemorySpace::kVmemShared);
+  bool shared = Shared(dma.dst.space);
   if (dma.add && shared && !settling) {
     Effect e;
     e.kind = Effect::Kind::kSharedAdd;
@@ -254,6 +265,7 @@ bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vecto
     if (note && !repeats) NoteChanges(dma, indices->data(), {}, shared_record.get());
     Transfer(dma, indices->data());
     if (repeats) NoteChanges(dma, indices->data(), before, shared_record.get());
+    if (shared && machine_->shared_init() != nullptr) machine_->shared_init()->MarkWritten(dma, indices->data());
   }
   if (sem >= 0) {
     sems_[sem].value += credit;
@@ -490,6 +502,17 @@ int32_t Subcore::Alloc(void* data, int64_t count, int dtype, int first_sem) {
 int32_t Subcore::StartAccesses(const scjit_dma& dma, const std::vector<int32_t>& indices, int site, int sem,
                                int64_t credit, std::shared_ptr<SharedDma>* shared) {
   if (local_ == nullptr) return 0;
+  if (SharedInit* init = machine_->shared_init(); init != nullptr && ReadsShared(dma)) {
+    bool destination = false;
+    if (const uint8_t* byte = init->FirstUnwrittenRead(dma, indices.data(), &destination)) {
+      const Site& s = layout().sites[site];
+      return Fail(Finding(DiagId::kRtInit, site,
+                          {{"detail", Cat(s.text.empty() ? s.op : Cat(s.op, " ", s.text),
+                                          destination ? " adds into " : " copies ",
+                                          machine_->DescribeShared(reinterpret_cast<uintptr_t>(byte)),
+                                          ", which nothing has written")}}));
+    }
+  }
   *shared = SharedRecord(dma, indices, site);
   std::optional<AccessProblem> problem = local_->StartDma(dma, indices.data(), site, sem, credit, *shared);
   if (problem) {
@@ -620,8 +643,9 @@ Diagnostic Subcore::AccessFinding(const AccessProblem& problem, int site) {
   std::string what = DescribeByte(problem.byte);
   bool dma = s.op == "dma_start" || s.op == "copy";
   if (problem.kind == AccessProblem::Kind::kUnwritten) {
-    return Finding(DiagId::kRtInit, site,
-                   {{"detail", Cat(op, dma ? " copies " : " reads ", what, ", which nothing has written")}});
+    // (A DMA's destination is read only when it adds into it.)
+    std::string_view verb = !dma ? " reads " : problem.write ? " adds into " : " copies ";
+    return Finding(DiagId::kRtInit, site, {{"detail", Cat(op, verb, what, ", which nothing has written")}});
   }
   bool dma_writes = problem.kind == AccessProblem::Kind::kDmaWrites;
   std::string other = problem.dma_site >= 0 ? l.Describe(problem.dma_site) : std::string("a DMA");
@@ -969,6 +993,7 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
       sem_clocks_[static_cast<size_t>(i)].resize(static_cast<size_t>(subcores_[static_cast<size_t>(i)]->layout().semaphores));
     }
   }
+  if (absl::Status s = TrackSharedInit(); !s.ok()) return s;
   StageSemaphores(params, /*in=*/true);
   // Stacks hold the kernel's frame (large values live there) and the runtime
   // calls it makes; a shared pool whose stacks are too small is not used.
@@ -1155,6 +1180,38 @@ absl::Status Machine::Settle() {
   return absl::OkStatus();
 }
 
+absl::Status Machine::TrackSharedInit() {
+  if (!options_.checks.init || shadow_ == nullptr) return absl::OkStatus();
+  shared_init_ = std::make_unique<SharedInit>();
+  // VMEM_SHARED scratch: its poison is already unwritten in the shadow.
+  for (const MachinePart& part : parts_) {
+    for (int c = 0; c < part.layout->cores; ++c) {
+      uint8_t* arena = part.shared + c * part.shared_stride;
+      shared_init_->AddRegion(arena, part.layout->vmem_shared_bytes, shadow_.get() + (arena - memory_.get()));
+    }
+  }
+  // `out` parameters in HBM, unless the caller passed the same array as
+  // another parameter (then it holds that one's values).
+  for (size_t p = 0; p < hbm_.size(); ++p) {
+    if (hbm_[p] == nullptr || layout_.params[p].direction != ParamDirection::kOut) continue;
+    bool aliased = false;
+    for (size_t q = 0; q < hbm_.size(); ++q) {
+      aliased = aliased || (q != p && hbm_[q] != nullptr && hbm_[q] < hbm_[p] + hbm_bytes_[p] &&
+                            hbm_[p] < hbm_[q] + hbm_bytes_[q]);
+    }
+    if (aliased) continue;
+    if (absl::Status s = CheckHostMemory(hbm_bytes_[p], Cat("the init check's state of %", layout_.params[p].name));
+        !s.ok()) {
+      return s;
+    }
+    if (!shared_init_->AddUnwrittenRegion(hbm_[p], hbm_bytes_[p])) {
+      return HostMemoryError(hbm_bytes_[p], Cat("the init check's state of %", layout_.params[p].name),
+                             "the host is out of memory");
+    }
+  }
+  return absl::OkStatus();
+}
+
 void Machine::CheckSharedAccesses() {
   std::vector<SharedRace> races;
   for (auto& s : subcores_) {
@@ -1202,9 +1259,12 @@ Diagnostic Machine::RaceFinding(const SharedRace& race) {
   std::string retired = race.earlier->end_site >= 0
                             ? Cat("retired by ", earlier.layout().Describe(race.earlier->end_site))
                             : std::string("not waited yet");
-  d.notes.push_back(Cat("the other DMA (", other.op, " ", other.text, ", ", retired,
-                        ") and this one are not ordered: a barrier, or a semaphore signal and wait, between them "
-                        "would order them"));
+  // A barrier orders the subcores of one core (of one part) only.
+  bool one_core = earlier.part_ == later.part_ && earlier.core_ == later.core_;
+  d.notes.push_back(Cat("the other DMA (", other.op, " ", other.text, ", ", retired, ") and this one are not ordered: ",
+                        one_core ? "a barrier, or a semaphore signal and wait, between them would order them"
+                                 : "they run on different cores, which a barrier does not order; a semaphore signal "
+                                   "and wait between them would"));
   return d;
 }
 

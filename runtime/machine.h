@@ -25,6 +25,7 @@
 #include "runtime/launch.h"
 #include "runtime/local_accesses.h"
 #include "runtime/scheduler.h"
+#include "runtime/shared_init.h"
 #include "runtime/shared_races.h"
 #include "runtime/shared_writes.h"
 
@@ -249,6 +250,10 @@ class Machine {
   // semaphore's (what the signals to it knew), by subcore and index.
   std::vector<Clock>* clocks() { return races_ != nullptr ? &clocks_ : nullptr; }
   Clock& sem_clock(int subcore, int sem) { return sem_clocks_[subcore][sem]; }
+  // Init check on shared memory (null when off).
+  SharedInit* shared_init() { return shared_init_.get(); }
+  // "%o[3, 0]" for a byte of an HBM parameter or a VMEM_SHARED arena.
+  std::string DescribeShared(uintptr_t byte) const;
 
  private:
   // Between epochs (SubcoreScheduler's settle): see scheduler.h.
@@ -258,8 +263,8 @@ class Machine {
   // Race check between epochs: this epoch's DMAs against the live accesses.
   void CheckSharedAccesses();
   Diagnostic RaceFinding(const SharedRace& race);
-  // "%o[3, 0]" for a byte of an HBM parameter or a VMEM_SHARED arena.
-  std::string DescribeShared(uintptr_t byte) const;
+  // The init check's state of the memories subcores share.
+  absl::Status TrackSharedInit();
   void Stage(std::span<const ParamBuffer> params, bool in);
   void StagePart(const MachinePart& part, std::span<const ParamBuffer> params, bool in);
   void StageSemaphores(std::span<const ParamBuffer> params, bool in);
@@ -296,6 +301,7 @@ class Machine {
   std::set<std::pair<int, int>> warned_sites_;  // (part, site) whose warning was kept
   // Race check (runtime/shared_races.h).
   std::unique_ptr<SharedAccesses> races_;
+  std::unique_ptr<SharedInit> shared_init_;  // init check (runtime/shared_init.h)
   std::vector<Clock> clocks_;
   std::vector<std::vector<Clock>> sem_clocks_;
   std::map<std::pair<int, int64_t>, Clock> word_clocks_;  // fetch_and_add words
