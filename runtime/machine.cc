@@ -502,18 +502,20 @@ int32_t Subcore::Alloc(void* data, int64_t count, int dtype, int first_sem) {
 int32_t Subcore::StartAccesses(const scjit_dma& dma, const std::vector<int32_t>& indices, int site, int sem,
                                int64_t credit, std::shared_ptr<SharedDma>* shared) {
   if (local_ == nullptr) return 0;
+  const uint8_t* unwritten = nullptr;
+  bool destination = false;
   if (SharedInit* init = machine_->shared_init(); init != nullptr && ReadsShared(dma)) {
-    bool destination = false;
-    if (const uint8_t* byte = init->FirstUnwrittenRead(dma, indices.data(), &destination)) {
-      const Site& s = layout().sites[site];
-      return Fail(Finding(DiagId::kRtInit, site,
-                          {{"detail", Cat(s.text.empty() ? s.op : Cat(s.op, " ", s.text),
-                                          destination ? " adds into " : " copies ",
-                                          machine_->DescribeShared(reinterpret_cast<uintptr_t>(byte)),
-                                          ", which nothing has written")}}));
-    }
+    unwritten = init->FirstUnwrittenRead(dma, indices.data(), &destination);
   }
   *shared = SharedRecord(dma, indices, site);
+  // With the race check on, an unwritten shared byte may be one another
+  // subcore writes unordered with this read: that race, found when the epoch
+  // ends, is the finding to make; the RT-INIT only if there is none.
+  if (unwritten != nullptr && *shared == nullptr) return Fail(SharedInitFinding(site, unwritten, destination));
+  if (unwritten != nullptr) {
+    (*shared)->unwritten = unwritten;
+    (*shared)->unwritten_destination = destination;
+  }
   std::optional<AccessProblem> problem = local_->StartDma(dma, indices.data(), site, sem, credit, *shared);
   if (problem) {
     *shared = nullptr;
@@ -521,6 +523,14 @@ int32_t Subcore::StartAccesses(const scjit_dma& dma, const std::vector<int32_t>&
   }
   if (*shared != nullptr) shared_started_.push_back(*shared);
   return 0;
+}
+
+Diagnostic Subcore::SharedInitFinding(int site, const uint8_t* byte, bool destination) {
+  const Site& s = layout().sites[site];
+  return Finding(DiagId::kRtInit, site,
+                 {{"detail", Cat(s.text.empty() ? s.op : Cat(s.op, " ", s.text), destination ? " adds into " : " copies ",
+                                 machine_->DescribeShared(reinterpret_cast<uintptr_t>(byte)),
+                                 ", which nothing has written")}});
 }
 
 Clock& Subcore::clock() { return (*machine_->clocks())[static_cast<size_t>(index_)]; }
@@ -1187,7 +1197,10 @@ absl::Status Machine::TrackSharedInit() {
   for (const MachinePart& part : parts_) {
     for (int c = 0; c < part.layout->cores; ++c) {
       uint8_t* arena = part.shared + c * part.shared_stride;
-      shared_init_->AddRegion(arena, part.layout->vmem_shared_bytes, shadow_.get() + (arena - memory_.get()));
+      if (!shared_init_->AddRegion(arena, part.layout->vmem_shared_bytes, shadow_.get() + (arena - memory_.get()))) {
+        return HostMemoryError(part.layout->vmem_shared_bytes / 8, "the init check's state of VMEM_SHARED",
+                               "the host is out of memory");
+      }
     }
   }
   // `out` parameters in HBM, unless the caller passed the same array as
@@ -1200,13 +1213,10 @@ absl::Status Machine::TrackSharedInit() {
                             hbm_[p] < hbm_[q] + hbm_bytes_[q]);
     }
     if (aliased) continue;
-    if (absl::Status s = CheckHostMemory(hbm_bytes_[p], Cat("the init check's state of %", layout_.params[p].name));
-        !s.ok()) {
-      return s;
-    }
-    if (!shared_init_->AddUnwrittenRegion(hbm_[p], hbm_bytes_[p])) {
-      return HostMemoryError(hbm_bytes_[p], Cat("the init check's state of %", layout_.params[p].name),
-                             "the host is out of memory");
+    std::string what = Cat("the init check's state of %", layout_.params[p].name);
+    if (absl::Status s = CheckHostMemory(hbm_bytes_[p] / 8, what); !s.ok()) return s;
+    if (!shared_init_->AddRegion(hbm_[p], hbm_bytes_[p])) {
+      return HostMemoryError(hbm_bytes_[p] / 8, what, "the host is out of memory");
     }
   }
   return absl::OkStatus();
@@ -1214,14 +1224,23 @@ absl::Status Machine::TrackSharedInit() {
 
 void Machine::CheckSharedAccesses() {
   std::vector<SharedRace> races;
+  std::vector<std::shared_ptr<SharedDma>> unwritten;  // reads of unwritten shared bytes
   for (auto& s : subcores_) {
-    for (const std::shared_ptr<SharedDma>& dma : s->shared_started_) races_->Add(dma, &races);
+    for (const std::shared_ptr<SharedDma>& dma : s->shared_started_) {
+      races_->Add(dma, &races);
+      if (dma->unwritten != nullptr) unwritten.push_back(dma);
+    }
     s->shared_started_.clear();
   }
   races_->Resolve(&races);
   for (const SharedRace& race : races) {
     Subcore& s = *subcores_[static_cast<size_t>(race.later->subcore)];
     s.findings_.push_back(s.Made(RaceFinding(race)));
+  }
+  for (const std::shared_ptr<SharedDma>& dma : unwritten) {
+    if (dma->reported) continue;  // a race explains it
+    Subcore& s = *subcores_[static_cast<size_t>(dma->subcore)];
+    s.findings_.push_back(s.Made(s.SharedInitFinding(dma->site, dma->unwritten, dma->unwritten_destination)));
   }
   // Now and then, forget what every subcore that may still run is ordered after.
   if (++settles_ % 16 != 0) return;

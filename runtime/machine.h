@@ -181,6 +181,8 @@ class Subcore {
   static void NoteChanges(const scjit_dma& dma, const int32_t* indices, const std::vector<uint8_t>& before,
                           SharedDma* record);
   // RT-INIT or RT-RACE for `problem`, met by the op at `site`.
+  // RT-INIT: the DMA at `site` reads `byte` of shared memory, unwritten.
+  Diagnostic SharedInitFinding(int site, const uint8_t* byte, bool destination);
   Diagnostic AccessFinding(const AccessProblem& problem, int site);
   // Checks and marks the bytes a starting DMA (sem -1: a copy) touches in this
   // subcore's memories.

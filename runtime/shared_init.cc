@@ -1,6 +1,8 @@
 #include "runtime/shared_init.h"
 
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <cstring>
 #include <new>
 
@@ -8,22 +10,41 @@
 
 namespace scjit {
 
-void SharedInit::AddRegion(const uint8_t* lo, int64_t bytes, uint8_t* state) {
-  if (lo == nullptr || bytes <= 0) return;
-  Region r{lo, lo + bytes, state};
-  regions_.insert(std::upper_bound(regions_.begin(), regions_.end(), lo,
-                                   [](const uint8_t* p, const Region& x) { return p < x.lo; }),
-                  r);
+bool SharedInit::AddRegion(const uint8_t* lo, int64_t bytes, const uint8_t* state) {
+  if (lo == nullptr || bytes <= 0) return true;
+  size_t words = static_cast<size_t>((bytes + 63) / 64);
+  Region r{lo, lo + bytes, std::unique_ptr<uint64_t[]>(new (std::nothrow) uint64_t[words])};
+  if (r.written == nullptr) return false;
+  std::memset(r.written.get(), 0, words * 8);
+  for (int64_t i = 0; state != nullptr && i < bytes;) {
+    int64_t run = 0;
+    while (i + run < bytes && (state[i + run] & SCJIT_SHADOW_WRITTEN) != 0) ++run;
+    Set(r.written.get(), i, run);
+    i += run + 1;
+  }
+  auto at = std::upper_bound(regions_.begin(), regions_.end(), lo,
+                             [](const uint8_t* p, const Region& x) { return p < x.lo; });
+  regions_.insert(at, std::move(r));
+  return true;
 }
 
-bool SharedInit::AddUnwrittenRegion(const uint8_t* lo, int64_t bytes) {
-  if (lo == nullptr || bytes <= 0) return true;
-  std::unique_ptr<uint8_t[]> state(new (std::nothrow) uint8_t[static_cast<size_t>(bytes)]);
-  if (state == nullptr) return false;
-  std::memset(state.get(), 0, static_cast<size_t>(bytes));
-  AddRegion(lo, bytes, state.get());
-  owned_.push_back(std::move(state));
-  return true;
+void SharedInit::Set(uint64_t* bits, int64_t first, int64_t count) {
+  // A word this run covers in part may hold bits of bytes in another stripe of
+  // SharedWrites, which another thread may be writing: set them atomically.
+  auto part = [&](int64_t from, int64_t to) {  // within one word
+    if (from >= to) return;
+    uint64_t mask = (to - from == 64 ? ~uint64_t{0} : ((uint64_t{1} << (to - from)) - 1)) << (from % 64);
+    std::atomic_ref<uint64_t>(bits[from / 64]).fetch_or(mask, std::memory_order_relaxed);
+  };
+  int64_t end = first + count;
+  int64_t head_end = std::min(end, (first + 63) / 64 * 64);
+  part(first, head_end);
+  first = head_end;
+  if (int64_t whole = (end - first) / 64; whole > 0) {
+    std::memset(bits + first / 64, 0xff, static_cast<size_t>(whole) * 8);
+    first += whole * 64;
+  }
+  part(first, end);
 }
 
 const SharedInit::Region* SharedInit::RegionOf(const uint8_t* p) const {
@@ -37,14 +58,15 @@ const SharedInit::Region* SharedInit::RegionOf(const uint8_t* p) const {
 const uint8_t* SharedInit::FirstUnwritten(const uint8_t* p, int64_t bytes) const {
   const Region* r = RegionOf(p);
   if (r == nullptr) return nullptr;
-  const uint8_t* end = std::min(p + bytes, r->hi);
-  const uint8_t* s = r->state + (p - r->lo);
-  // The common case, every byte written, in one pass the compiler vectorizes.
-  uint8_t all = SCJIT_SHADOW_WRITTEN;
-  for (int64_t i = 0; i < end - p; ++i) all &= s[i];
-  if (all != 0) return nullptr;
-  for (int64_t i = 0; i < end - p; ++i) {
-    if ((s[i] & SCJIT_SHADOW_WRITTEN) == 0) return p + i;
+  int64_t first = p - r->lo, end = std::min<int64_t>(first + bytes, r->hi - r->lo);
+  uint64_t* bits = r->written.get();
+  auto word = [&](int64_t i) { return std::atomic_ref<uint64_t>(bits[i / 64]).load(std::memory_order_relaxed); };
+  for (int64_t i = first; i < end;) {
+    uint64_t w = word(i) >> (i % 64);
+    int64_t n = std::min<int64_t>(64 - i % 64, end - i);  // bits of this word in the range
+    int64_t ones = std::countr_one(w);
+    if (ones < n) return p + (i - first) + ones;
+    i += n;
   }
   return nullptr;
 }
@@ -75,11 +97,8 @@ void SharedInit::MarkWritten(const scjit_dma& dma, const int32_t* indices) {
   if (regions_.empty()) return;
   int64_t w = dma.elem_bytes;
   auto mark = [&](const uint8_t* p, int64_t bytes) {
-    const Region* r = RegionOf(p);
-    if (r == nullptr) return;
-    uint8_t* s = r->state + (p - r->lo);
-    int64_t n = std::min<int64_t>(bytes, r->hi - p);
-    for (int64_t i = 0; i < n; ++i) s[i] |= SCJIT_SHADOW_WRITTEN;
+    Region* r = RegionOf(p);
+    if (r != nullptr) Set(r->written.get(), p - r->lo, std::min<int64_t>(bytes, r->hi - p));
   };
   ForEachRun(dma, indices, [&](uint8_t* dst, int64_t dst_stride, const uint8_t*, int64_t, int64_t n) {
     if (n <= 0) return;

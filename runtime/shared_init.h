@@ -2,18 +2,20 @@
 // core's VMEM_SHARED scratch and of `out` parameters in HBM hold nothing
 // written when a launch starts. Only DMAs touch these memories: one whose
 // source (or, adding, whose destination) holds such bytes reads what nothing
-// wrote; the bytes a DMA moves count as written from then on. A state byte per
-// memory byte, WRITTEN or not (SCJIT_SHADOW_WRITTEN).
+// wrote; the bytes a DMA moves count as written from then on. One bit per
+// memory byte (an out parameter may be large): set once written.
 //
-// Thread safety: FirstUnwritten and MarkWritten touch plain bytes, like the
+// Thread safety: FirstUnwritten and MarkWritten touch plain words, like the
 // DMAs they follow: concurrent calls on the same bytes are the kernel races
 // the race check reports, and the writes are made under the data's own
-// SharedWrites guard.
+// SharedWrites guard (whose stripes are 64-byte multiples: a bitmap word covers
+// 64 bytes of one stripe).
 #ifndef SCJIT_RUNTIME_SHARED_INIT_H_
 #define SCJIT_RUNTIME_SHARED_INIT_H_
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "runtime/abi.h"
@@ -22,13 +24,11 @@ namespace scjit {
 
 class SharedInit {
  public:
-  // Memory [lo, lo + bytes) whose state bytes start at `state` (kept up to
-  // date by the caller until now: a VMEM_SHARED arena's part of the machine's
-  // shadow).
-  void AddRegion(const uint8_t* lo, int64_t bytes, uint8_t* state);
-  // Memory [lo, lo + bytes) of which nothing is written yet (an out parameter):
-  // its state bytes are allocated here. False when the host has no memory for them.
-  bool AddUnwrittenRegion(const uint8_t* lo, int64_t bytes);
+  // Memory [lo, lo + bytes) of which nothing is written yet, or (with
+  // `state`) what the state bytes there say (SCJIT_SHADOW_WRITTEN: a VMEM_SHARED
+  // arena's part of the machine's shadow). False when the host has no memory
+  // for its bits.
+  bool AddRegion(const uint8_t* lo, int64_t bytes, const uint8_t* state = nullptr);
 
   // The first byte of [p, p + bytes) nothing has written, or null. Bytes in
   // no region count as written.
@@ -43,12 +43,13 @@ class SharedInit {
   struct Region {
     const uint8_t* lo;
     const uint8_t* hi;
-    uint8_t* state;
+    std::unique_ptr<uint64_t[]> written;  // bit i of word i / 64: byte lo + i
   };
   const Region* RegionOf(const uint8_t* p) const;
+  Region* RegionOf(const uint8_t* p) { return const_cast<Region*>(std::as_const(*this).RegionOf(p)); }
+  static void Set(uint64_t* bits, int64_t first, int64_t count);
 
   std::vector<Region> regions_;  // sorted by lo, disjoint
-  std::vector<std::unique_ptr<uint8_t[]>> owned_;
 };
 
 }  // namespace scjit

@@ -80,10 +80,11 @@ SharedAccesses::Region* SharedAccesses::RegionOf(uintptr_t p) {
   return p < it->hi ? &*it : nullptr;
 }
 
-bool SharedAccesses::CannotRace(const Region& r, SharedDma::Kind kind, int subcore) {
+bool SharedAccesses::CannotRace(const Region& r, SharedDma::Kind kind) {
   if (r.held.empty()) return true;
+  // (Not "one subcore only": a subcore's own DMAs in flight race each other.)
   uint8_t kinds = r.kinds | kind;
-  return kinds == SharedDma::kRead || kinds == SharedDma::kAdd || r.subcore == subcore;
+  return kinds == SharedDma::kRead || kinds == SharedDma::kAdd;
 }
 
 void SharedAccesses::Add(const std::shared_ptr<SharedDma>& dma, std::vector<SharedRace>* races) {
@@ -92,9 +93,7 @@ void SharedAccesses::Add(const std::shared_ptr<SharedDma>& dma, std::vector<Shar
     Region* r = RegionOf(run.lo);
     if (r == nullptr || run.hi > r->hi || r->mapped) {
       Map(dma, run, races);
-    } else if (CannotRace(*r, run.kind, dma->subcore)) {
-      if (r->held.empty()) r->subcore = dma->subcore;
-      if (r->subcore != dma->subcore) r->subcore = -2;
+    } else if (CannotRace(*r, run.kind)) {
       r->kinds |= run.kind;
       if (r->held.empty() || r->held.back() != dma) r->held.push_back(dma);
     } else {
@@ -168,10 +167,7 @@ void SharedAccesses::Forget(const Clock& floor) {
   auto done = [&](const Entry& e) { return forgotten(*e.dma); };
   for (Region& r : regions_) {
     std::erase_if(r.held, [&](const std::shared_ptr<SharedDma>& d) { return forgotten(*d); });
-    if (r.held.empty()) {
-      r.kinds = 0;
-      r.subcore = -1;
-    }
+    if (r.held.empty()) r.kinds = 0;
   }
   for (auto it = segments_.begin(); it != segments_.end();) {
     std::erase_if(it->second.entries, done);

@@ -48,6 +48,10 @@ struct SharedDma {
   std::vector<std::pair<uintptr_t, uintptr_t>> changed;
   bool moved = false;
   bool reported = false;  // one finding per DMA
+  // Init check: the first byte of shared memory it read that nothing had
+  // written at its start (RT-INIT unless a race is reported for it).
+  const uint8_t* unwritten = nullptr;
+  bool unwritten_destination = false;  // that byte is of the destination it adds into
 };
 
 // One race found: `later` (the DMA checked) against `earlier`, at byte `byte`.
@@ -59,8 +63,8 @@ struct SharedRace {
 
 // The live accesses to shared memory, by byte range.
 //
-// Most buffers are only read (a gather's table), only added into (a
-// scatter-add's) or only touched by one subcore: no access to them can race.
+// Many buffers are only read (a gather's table) or only added into (a
+// scatter-add's): no access to them can race.
 // Such a buffer's DMAs are only held, not put in the byte-range map, until an
 // access that could race with them arrives; then they enter the map, in order,
 // before it. (Held accesses cannot race each other, so nothing is lost.)
@@ -97,15 +101,14 @@ class SharedAccesses {
     uintptr_t lo, hi;
     bool mapped = false;  // its accesses are in the map
     uint8_t kinds = 0;    // of the held accesses
-    int subcore = -1;     // the one subcore of the held accesses; -2: several
     std::vector<std::shared_ptr<SharedDma>> held;  // in the order they were added
   };
   // Segments covering exactly [lo, hi) (made or split as needed), in order.
   std::vector<std::map<uintptr_t, Segment>::iterator> Cover(uintptr_t lo, uintptr_t hi);
   // The region holding byte `p`, or null.
   Region* RegionOf(uintptr_t p);
-  // True when holding `run` of `dma` in `r` keeps every held access free of races.
-  static bool CannotRace(const Region& r, SharedDma::Kind kind, int subcore);
+  // True when holding an access of `kind` in `r` keeps every held access free of races.
+  static bool CannotRace(const Region& r, SharedDma::Kind kind);
   // Checks one run against the map and enters it there.
   void Map(const std::shared_ptr<SharedDma>& dma, const SharedDma::Run& run, std::vector<SharedRace>* races);
   // Puts `r`'s held accesses in the map (and those of runs[0, upto) of `dma`).

@@ -108,6 +108,44 @@ TEST(InitCheckTest, DmaSourcePartlyWritten) {
   EXPECT_EQ(o[16], 0xBEBEBEBEu);
 }
 
+TEST(InitCheckTest, SharedMemoryStartsUnwritten) {
+  // An out parameter in HBM and VMEM_SHARED scratch: what a DMA wrote there
+  // reads back; the rest is a finding, the same with the race check off (then
+  // reported at once, not when the epoch ends).
+  std::string text = R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<2x16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<16xi32>, %shared: vmem_shared<2x16xi32>)
+{
+  copy %x -> %o[0]
+  copy %x -> %shared[1]
+  copy %o[0] -> %buf
+  copy %shared[1] -> %buf
+  copy ${SRC} -> %buf
+  copy %buf -> %o[1]
+}
+)";
+  auto with = [&](const std::string& src) {
+    std::string t = text;
+    t.replace(t.find("${SRC}"), 6, src);
+    return t;
+  };
+  EXPECT_EQ(Findings(with("%o[1]")),
+            R"(test.scir:9:3: error[RT-INIT]: copy %o[1] -> %buf copies %o[1, 0], which nothing has written
+    9 |   copy %o[1] -> %buf
+      |   ^~~~
+)" + std::string(kInitTail));
+  Checks no_race = Checks::All();
+  no_race.race = false;
+  CompileOptions compile;
+  compile.checks = no_race;
+  EXPECT_EQ(Findings(with("%shared[0]"), compile),
+            R"(test.scir:9:3: error[RT-INIT]: copy %shared[0] -> %buf copies %shared[0, 0] of core 0, which nothing has written
+    9 |   copy %shared[0] -> %buf
+      |   ^~~~
+)" + std::string(kInitTail));
+  EXPECT_EQ(Findings(with("%x")), "");
+}
+
 TEST(InitCheckTest, ScopedAllocsStartUnwritten) {
   EXPECT_EQ(Findings(R"(kernel @k(out %o: hbm<16xi32>)
     mesh vector(cores = 1, subcores = 1)
