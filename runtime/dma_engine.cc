@@ -161,9 +161,33 @@ namespace {
 
 // Calls run(dst, dst_stride, src, src_stride, n) for each innermost run of a
 // strided copy between two views of the same squeezed shape.
+// Merges each dimension into the next inner one where both views step over
+// it as over one longer dimension (a block of whole rows is one run).
+void Collapse(Squeezed& a, Squeezed& b) {
+  int rank = 0;
+  for (int k = 0; k < a.rank; ++k) {
+    bool merge = rank > 0 && a.strides[rank - 1] == a.strides[k] * a.sizes[k] &&
+                 b.strides[rank - 1] == b.strides[k] * b.sizes[k];
+    if (merge) {
+      a.sizes[rank - 1] *= a.sizes[k];
+      b.sizes[rank - 1] *= b.sizes[k];
+      a.strides[rank - 1] = a.strides[k];
+      b.strides[rank - 1] = b.strides[k];
+      continue;
+    }
+    a.sizes[rank] = a.sizes[k];
+    a.strides[rank] = a.strides[k];
+    b.sizes[rank] = b.sizes[k];
+    b.strides[rank] = b.strides[k];
+    ++rank;
+  }
+  a.rank = b.rank = rank;
+}
+
 template <typename RunFn>
 void WalkStrided(const scjit_dma& d, RunFn&& run) {
   Squeezed src = Squeeze(d.src), dst = Squeeze(d.dst);
+  if (src.rank == dst.rank) Collapse(dst, src);
   int64_t total = ElementCount(d.dst);
   if (total == 0) return;
   int rank = dst.rank;

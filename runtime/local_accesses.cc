@@ -1,6 +1,7 @@
 #include "runtime/local_accesses.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "lowering/base/spaces.h"
 #include "runtime/dma_engine.h"
@@ -157,7 +158,8 @@ std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const
   // pipelines write back whole output blocks the body wrote in part (JAX's
   // own tests compare only the part they wrote).
   auto space = static_cast<MemorySpace>(dma.dst.space);
-  Need read = OffCore(space) ? Need{kWrites | kAdds, 0} : kRead;
+  d.reads_written = !OffCore(space);
+  Need read = d.reads_written ? kRead : Need{kWrites | kAdds, 0};
   for (const Span& s : d.reads) {
     if (std::optional<AccessProblem> problem = Find(s.lo, s.hi, read.mask, read.expect)) return problem;
   }
@@ -181,12 +183,15 @@ std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const
 
 void LocalAccesses::Mark(const InFlight& d) {
   for (const Span& s : d.reads) {
-    for (uint8_t *p = State(s.lo), *end = State(s.hi); p < end; ++p) *p |= kReads;
+    if (d.reads_written) {
+      std::memset(State(s.lo), kWritten | kReads, static_cast<size_t>(s.hi - s.lo));
+    } else {
+      for (uint8_t *p = State(s.lo), *end = State(s.hi); p < end; ++p) *p |= kReads;
+    }
   }
-  uint8_t bit = d.add ? kAdds : kWrites;
-  for (const Span& s : d.writes) {
-    for (uint8_t *p = State(s.lo), *end = State(s.hi); p < end; ++p) *p |= bit;
-  }
+  // An adding DMA's destination was checked written (it reads it).
+  uint8_t state = d.add ? kWritten | kAdds : kWrites;
+  for (const Span& s : d.writes) std::memset(State(s.lo), state, static_cast<size_t>(s.hi - s.lo));
 }
 
 std::vector<std::shared_ptr<SharedDma>> LocalAccesses::Consume(int sem, int64_t amount) {
@@ -206,14 +211,14 @@ std::vector<std::shared_ptr<SharedDma>> LocalAccesses::Consume(int sem, int64_t 
 std::shared_ptr<SharedDma> LocalAccesses::Retire(size_t index) {
   InFlight d = std::move(in_flight_[index]);
   in_flight_.erase(in_flight_.begin() + static_cast<std::ptrdiff_t>(index));
-  constexpr auto kDmaBits = static_cast<uint8_t>(kWrites | kAdds);
-  for (const Span& s : d.writes) {
-    for (uint8_t *p = State(s.lo), *end = State(s.hi); p < end; ++p) {
-      *p = static_cast<uint8_t>((*p | kWritten) & ~kDmaBits);
-    }
-  }
+  // Its spans' states were set by Mark: the destination is written now.
+  for (const Span& s : d.writes) std::memset(State(s.lo), kWritten, static_cast<size_t>(s.hi - s.lo));
   for (const Span& s : d.reads) {
-    for (uint8_t *p = State(s.lo), *end = State(s.hi); p < end; ++p) *p &= static_cast<uint8_t>(~kReads);
+    if (d.reads_written) {
+      std::memset(State(s.lo), kWritten, static_cast<size_t>(s.hi - s.lo));
+    } else {
+      for (uint8_t *p = State(s.lo), *end = State(s.hi); p < end; ++p) *p &= static_cast<uint8_t>(~kReads);
+    }
   }
   // DMAs still in flight over the same bytes keep their bits.
   auto bounds = [](const InFlight& x) {

@@ -80,6 +80,10 @@ class LocalAccesses {
     int sem = -1;
     int64_t end = 0;  // retired once the waits on `sem` have taken this much
     bool add = false;
+    // Its reads were checked written (all but a DMA into HBM, which takes
+    // unwritten bytes as they are): their state is then exactly WRITTEN, and
+    // READS while it is in flight.
+    bool reads_written = false;
     std::vector<Span> reads, writes;
     std::shared_ptr<SharedDma> shared;
   };
@@ -90,6 +94,9 @@ class LocalAccesses {
   std::optional<AccessProblem> Find(const uint8_t* lo, const uint8_t* hi, uint8_t mask, uint8_t expect) const;
   // The DMA in flight that has `bits` on byte p.
   int SiteOf(const uint8_t* p, uint8_t bits) const;
+  // Sets the DMA bits of `d`. What StartDma checked leaves one state per span
+  // (a destination's WRITTEN does not matter while a DMA writes it), so most
+  // spans are set with memset.
   void Mark(const InFlight& d);
   std::shared_ptr<SharedDma> Retire(size_t index);
   // The parts of a DMA in the subcore's memories.

@@ -600,10 +600,17 @@ void Subcore::NoteChanges(const scjit_dma& dma, const int32_t* indices, const st
         changed.emplace_back(lo, hi);
       }
     };
-    // A contiguous run counts as a whole: changed when any of its bytes is.
+    // A contiguous run counts in blocks of 64 bytes: a block is changed when
+    // any of its bytes is.
     if (dst_stride == 1 && (before.empty() ? src_stride == 1 : true)) {
-      if (std::memcmp(dst, other(0), static_cast<size_t>(n * w)) != 0) {
-        note(reinterpret_cast<uintptr_t>(dst), reinterpret_cast<uintptr_t>(dst + n * w));
+      const uint8_t* was = other(0);
+      constexpr int64_t kBlock = 64;
+      for (int64_t lo = 0; lo < n * w; lo += kBlock) {
+        int64_t bytes = std::min(kBlock, n * w - lo);
+        bool same = bytes == kBlock ? std::memcmp(dst + lo, was + lo, kBlock) == 0
+                                    : std::memcmp(dst + lo, was + lo, static_cast<size_t>(bytes)) == 0;
+        if (same) continue;
+        note(reinterpret_cast<uintptr_t>(dst + lo), reinterpret_cast<uintptr_t>(dst + lo + bytes));
       }
       at += before.empty() ? 0 : static_cast<size_t>(n * w);
       return;
