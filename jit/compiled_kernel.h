@@ -24,6 +24,8 @@ struct CompiledCode {
   std::vector<ParamInfo> params;  // the public view of layout.params
   // Fiber stacks reused by the kernel's launches (mutable: a thread-safe pool).
   std::unique_ptr<StackPool> stacks;
+  // Arena memory reused by the kernel's launches (thread-safe).
+  std::unique_ptr<MemoryPool> memory = std::make_unique<MemoryPool>();
 };
 
 namespace internal {

@@ -15,6 +15,7 @@
 #include "lowering/base/launch_layout.h"
 #include "runtime/abi.h"
 #include "runtime/fiber.h"
+#include "runtime/memory_pool.h"
 #include "scjit/launch.h"
 
 namespace scjit {
@@ -43,6 +44,8 @@ struct RunOptions {
   // stacks (much faster for small kernels). Null, or too small for the kernel's
   // frame: a pool for this launch only.
   StackPool* stacks = nullptr;
+  // Where the arenas and their state bytes come from (null: fresh memory).
+  MemoryPool* memory = nullptr;
 };
 
 // The fiber stack each subcore of `layout` needs: its kernel's frame (large

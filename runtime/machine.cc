@@ -852,14 +852,14 @@ absl::Status Machine::AllocateArenas() {
   }
   std::string what = Cat("the arenas of kernel @", layout_.kernel);
   if (absl::Status s = CheckHostMemory(total, what); !s.ok()) return s;
-  memory_.reset(new (std::nothrow) uint8_t[static_cast<size_t>(total)]);
+  memory_ = MemoryPool::Acquire(options_.memory, total);
   if (memory_ == nullptr) return HostMemoryError(total, what, "the host is out of memory");
   std::memset(memory_.get(), 0, static_cast<size_t>(total));
   memory_bytes_ = total;
   bool instrumented = false;
   for (const MachinePart& part : parts_) instrumented = instrumented || part.layout->access_checks;
   if (instrumented || options_.checks.init || options_.checks.race) {
-    shadow_.reset(new (std::nothrow) uint8_t[static_cast<size_t>(total)]);
+    shadow_ = MemoryPool::Acquire(options_.memory, total);
     if (shadow_ == nullptr) return absl::ResourceExhaustedError(Cat("cannot allocate ", total, " bytes of kernel memory"));
     std::memset(shadow_.get(), SCJIT_SHADOW_WRITTEN, static_cast<size_t>(total));
   }

@@ -25,6 +25,7 @@
 #include "runtime/launch.h"
 #include "runtime/local_accesses.h"
 #include "runtime/scheduler.h"
+#include "runtime/memory_pool.h"
 #include "runtime/shared_init.h"
 #include "runtime/shared_races.h"
 #include "runtime/shared_writes.h"
@@ -289,10 +290,10 @@ class Machine {
   const LaunchLayout& layout_;
   RunOptions options_;
   std::vector<MachinePart> parts_;
-  std::unique_ptr<uint8_t[]> memory_;
+  MemoryPool::Block memory_;
   // A state byte for each byte of memory_ (SCJIT_SHADOW_*), with init or race
   // checks on, or code compiled with them.
-  std::unique_ptr<uint8_t[]> shadow_;
+  MemoryPool::Block shadow_;
   int64_t memory_bytes_ = 0;
   std::vector<uint8_t*> hbm_;
   std::vector<int64_t> hbm_bytes_;
