@@ -24,6 +24,16 @@ constexpr Need kWrite{SCJIT_SHADOW_WRITE_MASK, 0};
 // atomic with respect to each other).
 constexpr Need kAdd{kWritten | kReads | kWrites, kWritten};
 
+// True when some state of [s, s + n) has a bit of `mask` other than `expect`
+// has: the common case, none, in one pass the compiler vectorizes (with AVX2
+// where the host has it).
+__attribute__((target_clones("avx2", "default"))) bool AnyBad(const uint8_t* s, int64_t n, uint8_t mask,
+                                                                uint8_t expect) {
+  uint8_t bad = 0;
+  for (int64_t i = 0; i < n; ++i) bad |= static_cast<uint8_t>((s[i] & mask) ^ expect);
+  return bad != 0;
+}
+
 }  // namespace
 
 LocalAccesses::LocalAccesses(std::vector<std::pair<uint8_t*, uint8_t*>> arenas, int64_t shadow_delta, int semaphores,
@@ -44,10 +54,7 @@ bool LocalAccesses::Local(const uint8_t* p, int64_t bytes) const {
 
 std::optional<AccessProblem> LocalAccesses::Find(const uint8_t* lo, const uint8_t* hi, uint8_t mask,
                                                  uint8_t expect) const {
-  // The common case, no problem, in one pass the compiler vectorizes.
-  uint8_t bad = 0;
-  for (const uint8_t *s = State(lo), *end = State(hi); s < end; ++s) bad |= static_cast<uint8_t>((*s & mask) ^ expect);
-  if (bad == 0) return std::nullopt;
+  if (!AnyBad(State(lo), hi - lo, mask, expect)) return std::nullopt;
   for (const uint8_t* p = lo; p < hi; ++p) {
     uint8_t s = *State(p);
     if ((s & mask) == expect) continue;
@@ -102,7 +109,7 @@ void LocalAccesses::MarkWritten(const uint8_t* p, int64_t bytes) {
 
 void LocalAccesses::AddSpans(const scjit_dma& dma, const int32_t* indices, InFlight* d) const {
   int64_t w = dma.elem_bytes;
-  auto add = [&](std::vector<Span>& spans, const uint8_t* base, int64_t stride, int64_t n) {
+  auto add = [&](absl::InlinedVector<Span, 2>& spans, const uint8_t* base, int64_t stride, int64_t n) {
     int64_t extent = ((n - 1) * stride + 1) * w;
     if (n <= 0 || stride < 0 || !Local(base, extent)) return;
     auto* p = const_cast<uint8_t*>(base);

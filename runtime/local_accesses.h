@@ -21,6 +21,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "runtime/abi.h"
 #include "runtime/shared_races.h"
 
@@ -84,7 +85,7 @@ class LocalAccesses {
     // unwritten bytes as they are): their state is then exactly WRITTEN, and
     // READS while it is in flight.
     bool reads_written = false;
-    std::vector<Span> reads, writes;
+    absl::InlinedVector<Span, 2> reads, writes;
     std::shared_ptr<SharedDma> shared;
   };
 

@@ -544,7 +544,7 @@ std::shared_ptr<SharedDma> Subcore::SharedRecord(const scjit_dma& dma, const std
     for (int64_t i = 0; i < n; i = stride == 1 ? n : i + 1) {
       auto lo = reinterpret_cast<uintptr_t>(base + i * stride * w);
       uintptr_t hi = stride == 1 ? lo + n * w : lo + w;
-      std::vector<SharedDma::Run>& runs = record->runs;
+      auto& runs = record->runs;
       if (!runs.empty() && runs.back().hi == lo && runs.back().kind == kind) {
         runs.back().hi = hi;
       } else {
@@ -585,6 +585,22 @@ std::vector<uint8_t> Subcore::DestinationBytes(const scjit_dma& dma, const int32
   return out;
 }
 
+namespace {
+
+// 64 bytes equal, compared without a call.
+bool SameBlock(const uint8_t* a, const uint8_t* b) {
+  uint64_t diff = 0;
+  for (int i = 0; i < 64; i += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a + i, 8);
+    std::memcpy(&y, b + i, 8);
+    diff |= x ^ y;
+  }
+  return diff == 0;
+}
+
+}  // namespace
+
 void Subcore::NoteChanges(const scjit_dma& dma, const int32_t* indices, const std::vector<uint8_t>& before,
                           SharedDma* record) {
   int64_t w = dma.elem_bytes;
@@ -607,7 +623,7 @@ void Subcore::NoteChanges(const scjit_dma& dma, const int32_t* indices, const st
       constexpr int64_t kBlock = 64;
       for (int64_t lo = 0; lo < n * w; lo += kBlock) {
         int64_t bytes = std::min(kBlock, n * w - lo);
-        bool same = bytes == kBlock ? std::memcmp(dst + lo, was + lo, kBlock) == 0
+        bool same = bytes == kBlock ? SameBlock(dst + lo, was + lo)
                                     : std::memcmp(dst + lo, was + lo, static_cast<size_t>(bytes)) == 0;
         if (same) continue;
         note(reinterpret_cast<uintptr_t>(dst + lo), reinterpret_cast<uintptr_t>(dst + lo + bytes));

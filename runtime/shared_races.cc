@@ -16,7 +16,7 @@ bool Before(const SharedDma& a, const SharedDma& b) {
   return a.end != 0 && static_cast<size_t>(a.subcore) < b.start.size() && b.start[a.subcore] >= a.end;
 }
 
-bool Overlaps(const std::vector<std::pair<uintptr_t, uintptr_t>>& runs, uintptr_t lo, uintptr_t hi) {
+bool Overlaps(const absl::InlinedVector<std::pair<uintptr_t, uintptr_t>, 1>& runs, uintptr_t lo, uintptr_t hi) {
   for (const auto& [a, b] : runs) {
     if (a < hi && lo < b) return true;
   }

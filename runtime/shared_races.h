@@ -20,6 +20,8 @@
 
 #include <cstdint>
 #include <map>
+
+#include "absl/container/inlined_vector.h"
 #include <memory>
 #include <utility>
 #include <vector>
@@ -43,9 +45,9 @@ struct SharedDma {
   Clock start;      // its subcore's clock at the start
   uint32_t end = 0;  // its subcore's own clock entry at the wait that retired it; 0: in flight
   int end_site = -1;
-  std::vector<Run> runs;
+  absl::InlinedVector<Run, 2> runs;
   // Plain writes: the bytes the DMA changed when it moved them.
-  std::vector<std::pair<uintptr_t, uintptr_t>> changed;
+  absl::InlinedVector<std::pair<uintptr_t, uintptr_t>, 1> changed;
   bool moved = false;
   bool reported = false;  // one finding per DMA
   // Init check: the first byte of shared memory it read that nothing had
