@@ -575,6 +575,11 @@ size_t ReadInto(std::FILE* f, std::string* out, size_t n) {
 }  // namespace
 
 int64_t NpyArray::NumElements() const {
+  // An empty dimension empties the array, whatever the others (the header
+  // bounds their product only when none is 0).
+  for (int64_t d : shape) {
+    if (d == 0) return 0;
+  }
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;

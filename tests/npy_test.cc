@@ -303,6 +303,16 @@ TEST(NpyReadTest, ShapesOfEveryRank) {
             (Shape{0, 99999999999999, 99999999999999}));
 }
 
+// An empty dimension after huge ones (npy_fuzzer's find: NumElements multiplied
+// the huge ones first and overflowed).
+TEST(NpyReadTest, AnEmptyDimensionEmptiesTheArray) {
+  absl::StatusOr<NpyArray> a =
+      ParseNpy(RawNpy("{'descr': '=i4', 'fortran_order': False, 'shape': (4294967296,10000000000,0), }"), "s");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->NumElements(), 0);
+  EXPECT_EQ(a->NumBytes(), 0);
+}
+
 TEST(NpyReadTest, Descrs) {
   struct Case {
     const char* descr;
