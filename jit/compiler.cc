@@ -284,7 +284,8 @@ std::string Compiler::Impl::Key(const Source& source, const CompileOptions& opti
   return Cat("scjit ", kVersionString, " build ", kBuildId, "\nllvm ", LLVM_VERSION_STRING, "\nhost ",
              session != nullptr ? session->host() : "", "\nengine ", EngineName(options.engine), "\nkernel ",
              KernelName(options.kernel), "\ntarget ", options.target, "\nO", options.opt_level, "\nbounds ",
-             options.checks.bounds ? "checked" : "clamped", "\nsource ", Sha256Hex(source.text), " ",
+             options.checks.bounds ? "checked" : "clamped", "\naccesses ",
+             options.checks.init || options.checks.race ? "checked" : "unchecked", "\nsource ", Sha256Hex(source.text), " ",
              source.text.size(), "\n");
 }
 
