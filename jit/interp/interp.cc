@@ -42,7 +42,7 @@ void Builder::AccessSite(const Op& op) {
 }
 
 absl::Status Builder::Unsupported(const Op& op, std::string_view what) const {
-  return absl::UnimplementedError(Cat("not implemented yet in the interpreter: ", what, " (", op.name(),
+  return absl::UnimplementedError(Cat("not implemented yet: ", what, " (", op.name(),
                                       " at line ", op.loc.line, ", kernel @", kernel.name, ")"));
 }
 
@@ -59,6 +59,7 @@ bool TouchesLarge(const Op& op) {
 }
 
 absl::Status Prepare(Builder& b, const Op& op) {
+  if (op.info().has(kTerminator)) return absl::OkStatus();  // part of its region's op
   if (TouchesLarge(op) && !op.info().has(kLarge)) {
     return b.Unsupported(op, Cat(op.name(), " of values larger than ", kRegisterBytes, " bytes"));
   }

@@ -56,7 +56,7 @@ class Programs {
 // Builds the programs of a kernel's parts; infos[i] (PlanKernel of parts[i])
 // gains the part's sites and entry, as the emitter's would. A kernel using what
 // the interpreter does not handle yet is an Unimplemented error naming the op
-// and its line, like the emitter's.
+// and its line, worded as the emitter's ("not implemented yet: ...").
 absl::StatusOr<std::shared_ptr<const Programs>> Build(std::shared_ptr<const Module> module,
                                                       std::span<const KernelDef* const> parts,
                                                       std::span<KernelInfo* const> infos, const Options& options);

@@ -164,7 +164,7 @@ int32_t Exec::View(const Operand& o, int site, Ref* out) {
 // The kView, kRefChoice and kGrid families.
 
 absl::Status PrepareView(Builder& b, const Op& op) {
-  if (op.kind != OpKind::kView) return b.Unsupported(op, op.name());
+  if (op.kind != OpKind::kView) return b.Unsupported(op, Cat(op.name(), " in the interpreter"));
   const Operand& ref = op.operands[0];
   b.SitesOf(op).main = b.Site(op, Print(ref), ref.loc);
   return absl::OkStatus();
