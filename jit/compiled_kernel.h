@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "jit/interp/interp.h"
 #include "jit/jit_session.h"
 #include "lowering/base/launch_layout.h"
 #include "runtime/fiber.h"
@@ -18,8 +19,10 @@ namespace scjit {
 // Code compiled once and shared by every Kernel made from it (a cache entry).
 // Immutable but for `stacks`, which is thread-safe.
 struct CompiledCode {
-  std::shared_ptr<JitSession> session;  // keeps the code mapped
-  std::vector<KernelFn> entries;  // one per part of the kernel (layout.Parts())
+  std::shared_ptr<JitSession> session;  // keeps the JIT's code mapped
+  // The interpreter's programs, and the IR they interpret (engine interp).
+  std::shared_ptr<const interp::Programs> programs;
+  std::vector<PartCode> entries;  // one per part of the kernel (layout.Parts())
   LaunchLayout layout;
   std::vector<ParamInfo> params;  // the public view of layout.params
   // Fiber stacks reused by the kernel's launches (mutable: a thread-safe pool).

@@ -6,6 +6,10 @@
 //   optimize   the pass pipeline of the opt level               (Stage::kLlvmOpt)
 //   codegen    host assembly (Emit) or object code in the JIT   (Stage::kAsm)
 //
+// With the interpreter engine (Engine::kInterp) lowering plans memory the same
+// way and builds the interpreter's programs instead of LLVM IR; there is
+// nothing to optimize or generate, and nothing for the disk cache.
+//
 // Compile first looks the kernel up in the memory cache, then in the disk
 // cache (which skips every stage: the key covers the source), and stores what
 // it compiled in both.
@@ -18,6 +22,7 @@
 
 #include "jit/compiled_kernel.h"
 #include "jit/disk_cache.h"
+#include "jit/interp/interp.h"
 #include "jit/jit_session.h"
 #include "lowering/analysis/index_bounds.h"
 #include "lowering/analysis/kernel_info.h"
@@ -66,7 +71,8 @@ struct Compilation {
   const KernelDef* kernel = nullptr;
   TargetId target = kDefaultTarget;
   KernelInfo info;
-  EmittedKernel emitted;
+  EmittedKernel emitted;                               // Engine::kJit
+  std::shared_ptr<const interp::Programs> programs;  // Engine::kInterp
   CompileTimes times;
 };
 
@@ -135,12 +141,21 @@ absl::Status Lower(Compilation& c) {
   for (const KernelDef* part : parts) infos.push_back(PlanPart(*c.module, *part, c.target));
   std::vector<KernelInfo*> info_ptrs;
   for (KernelInfo& info : infos) info_ptrs.push_back(&info);
-  EmitOptions emit;
-  emit.bounds_checks = c.options.checks.bounds;
-  emit.access_checks = c.options.checks.init || c.options.checks.race;
-  absl::StatusOr<EmittedKernel> emitted = EmitKernelParts(parts, info_ptrs, emit);
-  if (!emitted.ok()) return emitted.status();
-  c.emitted = *std::move(emitted);
+  bool bounds_checks = c.options.checks.bounds;
+  bool access_checks = c.options.checks.init || c.options.checks.race;
+  if (c.options.engine == Engine::kInterp) {
+    absl::StatusOr<std::shared_ptr<const interp::Programs>> programs =
+        interp::Build(c.module, parts, info_ptrs, interp::Options{bounds_checks, access_checks});
+    if (!programs.ok()) return programs.status();
+    c.programs = *std::move(programs);
+  } else {
+    EmitOptions emit;
+    emit.bounds_checks = bounds_checks;
+    emit.access_checks = access_checks;
+    absl::StatusOr<EmittedKernel> emitted = EmitKernelParts(parts, info_ptrs, emit);
+    if (!emitted.ok()) return emitted.status();
+    c.emitted = *std::move(emitted);
+  }
   c.info = std::move(infos[0]);
   for (size_t i = 1; i < infos.size(); ++i) {
     MergeIndexBounds(c.info.layout, infos[i].layout);
@@ -149,7 +164,10 @@ absl::Status Lower(Compilation& c) {
   return absl::OkStatus();
 }
 
-absl::Status Optimize(Compilation& c) { return c.session->Optimize(c.emitted); }
+absl::Status Optimize(Compilation& c) {
+  if (c.options.engine == Engine::kInterp) return absl::OkStatus();  // nothing to optimize
+  return c.session->Optimize(c.emitted);
+}
 
 // The stages every compilation runs, in order, each timed into CompileTimes
 // (the front end times parse and verify itself).
@@ -184,7 +202,29 @@ absl::Status CheckOptions(const CompileOptions& options) {
   return absl::OkStatus();
 }
 
+constexpr std::pair<Engine, std::string_view> kEngines[] = {{Engine::kJit, "jit"}, {Engine::kInterp, "interp"}};
+
 }  // namespace
+
+std::string_view EngineName(Engine engine) {
+  for (const auto& [e, name] : kEngines) {
+    if (e == engine) return name;
+  }
+  return "?";
+}
+
+std::optional<Engine> EngineFromName(std::string_view name) {
+  for (const auto& [e, n] : kEngines) {
+    if (n == name) return e;
+  }
+  return std::nullopt;
+}
+
+std::string EngineNameList() {
+  std::string out;
+  for (const auto& [e, name] : kEngines) Append(&out, out.empty() ? "" : ", ", name);
+  return out;
+}
 
 std::vector<ParamInfo> PublicParams(const LaunchLayout& layout) {
   std::vector<ParamInfo> out;
@@ -212,14 +252,16 @@ absl::StatusOr<Source> Source::FromFile(const std::string& path) {
 
 struct Compiler::Impl {
   absl::StatusOr<std::shared_ptr<JitSession>> Session(int opt_level);
-  // Everything that decides the code of a compilation, as text.
-  std::string Key(const Source& source, const CompileOptions& options, const JitSession& session) const;
+  // Everything that decides the code of a compilation, as text (`session`: the
+  // JIT's, null for the interpreter).
+  std::string Key(const Source& source, const CompileOptions& options, const JitSession* session) const;
   absl::StatusOr<std::shared_ptr<const CompiledCode>> Build(std::shared_ptr<const SourceFile> file,
                                                            const CompileOptions& options,
                                                            std::shared_ptr<JitSession> session, CompileTimes* times,
                                                            std::string* object);
-  std::shared_ptr<const CompiledCode> MakeCode(std::shared_ptr<JitSession> session, std::vector<KernelFn> entries,
-                                               LaunchLayout layout) const;
+  std::shared_ptr<const CompiledCode> MakeCode(std::shared_ptr<JitSession> session,
+                                               std::shared_ptr<const interp::Programs> programs,
+                                               std::vector<PartCode> entries, LaunchLayout layout) const;
 
   mutable std::mutex mu;
   std::map<int, std::shared_ptr<JitSession>> sessions;  // by opt level
@@ -238,17 +280,21 @@ absl::StatusOr<std::shared_ptr<JitSession>> Compiler::Impl::Session(int opt_leve
   return s;
 }
 
-std::string Compiler::Impl::Key(const Source& source, const CompileOptions& options, const JitSession& session) const {
-  return Cat("scjit ", kVersionString, " build ", kBuildId, "\nllvm ", LLVM_VERSION_STRING, "\nhost ", session.host(),
-             "\nkernel ", KernelName(options.kernel), "\ntarget ", options.target, "\nO", options.opt_level,
-             "\nbounds ", options.checks.bounds ? "checked" : "clamped", "\nsource ", Sha256Hex(source.text), " ",
+std::string Compiler::Impl::Key(const Source& source, const CompileOptions& options, const JitSession* session) const {
+  return Cat("scjit ", kVersionString, " build ", kBuildId, "\nllvm ", LLVM_VERSION_STRING, "\nhost ",
+             session != nullptr ? session->host() : "", "\nengine ", EngineName(options.engine), "\nkernel ",
+             KernelName(options.kernel), "\ntarget ", options.target, "\nO", options.opt_level, "\nbounds ",
+             options.checks.bounds ? "checked" : "clamped", "\naccesses ",
+             options.checks.init || options.checks.race ? "checked" : "unchecked", "\nsource ", Sha256Hex(source.text), " ",
              source.text.size(), "\n");
 }
 
 std::shared_ptr<const CompiledCode> Compiler::Impl::MakeCode(std::shared_ptr<JitSession> session,
-                                                             std::vector<KernelFn> entries, LaunchLayout layout) const {
+                                                             std::shared_ptr<const interp::Programs> programs,
+                                                             std::vector<PartCode> entries, LaunchLayout layout) const {
   auto code = std::make_shared<CompiledCode>();
   code->session = std::move(session);
+  code->programs = std::move(programs);
   code->entries = std::move(entries);
   code->params = PublicParams(layout);
   code->stacks = std::make_unique<StackPool>(StackBytesFor(layout));
@@ -265,11 +311,17 @@ absl::StatusOr<std::shared_ptr<const CompiledCode>> Compiler::Impl::Build(std::s
   absl::Status status = RunStages(c, Stage::kLlvmOpt);
   *times = c.times;
   if (!status.ok()) return status;
+  if (options.engine == Engine::kInterp) {
+    std::vector<PartCode> parts = c.programs->Parts();
+    return MakeCode(nullptr, std::move(c.programs), std::move(parts), std::move(c.info.layout));
+  }
   Clock::time_point t = Clock::now();
   absl::StatusOr<std::vector<KernelFn>> entries = session->AddParts(std::move(c.emitted), object);
   if (!entries.ok()) return entries.status();
   times->codegen = Ms(t);
-  return MakeCode(std::move(session), *std::move(entries), std::move(c.info.layout));
+  std::vector<PartCode> parts;
+  for (KernelFn fn : *entries) parts.push_back(PartCode{fn, nullptr});
+  return MakeCode(std::move(session), nullptr, std::move(parts), std::move(c.info.layout));
 }
 
 Compiler::Compiler() : impl_(std::make_unique<Impl>()) {}
@@ -289,12 +341,17 @@ absl::StatusOr<Kernel> Compiler::CompileFile(const std::string& path, const Comp
 absl::StatusOr<Kernel> Compiler::Compile(const Source& source, const CompileOptions& options) {
   Clock::time_point start = Clock::now();
   if (absl::Status s = CheckOptions(options); !s.ok()) return s;
-  absl::StatusOr<std::shared_ptr<JitSession>> session = impl_->Session(options.opt_level);
-  if (!session.ok()) return session.status();
+  bool jit = options.engine == Engine::kJit;
+  std::shared_ptr<JitSession> session;  // the JIT's; the interpreter needs none
+  if (jit) {
+    absl::StatusOr<std::shared_ptr<JitSession>> s = impl_->Session(options.opt_level);
+    if (!s.ok()) return s.status();
+    session = *std::move(s);
+  }
 
   auto kernel = std::make_shared<internal::CompiledKernel>();
   kernel->checks = options.checks;
-  std::string key = impl_->Key(source, options, **session);
+  std::string key = impl_->Key(source, options, session.get());
   std::string memory_key = Cat(key, "file ", source.name, "\n");
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
@@ -309,17 +366,19 @@ absl::StatusOr<Kernel> Compiler::Compile(const Source& source, const CompileOpti
 
   std::shared_ptr<const CompiledCode> code;
   std::optional<DiskCache> disk;
-  if (!options.cache_dir.empty()) disk.emplace(options.cache_dir);
+  if (!options.cache_dir.empty() && jit) disk.emplace(options.cache_dir);
   if (disk) {
     if (std::optional<DiskCache::Entry> entry = disk->Load(key, &kernel->warnings)) {
       std::vector<std::string> symbols;
       for (const LaunchLayout* part : entry->layout.Parts()) symbols.push_back(part->entry);
-      absl::StatusOr<std::vector<KernelFn>> fn = (*session)->AddObject(entry->object, symbols);
+      absl::StatusOr<std::vector<KernelFn>> fn = session->AddObject(entry->object, symbols);
       if (fn.ok()) {
         // The same text, perhaps under another name.
         entry->layout.file = source.name;
         for (LaunchLayout& part : entry->layout.more_parts) part.file = source.name;
-        code = impl_->MakeCode(*session, *std::move(fn), std::move(entry->layout));
+        std::vector<PartCode> parts;
+        for (KernelFn f : *fn) parts.push_back(PartCode{f, nullptr});
+        code = impl_->MakeCode(session, nullptr, std::move(parts), std::move(entry->layout));
         kernel->times.cache_hit = kernel->times.from_disk = true;
       } else {
         Diagnostic d = MakeDiagnostic(DiagId::kIoCache, nullptr, Location{},
@@ -335,7 +394,7 @@ absl::StatusOr<Kernel> Compiler::Compile(const Source& source, const CompileOpti
   if (code == nullptr) {
     std::string object;
     absl::StatusOr<std::shared_ptr<const CompiledCode>> built =
-        impl_->Build(std::make_shared<const SourceFile>(source.name, source.text), options, *session,
+        impl_->Build(std::make_shared<const SourceFile>(source.name, source.text), options, session,
                      &kernel->times, disk ? &object : nullptr);
     if (!built.ok()) return built.status();
     code = *std::move(built);
@@ -355,6 +414,9 @@ absl::StatusOr<Kernel> Compiler::Compile(const Source& source, const CompileOpti
 
 absl::StatusOr<std::string> Compiler::Emit(const Source& source, Stage stage, const CompileOptions& options) {
   if (absl::Status s = CheckOptions(options); !s.ok()) return s;
+  if (options.engine == Engine::kInterp && stage > Stage::kIr) {
+    return Usage("the interpreter has no LLVM IR or assembly to show; only the IR stage (--emit ir) applies to it");
+  }
   Compilation c(std::make_shared<const SourceFile>(source.name, source.text), options);
   c.need_kernel = stage > Stage::kIr;
   std::shared_ptr<JitSession> session;

@@ -49,6 +49,8 @@ typedef struct scjit_ctx {
   void* runtime;         /* the runtime's subcore object (opaque to the kernel) */
   int64_t shadow_delta;  /* code compiled with init or race checks: the state byte of
                             arena byte p is at p + shadow_delta (SCJIT_SHADOW_*) */
+  const void* program;   /* the part's program when the kernel is interpreted (the
+                            interpreter's entry point reads it; JIT code ignores it) */
 } scjit_ctx;
 
 #define SCJIT_CHECK_BOUNDS 1

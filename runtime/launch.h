@@ -22,6 +22,14 @@ namespace scjit {
 
 using KernelFn = int32_t (*)(scjit_ctx*);
 
+// The code of one part of a kernel: its entry point, and what the runtime puts
+// in each of its subcores' scjit_ctx::program (the interpreter's program for the
+// part; null for JIT code). The runtime never looks inside `program`.
+struct PartCode {
+  KernelFn fn = nullptr;
+  const void* program = nullptr;
+};
+
 // One parameter's host memory, in LaunchLayout::params order: HBM parameters are
 // used in place; staged (vmem/smem) ones are copied in before the kernel and
 // `out`/`inout` ones copied back after it. `bytes` must equal the parameter's
@@ -57,9 +65,9 @@ size_t StackBytesFor(const LaunchLayout& layout);
 // kernel did wrong is in the result's findings.
 absl::StatusOr<LaunchResult> RunKernel(const LaunchLayout& layout, KernelFn kernel,
                                        std::span<const ParamBuffer> params, const RunOptions& options);
-// Runs a kernel of several parts: kernels[i] on every subcore of part i's mesh
+// Runs a kernel of several parts: parts[i] on every subcore of part i's mesh
 // (layout.Parts()), all in one launch.
-absl::StatusOr<LaunchResult> RunKernel(const LaunchLayout& layout, std::span<const KernelFn> kernels,
+absl::StatusOr<LaunchResult> RunKernel(const LaunchLayout& layout, std::span<const PartCode> parts,
                                        std::span<const ParamBuffer> params, const RunOptions& options);
 
 }  // namespace scjit

@@ -758,14 +758,17 @@ int32_t Subcore::Warning(int site, int what) {
 // ------------------------------------------------------------------------------------
 // Machine.
 
-Machine::Machine(const LaunchLayout& layout, std::span<const KernelFn> kernels, const RunOptions& options)
+Machine::Machine(const LaunchLayout& layout, std::span<const PartCode> parts, const RunOptions& options)
     : layout_(layout), options_(options), rng_(options.seed.value_or(0)) {
   std::vector<const LaunchLayout*> layouts = layout.Parts();
   int first = 0;
   for (size_t i = 0; i < layouts.size(); ++i) {
     MachinePart part;
     part.layout = layouts[i];
-    part.kernel = i < kernels.size() ? kernels[i] : nullptr;
+    if (i < parts.size()) {
+      part.kernel = parts[i].fn;
+      part.program = parts[i].program;
+    }
     part.index = static_cast<int>(i);
     part.first = first;
     first += part.count();
@@ -950,6 +953,7 @@ void Machine::AddSubcores(const MachinePart& part) {
     c.tick = SCJIT_TICK_PERIOD;
     c.checks = (options_.checks.bounds ? SCJIT_CHECK_BOUNDS : 0) | (options_.checks.any() ? SCJIT_CHECK_SORT_SIGN : 0);
     c.runtime = s.get();
+    c.program = part.program;
     if (shadow_ != nullptr) {
       c.shadow_delta = shadow_.get() - memory_.get();
       if (options_.checks.init || options_.checks.race) {
@@ -1409,20 +1413,20 @@ size_t StackBytesFor(const LaunchLayout& layout) {
   return std::max<size_t>(kMinStackBytes, static_cast<size_t>(frame) + kStackHeadroom);
 }
 
-absl::StatusOr<LaunchResult> RunKernel(const LaunchLayout& layout, std::span<const KernelFn> kernels,
+absl::StatusOr<LaunchResult> RunKernel(const LaunchLayout& layout, std::span<const PartCode> parts,
                                        std::span<const ParamBuffer> params, const RunOptions& options) {
-  if (kernels.size() != layout.Parts().size()) {
+  if (parts.size() != layout.Parts().size()) {
     return absl::InvalidArgumentError(Cat("kernel @", layout.kernel, " has ", layout.Parts().size(),
-                                          " parts, but ", kernels.size(), " entry points were given"));
+                                          " parts, but ", parts.size(), " entry points were given"));
   }
-  Machine machine(layout, kernels, options);
+  Machine machine(layout, parts, options);
   return machine.Run(params);
 }
 
 absl::StatusOr<LaunchResult> RunKernel(const LaunchLayout& layout, KernelFn kernel,
                                        std::span<const ParamBuffer> params, const RunOptions& options) {
-  KernelFn kernels[] = {kernel};
-  return RunKernel(layout, kernels, params, options);
+  PartCode parts[] = {{kernel, nullptr}};
+  return RunKernel(layout, parts, params, options);
 }
 
 }  // namespace scjit

@@ -90,6 +90,7 @@ struct Effect {
 struct MachinePart {
   const LaunchLayout* layout = nullptr;
   KernelFn kernel = nullptr;
+  const void* program = nullptr;  // scjit_ctx::program of its subcores (PartCode)
   int index = 0;  // its position among the parts
   int first = 0;  // the global index of its first subcore
   uint8_t* vmem = nullptr;
@@ -223,8 +224,8 @@ class Subcore {
 
 class Machine {
  public:
-  // `kernels`: the entry point of each part of `layout` (LaunchLayout::Parts()).
-  Machine(const LaunchLayout& layout, std::span<const KernelFn> kernels, const RunOptions& options);
+  // `parts`: the code of each part of `layout` (LaunchLayout::Parts()).
+  Machine(const LaunchLayout& layout, std::span<const PartCode> parts, const RunOptions& options);
 
   absl::StatusOr<LaunchResult> Run(std::span<const ParamBuffer> params);
 

@@ -24,8 +24,7 @@ constexpr char kFixedSuffix[] = ".fixed.scir";
 // How the corpus is run. Everything that differs between engines is here, so the
 // interpreter runs the same corpus through the same RunKernel.
 struct CorpusOptions {
-  // jit-run --engine NAME; empty: jit-run's default (jit), without the option,
-  // which jit-run does not take yet.
+  // jit-run --engine NAME; empty: jit-run's default (jit), without the option.
   std::string engine;
   std::string extra_args;      // further jit-run options, for every kernel
 };
@@ -98,26 +97,30 @@ std::vector<std::string> CorpusFiles() {
 
 class BugCorpusTest : public ::testing::TestWithParam<std::string> {};
 
+// Each kernel on both engines (docs/interpreter.md): the same finding at the same op.
 TEST_P(BugCorpusTest, Runs) {
   const std::string& path = GetParam();
   std::string text = testing::ReadFile(testing::SourceDir() + "/" + path);
-  Outcome run = RunKernel(path, CorpusOptions{});
-  if (EndsWith(path, kFixedSuffix)) {
-    EXPECT_FALSE(Header(text, "expect").has_value()) << path << ": a fixed kernel expects no finding";
-    EXPECT_EQ(run.exit_code, 0) << path << "\n" << run.err;
-    EXPECT_EQ(run.err, "") << path << ": a fixed kernel must run without any finding";
-    return;
+  for (const char* engine : {"jit", "interp"}) {
+    SCOPED_TRACE(std::string("--engine ") + engine);
+    Outcome run = RunKernel(path, CorpusOptions{.engine = engine});
+    if (EndsWith(path, kFixedSuffix)) {
+      EXPECT_FALSE(Header(text, "expect").has_value()) << path << ": a fixed kernel expects no finding";
+      EXPECT_EQ(run.exit_code, 0) << path << "\n" << run.err;
+      EXPECT_EQ(run.err, "") << path << ": a fixed kernel must run without any finding";
+      continue;
+    }
+    std::optional<std::string> expect = Header(text, "expect");
+    ASSERT_TRUE(expect.has_value()) << path << " has no `// expect: CODE LINE:COL` header";
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(*expect, m, std::regex(R"(([A-Z0-9-]+) (\d+:\d+))")))
+        << path << ": malformed header `// expect: " << *expect << "`";
+    EXPECT_EQ(run.exit_code, 1) << path << "\n" << run.err;
+    ASSERT_TRUE(run.first_code.has_value()) << path << ": no finding\n" << run.err;
+    EXPECT_EQ(*run.first_severity, "error") << run.err;
+    EXPECT_EQ(*run.first_code, m[1].str()) << run.err;
+    EXPECT_EQ(*run.first_location, m[2].str()) << run.err;
   }
-  std::optional<std::string> expect = Header(text, "expect");
-  ASSERT_TRUE(expect.has_value()) << path << " has no `// expect: CODE LINE:COL` header";
-  std::smatch m;
-  ASSERT_TRUE(std::regex_match(*expect, m, std::regex(R"(([A-Z0-9-]+) (\d+:\d+))")))
-      << path << ": malformed header `// expect: " << *expect << "`";
-  EXPECT_EQ(run.exit_code, 1) << path << "\n" << run.err;
-  ASSERT_TRUE(run.first_code.has_value()) << path << ": no finding\n" << run.err;
-  EXPECT_EQ(*run.first_severity, "error") << run.err;
-  EXPECT_EQ(*run.first_code, m[1].str()) << run.err;
-  EXPECT_EQ(*run.first_location, m[2].str()) << run.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, BugCorpusTest, ::testing::ValuesIn(CorpusFiles()),

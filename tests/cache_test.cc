@@ -114,12 +114,51 @@ TEST_F(CacheTest, EverythingThatChangesCodeIsInTheKey) {
   o = Options();
   o.checks.bounds = false;
   CompileAndRun(testing::kAddOneKernel, 1, o);  // bounds checks compiled in or not
-  EXPECT_EQ(Entries().size(), 5u);
+  o = Options();
+  o.checks.init = o.checks.race = false;
+  CompileAndRun(testing::kAddOneKernel, 1, o);  // access checks compiled in or not
+  EXPECT_EQ(Entries().size(), 6u);
   // Checks that do not change code share the entry.
   o = Options();
   o.checks.sync = false;
   EXPECT_TRUE(CompileAndRun(testing::kAddOneKernel, 1, o).times().from_disk);
-  EXPECT_EQ(Entries().size(), 5u);
+  o.checks.init = false;  // the race check alone compiles the same access checks
+  EXPECT_TRUE(CompileAndRun(testing::kAddOneKernel, 1, o).times().from_disk);
+  EXPECT_EQ(Entries().size(), 6u);
+}
+
+// A kernel compiled without access checks is never the code of a compilation
+// that asks for them (the memory cache's key is the disk cache's): RT-INIT is
+// found whatever was compiled before.
+TEST_F(CacheTest, AccessChecksAreNotLostToTheMemoryCache) {
+  const std::string text = R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<16xi32>)
+{
+  %v = get %buf[...] : vector<16xi32>
+  store %buf[...], %v
+  copy %buf -> %o
+}
+)";
+  for (Engine engine : {Engine::kJit, Engine::kInterp}) {
+    Compiler compiler;
+    CompileOptions bounds_only;
+    bounds_only.engine = engine;
+    bounds_only.checks = Checks::None();
+    bounds_only.checks.bounds = true;
+    ASSERT_TRUE(compiler.Compile(Source{"k.scir", text}, bounds_only).ok());
+    CompileOptions all;
+    all.engine = engine;
+    absl::StatusOr<Kernel> k = compiler.Compile(Source{"k.scir", text}, all);
+    ASSERT_TRUE(k.ok()) << k.status();
+    EXPECT_FALSE(k->times().cache_hit);
+    Buffer x = *Buffer::Allocate(DType::kI32, {16});
+    Buffer o = *Buffer::Allocate(DType::kI32, {16});
+    absl::StatusOr<LaunchResult> r = k->Launch({x, o});
+    ASSERT_TRUE(r.ok()) << r.status();
+    const std::string init = "k.scir:5:8: error[RT-INIT]: get reads %buf[0], which nothing has written\n";
+    EXPECT_EQ(r->RenderFindings().substr(0, init.size()), init) << EngineName(engine);
+  }
 }
 
 TEST_F(CacheTest, FindingsOfACachedKernelNameItsFile) {

@@ -618,20 +618,26 @@ TEST_F(CliTest, DefaultIotaThatIndexesOutOfRangeIsAWarning) {
             "help: pass --in ids=randint:0:4096 (or a .npy file)\n");
 }
 
-// Options whose machinery arrives in later issues are refused, never ignored.
-TEST_F(CliTest, UnimplementedOptionsAreRefused) {
+// --engine interp runs the kernel with the interpreter: the same output as the JIT's.
+TEST_F(CliTest, InterpreterEngineGivesTheJitsOutput) {
   Write("k.scir", testing::kAddOneKernel);
-  struct Case {
-    std::string args, err;
-  };
-  const Case cases[] = {
-      {"k.scir --engine interp", "jit-run: not implemented yet: --engine\n"},
-  };
-  for (const Case& c : cases) {
-    CommandResult r = Run(c.args);
-    EXPECT_EQ(r.exit_code, 2) << c.args;
-    EXPECT_EQ(r.err, c.err) << c.args;
-  }
+  CommandResult jit = Run("k.scir");
+  CommandResult interp = Run("k.scir --engine interp");
+  EXPECT_EQ(jit.exit_code, 0) << jit.err;
+  EXPECT_EQ(interp.exit_code, 0) << interp.err;
+  EXPECT_FALSE(jit.out.empty());
+  EXPECT_EQ(interp.out, jit.out);
+  EXPECT_EQ(interp.err, jit.err);
+}
+
+// An unknown engine is a usage error that names the engines there are.
+TEST_F(CliTest, UnknownEngineIsRefused) {
+  Write("k.scir", testing::kAddOneKernel);
+  CommandResult r = Run("k.scir --engine llvm");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "error[IO-USAGE]: option '--engine' takes one of jit, interp, got 'llvm'\n"
+            "help: run `jit-run --help` for the options\n");
 }
 
 // Every example on every target: the same output bytes (stdout shows each

@@ -1,5 +1,7 @@
 #include "tests/kernel_runner.h"
 
+#include <cstdlib>
+
 #include "tests/test_util.h"
 
 namespace scjit::testing {
@@ -15,6 +17,10 @@ Run RunSource(const Source& source, const std::map<std::string, std::vector<uint
               CompileOptions compile, LaunchOptions launch, const std::string& kernel) {
   Run run;
   if (!kernel.empty()) compile.kernel = kernel;
+  // SCJIT_TEST_ENGINE=interp runs a test binary's kernels on the interpreter.
+  if (const char* engine = std::getenv("SCJIT_TEST_ENGINE"); engine != nullptr && EngineFromName(engine)) {
+    compile.engine = *EngineFromName(engine);
+  }
   absl::StatusOr<Kernel> compiled = SharedCompiler().Compile(source, compile);
   if (!compiled.ok()) {
     run.status = compiled.status();

@@ -43,7 +43,9 @@ std::vector<uint8_t> Bytes(const std::vector<T>& v) {
   return out;
 }
 
-// Compiles `text` (kernel `kernel`, "" for the only one) and launches it once.
+// Compiles `text` (kernel `kernel`, "" for the only one) and launches it once,
+// with the engine the environment variable SCJIT_TEST_ENGINE names (jit, interp;
+// default: the options').
 // Parameters without an entry in `inputs` start as zeros (in/inout) or as the
 // runtime's poison fill (out). Launches run on one thread unless `launch` asks
 // for more (threads = 0 means 1 here, not the host's cores).

@@ -88,13 +88,9 @@ absl::Status AddBinding(CliOptions& o, std::string_view option, std::string_view
 }
 
 absl::Status SetEngine(CliOptions& o, std::string_view, std::string_view v) {
-  if (v == "jit") {
-    o.engine = Engine::kJit;
-  } else if (v == "interp") {
-    o.engine = Engine::kInterp;
-  } else {
-    return Usage(Cat("option '--engine' takes jit or interp, got '", v, "'"));
-  }
+  std::optional<Engine> engine = EngineFromName(v);
+  if (!engine) return Usage(Cat("option '--engine' takes one of ", EngineNameList(), ", got '", v, "'"));
+  o.engine = *engine;
   return absl::OkStatus();
 }
 
@@ -234,7 +230,9 @@ constexpr OptionSpec kOptions[] = {
      AddBinding},
     {"--rtol", true, false, true, "X", "relative tolerance of --expect for floats (default: bitwise)", SetTolerance},
     {"--atol", true, false, true, "X", "absolute tolerance of --expect for floats", SetTolerance},
-    {"--engine", true, false, false, "jit|interp", "the execution engine (default jit)", SetEngine},
+    {"--engine", true, false, true, "jit|interp",
+     "the execution engine: the JIT (default) or the interpreter of the IR, its reference (docs/interpreter.md)",
+     SetEngine},
     {"-O", true, false, true, "0-3", "LLVM optimization level: -O0 ... -O3 (default -O2)", nullptr},
     {"--threads", true, false, true, "N", "host threads running the subcores (default: the host's cores)",
      SetThreads},

@@ -19,14 +19,12 @@ struct Binding {
   std::string value;
 };
 
-enum class Engine : uint8_t { kJit, kInterp };
-
 struct CliOptions {
   std::string kernel_file;
   std::optional<std::string> kernel_name;  // without '@'
   std::string target;  // "": the file's, else v7x
   std::vector<Binding> inputs, outputs, expects;
-  Engine engine = Engine::kJit;
+  Engine engine = Engine::kJit;  // scjit/compiler.h
   int opt_level = 2;
   std::optional<int> threads;
   bool deterministic = false;

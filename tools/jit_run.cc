@@ -336,6 +336,7 @@ int Main(int argc, char** argv) {
   compile.target = options.target;
   compile.opt_level = options.opt_level;
   compile.checks = *checks;
+  compile.engine = options.engine;
   if (options.cache_dir) {
     compile.cache_dir = *options.cache_dir;
   } else if (const char* env = std::getenv("SCJIT_CACHE_DIR"); env != nullptr) {

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -45,6 +46,18 @@ enum class Stage : uint8_t {
   kAsm,      // host assembly
 };
 
+// What runs a compiled kernel (docs/interpreter.md).
+enum class Engine : uint8_t {
+  kJit,     // host code compiled by LLVM's ORC JIT
+  kInterp,  // the interpreter of the verified IR: the JIT's reference, slower
+};
+// "jit", "interp".
+std::string_view EngineName(Engine engine);
+// The engine called `name`, if any.
+std::optional<Engine> EngineFromName(std::string_view name);
+// "jit, interp", for messages.
+std::string EngineNameList();
+
 struct CompileOptions {
   std::string kernel;      // the kernel to compile ("@name" or "name"); "": the file's only one
   std::string target;      // "v7x", ...; "": the file's `target`, else v7x
@@ -52,7 +65,8 @@ struct CompileOptions {
   // The run-time checks the code carries (bounds checks of indices are compiled
   // in; without them indices are clamped) and its launches' default.
   Checks checks = Checks::All();
-  std::string cache_dir;   // a directory for the disk cache; "": memory only
+  std::string cache_dir;   // a directory for the disk cache; "": memory only (the JIT's code only)
+  Engine engine = Engine::kJit;
 };
 
 class Compiler {

@@ -2,6 +2,9 @@
 
 #include <functional>
 
+#include "lowering/base/strings.h"
+#include "lowering/ir/printer.h"
+
 namespace scjit {
 namespace {
 
@@ -66,6 +69,18 @@ BlockMode BlockModeOf(const Op& pipeline, size_t k) {
     return BlockMode::kWindow;
   }
   return TrivialWindowing(pipeline, k) ? BlockMode::kWhole : BlockMode::kMoving;
+}
+
+std::string BlockText(const PipelineOperand& po) {
+  std::string out = Cat(Print(po.ref), " in blocks [");
+  for (size_t d = 0; d < po.block.size(); ++d) {
+    const BlockDim& b = po.block[d];
+    Append(&out, d ? ", " : "",
+           b.kind == BlockDim::Kind::kSqueezed ? std::string("squeezed")
+           : b.kind == BlockDim::Kind::kIndirect ? Cat("indirect(", b.size, ")")
+                                                 : Cat(b.size));
+  }
+  return out + "]";
 }
 
 int BufferCount(BlockMode mode) {

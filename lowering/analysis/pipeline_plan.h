@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "lowering/ir/ir.h"
@@ -28,6 +29,10 @@ enum class BlockMode : uint8_t {
 };
 
 BlockMode BlockModeOf(const Op& pipeline, size_t k);
+
+// "%x in blocks [8, squeezed, indirect(4)]": an operand's block, for the sites
+// of its map entries' bounds checks.
+std::string BlockText(const PipelineOperand& po);
 
 // Pallas' trivial windowing (_spec_has_trivial_windowing): the block is the
 // whole array (sizes only, each the array's) and its map is constant over the

@@ -7,37 +7,12 @@
 // exception: runtime.md §7.6 fixes their order (left to right), so they are a
 // chain of adds. Large values (see Large) run chunk by chunk, carrying the
 // running state from one chunk to the next.
+#include "lowering/analysis/lane_ops.h"
 #include "lowering/emit/emitter.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Intrinsics.h"
 
 namespace scjit::emit {
-namespace {
-
-// How max and min order lanes: the hardware scan compares integers as unsigned
-// and the lowering flips the sign bit around it for int32 only (sc-semantics.md
-// §3.11-3.12), so narrower signed integers order as unsigned there.
-bool SignedOrder(ElementType e) { return e == ElementType::kI32; }
-
-}  // namespace
-
-Emitter::Combine Emitter::CombineOf(OpKind k) {
-  switch (k) {
-    case OpKind::kReduceMax:
-    case OpKind::kCummax:
-      return Combine::kMax;
-    case OpKind::kReduceMin:
-    case OpKind::kCummin:
-      return Combine::kMin;
-    case OpKind::kReduceAnd:
-      return Combine::kAnd;
-    case OpKind::kReduceOr:
-      return Combine::kOr;
-    default:
-      return Combine::kSum;
-  }
-}
-
 llvm::Value* Emitter::CombineValues(Combine c, llvm::Value* a, llvm::Value* b, ElementType e) {
   if (IsNarrowFloat(e)) return FromF32(CombineValues(c, ToF32(a, e), ToF32(b, e), ElementType::kF32), e);
   if (IsInt4(e)) return NarrowInt4(CombineValues(c, WidenInt4(a, e), WidenInt4(b, e), Int4Compute(e)), e);

@@ -51,22 +51,6 @@ struct PipelineGrid {
   llvm::Value* steps = nullptr;             // the points it runs in all (i64)
 };
 
-namespace {
-
-std::string BlockText(const PipelineOperand& po) {
-  std::string out = Cat(Print(po.ref), " in blocks [");
-  for (size_t d = 0; d < po.block.size(); ++d) {
-    const BlockDim& b = po.block[d];
-    Append(&out, d ? ", " : "",
-           b.kind == BlockDim::Kind::kSqueezed ? std::string("squeezed")
-           : b.kind == BlockDim::Kind::kIndirect ? Cat("indirect(", b.size, ")")
-                                                 : Cat(b.size));
-  }
-  return out + "]";
-}
-
-}  // namespace
-
 absl::Status Emitter::EmitGridQuery(const Op& op) {
   const GridFrame& g = grids_.back();
   int64_t axis = op.operands[0].int_value;

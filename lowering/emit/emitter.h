@@ -27,6 +27,7 @@
 #include "lowering/emit/runtime_abi.h"
 #include "lowering/ir/ir.h"
 #include "lowering/analysis/kernel_info.h"
+#include "lowering/analysis/lane_ops.h"
 #include "lowering/base/float8.h"
 #include "lowering/base/strings.h"
 #include "llvm/IR/Constants.h"
@@ -436,8 +437,7 @@ class Emitter {
   void Loop(int64_t n, const std::function<void(llvm::Value*)>& body);
   void Loop(llvm::Value* n, const std::function<void(llvm::Value*)>& body);  // n: an i64 known when it runs
   // Cross-lane ops (emit_lanes.cc): the kReduction, kScan and kMaskReduction families.
-  enum class Combine { kSum, kMax, kMin, kAnd, kOr };
-  static Combine CombineOf(OpKind k);
+  using Combine = scjit::Combine;  // lowering/analysis/lane_ops.h
   llvm::Value* CombineValues(Combine c, llvm::Value* a, llvm::Value* b, ElementType e);
   llvm::Constant* Identity(Combine c, ElementType e);
   // Lane i of the result is lane i - k of `v` (k < 0: i + |k|) when that lane is

@@ -192,7 +192,7 @@ class Kernel:
 
 
 def compile(source: str | os.PathLike, kernel: str | None = None, target: str | None = None, opt_level: int = 2,
-            checks: str = "all", cache_dir: str | os.PathLike | None = None) -> Kernel:
+            checks: str = "all", cache_dir: str | os.PathLike | None = None, engine: str = "jit") -> Kernel:
     """Compiles one kernel of a .scir file (a path) or of .scir text.
 
     Args:
@@ -205,6 +205,9 @@ def compile(source: str | os.PathLike, kernel: str | None = None, target: str | 
         "none", "warn", or a comma list of "bounds", "sync".
       cache_dir: a directory for the disk cache of compiled kernels
         (default: $SCJIT_CACHE_DIR, else memory only).
+      engine: what runs the kernel: "jit" (LLVM's ORC JIT) or "interp" (the
+        interpreter of the verified IR, the JIT's reference: the same results,
+        slower; docs/interpreter.md).
     Raises:
       CompileError (the kernel is rejected), InputError (a file that cannot be
       read, a bad option), UnsupportedError.
@@ -219,7 +222,7 @@ def compile(source: str | os.PathLike, kernel: str | None = None, target: str | 
     if cache_dir is None:
         cache_dir = os.environ.get("SCJIT_CACHE_DIR", "")
     compiled = _check(_COMPILER.compile(name, text, kernel or "", target or "", opt_level, checks,
-                                        os.fspath(cache_dir)))
+                                        os.fspath(cache_dir), engine))
     return Kernel(compiled)
 
 

@@ -36,10 +36,17 @@ Failure FailureOf(const absl::Status& status) {
 }
 
 py::object Compile(Compiler& compiler, const std::string& name, const std::string& text, const std::string& kernel,
-                   const std::string& target, int opt_level, const std::string& checks, const std::string& cache_dir) {
+                   const std::string& target, int opt_level, const std::string& checks, const std::string& cache_dir,
+                   const std::string& engine) {
   absl::StatusOr<Checks> parsed = Checks::Parse(checks);
   if (!parsed.ok()) return py::cast(FailureOf(parsed.status()));
+  std::optional<Engine> e = EngineFromName(engine);
+  if (!e) {
+    return py::cast(FailureOf(DiagnosticStatus(CatalogDiagnostic(
+        "IO-USAGE", {{"detail", "unknown engine '" + engine + "'; expected one of " + EngineNameList()}}))));
+  }
   CompileOptions options;
+  options.engine = *e;
   options.kernel = kernel;
   options.target = target;
   options.opt_level = opt_level;
@@ -247,7 +254,7 @@ PYBIND11_MODULE(_scjit, m) {
   py::class_<Compiler>(m, "Compiler")
       .def(py::init<>())
       .def("compile", &Compile, py::arg("name"), py::arg("text"), py::arg("kernel"), py::arg("target"),
-           py::arg("opt_level"), py::arg("checks"), py::arg("cache_dir"))
+           py::arg("opt_level"), py::arg("checks"), py::arg("cache_dir"), py::arg("engine"))
       .def_property_readonly("cache_stats", [](const Compiler& c) {
         Compiler::CacheStats s = c.cache_stats();
         py::dict d;

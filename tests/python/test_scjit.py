@@ -56,6 +56,21 @@ def test_compile_a_file_and_call_it():
     np.testing.assert_array_equal(k(**{"%x": x}), x + 1)
 
 
+def test_the_interpreter_engine_gives_the_jits_results():
+    x = np.random.default_rng(1).integers(-1000, 1000, (32, 1024), dtype=np.int32)
+    path = ROOT / "examples" / "add_one_manual.scir"
+    jit, interp = scjit.compile(path), scjit.compile(path, engine="interp")
+    np.testing.assert_array_equal(interp(x), jit(x))
+    v = np.arange(32, dtype=ml_dtypes.bfloat16)
+    acc = np.linspace(-3, 3, 32).astype(ml_dtypes.bfloat16)
+    outputs_jit = scjit.compile(BF16)(v, acc)
+    outputs_interp = scjit.compile(BF16, engine="interp")(v, acc)
+    assert [a.tobytes() for a in outputs_interp] == [a.tobytes() for a in outputs_jit]
+    with pytest.raises(scjit.InputError, match="unknown engine 'llvm'; expected one of jit, interp") as e:
+        scjit.compile(ADD_ONE, engine="llvm")
+    assert e.value.code == "IO-USAGE"
+
+
 def test_compile_text_for_each_target():
     for target in ("v6e", "v7x"):
         k = scjit.compile(ADD_ONE, target=target)

@@ -1,0 +1,237 @@
+// DMAs, semaphores and synchronization (kernel-ir.md §4.4, §4.5): each is a
+// call of the runtime function the emitter's code calls (runtime/abi.h), with
+// the descriptor and arguments it would pass (emit_memory.cc, emit_indirect.cc).
+#include "jit/interp/program.h"
+#include "lowering/ir/printer.h"
+
+namespace scjit::interp {
+namespace {
+
+void FillRef(scjit_ref* dst, const Ref& r) {
+  dst->base = r.ptr;
+  for (int d = 0; d < SCJIT_MAX_RANK; ++d) {
+    dst->sizes[d] = d < r.rank() ? r.sizes[d] : 1;
+    dst->strides[d] = d < r.rank() ? r.strides[d] : 0;
+  }
+  dst->rank = r.rank();
+  dst->space = static_cast<int32_t>(r.space);
+}
+
+// The checks the emitter makes of an idx(...) list when it compiles the DMA.
+absl::Status CheckIndexList(Builder& b, const Op& op, const IndexEntry& e) {
+  const Operand& list = e.start;
+  const Type& t = list.value->type;
+  if (t.is_memory()) {
+    if (t.is_semaphore() || ByteWidth(t.element()) != 4 || !IsInteger(t.element())) {
+      return b.Unsupported(op, Cat("an idx(...) list of type ", t.ToString(), " (index refs hold i32)"));
+    }
+    bool base = list.value->def == nullptr || list.value->def->kind == OpKind::kAlloc;
+    if (t.rank() > 1 && !base) {
+      return b.Unsupported(op, "an idx(...) list that is a strided view of several dimensions");
+    }
+    return absl::OkStatus();
+  }
+  if (!t.is_vector() || !IsInteger(t.element()) || IsBool(t.element())) {
+    return b.Unsupported(op, Cat("an idx(...) list of type ", t.ToString()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckIndexLists(Builder& b, const Op& op, const Operand& o) {
+  for (const IndexEntry& e : o.index) {
+    if (e.kind != IndexEntry::Kind::kIndirect) continue;
+    if (&e != &o.index[0]) return b.Unsupported(op, "an idx(...) list on another than a plain first dimension");
+    if (absl::Status s = CheckIndexList(b, op, e); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+IndexList MakeIndexList(Exec& x, const IndexEntry& e) {
+  IndexList out;
+  if (e.ignore) out.ignore = static_cast<int32_t>(x.SInt(*e.ignore));
+  const Operand& list = e.start;
+  const Type& t = list.value->type;
+  if (t.is_memory()) {  // a VMEM ref, read by the runtime at dma_start
+    const Ref& r = x.RefOf(list.value);
+    if (r.rank() == 1) {
+      out.count = r.sizes[0];
+      out.stride = r.strides[0];
+    } else {
+      out.count = r.count();
+      out.stride = 1;
+    }
+    out.list = reinterpret_cast<const int32_t*>(r.ptr);
+    out.in_vmem = true;
+    return out;
+  }
+  // A vector value: its i32 copy, which the runtime reads at dma_start.
+  Val v = x.Get(list);
+  out.copy = std::make_shared<std::vector<int32_t>>();
+  for (int64_t i = 0; i < v.count(); ++i) {
+    out.copy->push_back(static_cast<int32_t>(Convert(v.at(i), v.element(), ElementType::kI32)));
+  }
+  out.list = out.copy->data();
+  out.count = v.count();
+  out.stride = 1;
+  return out;
+}
+
+int32_t IssueDma(Exec& x, DmaFn fn, const Ref& src, const Ref& dst, int32_t sem, bool add, const Type* sem_type,
+                 int site) {
+  scjit_dma dma{};
+  FillRef(&dma.src, src);
+  FillRef(&dma.dst, dst);
+  dma.elem_bytes = ByteWidth(dst.element);
+  dma.dtype = static_cast<int32_t>(dst.element);
+  dma.sem = sem;
+  dma.add = add ? 1 : 0;
+  // A regular semaphore counts completed DMAs, a DMA semaphore bytes (sc-semantics.md §4.6).
+  bool regular = sem_type != nullptr && sem_type->is_semaphore() && sem_type->semaphore_kind() != SemaphoreKind::kDma;
+  dma.sem_unit = regular ? SCJIT_SEM_ONE : SCJIT_SEM_BYTES;
+  const std::optional<IndexList>& list = src.indices ? src.indices : dst.indices;
+  dma.indexed = !list ? SCJIT_DMA_PLAIN : src.indices ? SCJIT_DMA_GATHER : SCJIT_DMA_SCATTER;
+  if (list) {
+    dma.indices = list->list;
+    dma.index_count = list->count;
+    dma.index_stride = list->stride;
+    dma.list_in_vmem = list->in_vmem ? 1 : 0;
+    dma.has_ignore = list->ignore ? 1 : 0;
+    dma.ignore = list->ignore.value_or(0);
+  }
+  return fn(x.ctx, &dma, site);
+}
+
+absl::Status PrepareDma(Builder& b, const Op& op) {
+  const auto& ops = op.operands;
+  b.SitesOf(op).main = b.Site(op, Cat(Print(ops[0]), " -> ", Print(ops[1]), op.dma_add ? " add" : ""));
+  if (ops[0].value == nullptr || !ops[0].value->type.is_ref() || !ops[1].value->type.is_ref()) {
+    return b.Unsupported(op, "DMA operands that are not refs");
+  }
+  bool src_list = false, dst_list = false;
+  for (const IndexEntry& e : ops[0].index) src_list = src_list || e.kind == IndexEntry::Kind::kIndirect;
+  for (const IndexEntry& e : ops[1].index) dst_list = dst_list || e.kind == IndexEntry::Kind::kIndirect;
+  if (src_list && dst_list) return b.Unsupported(op, "a DMA with idx(...) lists on both sides");
+  for (int k = 0; k < 2; ++k) {
+    if (absl::Status s = CheckIndexLists(b, op, ops[k]); !s.ok()) return s;
+    if (ops[k].value->type.rank() > SCJIT_MAX_RANK) {
+      return b.Unsupported(op, Cat("DMAs of more than ", SCJIT_MAX_RANK, " dimensions"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+int32_t ExecDma(Exec& x, const Op& op) {
+  const auto& ops = op.operands;
+  int site = x.program.SitesOf(op).main;
+  Ref src, dst, sem;
+  if (int32_t s = x.View(ops[0], site, &src); s != 0) return s;
+  if (int32_t s = x.View(ops[1], site, &dst); s != 0) return s;
+  int32_t sem_index = -1;
+  if (ops.size() > 2) {
+    if (int32_t s = x.View(ops[2], site, &sem); s != 0) return s;
+    sem_index = static_cast<int32_t>(sem.sem);
+  }
+  DmaFn fn = op.kind == OpKind::kDmaStart ? scjit_rt_dma_start : op.kind == OpKind::kDmaWait ? scjit_rt_dma_wait
+                                                                                            : scjit_rt_copy;
+  const Type* sem_type = ops.size() > 2 ? &ops[2].value->type : nullptr;
+  return IssueDma(x, fn, src, dst, sem_index, op.dma_add, sem_type, site);
+}
+
+// ------------------------------------------------------------------------------------
+// Semaphores, barrier, debug_print, debug_check, alloc.
+
+absl::Status PrepareSync(Builder& b, const Op& op) {
+  OpSites& sites = b.SitesOf(op);
+  switch (op.kind) {
+    case OpKind::kSemSignal:
+    case OpKind::kSemWait:
+    case OpKind::kSemRead:
+      sites.main = b.Site(op, Print(op.operands[0]), op.operands[0].loc);
+      break;
+    case OpKind::kBarrier:
+      sites.main = b.Site(op);
+      break;
+    case OpKind::kDebugPrint:
+    case OpKind::kDebugCheck:
+      sites.main = b.Site(op, op.text);
+      break;
+    default:
+      break;
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+int32_t Print(Exec& x, const Op& op, int site) {
+  if (op.operands.empty()) return scjit_rt_debug_print(x.ctx, site, SCJIT_PRINT_NONE, 0, nullptr, 0, nullptr);
+  const Operand& o = op.operands[0];
+  if (o.value->type.is_memory()) {
+    Ref r;
+    if (int32_t s = x.View(o, site, &r); s != 0) return s;
+    scjit_ref ref{};
+    if (r.semaphore) {  // the view's shape, and its first semaphore's index
+      FillRef(&ref, r);
+      ref.base = nullptr;
+      return scjit_rt_debug_print(x.ctx, site, SCJIT_PRINT_SEMS, 0, nullptr, r.sem, &ref);
+    }
+    FillRef(&ref, r);
+    return scjit_rt_debug_print(x.ctx, site, SCJIT_PRINT_REF, static_cast<int32_t>(r.element), nullptr, 0, &ref);
+  }
+  Val v = x.Get(o);  // i1 elements are bytes
+  return scjit_rt_debug_print(x.ctx, site, SCJIT_PRINT_VALUE, static_cast<int32_t>(v.element()), v.bytes.data(),
+                              v.type.NumElements(), nullptr);
+}
+
+}  // namespace
+
+int32_t ExecSync(Exec& x, const Op& op) {
+  const auto& ops = op.operands;
+  int site = x.program.SitesOf(op).main;
+  switch (op.kind) {
+    case OpKind::kSemSignal:
+    case OpKind::kSemWait:
+    case OpKind::kSemRead: {
+      Ref sem;
+      if (int32_t s = x.View(ops[0], site, &sem); s != 0) return s;
+      auto index = static_cast<int32_t>(sem.sem);
+      if (op.kind == OpKind::kSemRead) {
+        int32_t value = 0;
+        if (int32_t s = scjit_rt_sem_read(x.ctx, index, site, &value); s != 0) return s;
+        Val out = Val::Of(op.results[0]->type);
+        out.set(0, static_cast<uint32_t>(value));
+        x.Set(op.results[0], std::move(out));
+        return 0;
+      }
+      auto n = static_cast<int32_t>(x.Scalar(ops[1]));
+      if (op.kind == OpKind::kSemWait) return scjit_rt_sem_wait(x.ctx, index, n, site);
+      const Attribute* core = op.FindAttr("core");
+      const Attribute* subcore = op.FindAttr("subcore");
+      auto c = core != nullptr ? static_cast<int32_t>(x.Scalar(core->value.operand)) : -1;
+      auto sc = subcore != nullptr ? static_cast<int32_t>(x.Scalar(subcore->value.operand)) : -1;
+      return scjit_rt_sem_signal(x.ctx, index, n, c, sc, site);
+    }
+    case OpKind::kBarrier:
+      return scjit_rt_barrier(x.ctx, site);
+    case OpKind::kDebugPrint:
+      return Print(x, op, site);
+    case OpKind::kDebugCheck:  // whatever the checks: the kernel asked for it
+      if ((x.Scalar(ops[0]) & 1) != 0) return 0;
+      return scjit_rt_check_failed(x.ctx, site);
+    case OpKind::kAlloc: {
+      const Value* v = op.results[0];
+      const Ref& r = x.RefOf(v);
+      if (r.semaphore) {
+        return scjit_rt_alloc(x.ctx, nullptr, v->type.NumElements(), 0, static_cast<int32_t>(r.sem));
+      }
+      return scjit_rt_alloc(x.ctx, r.ptr, v->type.NumElements(), static_cast<int32_t>(v->type.element()),
+                            SCJIT_POISON_UNWRITTEN);
+    }
+    default:
+      return 0;
+  }
+}
+
+}  // namespace scjit::interp

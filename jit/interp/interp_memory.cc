@@ -1,0 +1,225 @@
+// Memory ops (kernel-ir.md §4.3): get, swap, store, addupdate, their masked
+// forms and fetch_and_add; and the init and race checks of the kernel's own
+// VMEM/SMEM accesses (runtime.md §5), made per access as the emitter's code
+// makes them (emit_access_checks.cc): a load or store of a small value is one
+// access (or one per row of a strided view), a large value is copied row by row
+// with a bulk check of each row.
+#include "jit/interp/program.h"
+#include "lowering/ir/printer.h"
+
+namespace scjit::interp {
+
+std::vector<uint8_t*> Exec::Elements(const Ref& r) {
+  std::vector<uint8_t*> out;
+  int64_t n = r.count();
+  for (int64_t k = 0; k < n; ++k) out.push_back(r.At(k));
+  return out;
+}
+
+int32_t Exec::Touch(const Ref& r, const std::vector<uint8_t*>& addrs, bool write, int site, bool run) {
+  if (!program.options.access_checks || !r.arena || addrs.empty()) return 0;
+  int w = ByteWidth(r.element);
+  uint8_t mask = write ? SCJIT_SHADOW_WRITE_MASK : SCJIT_SHADOW_READ_MASK;
+  uint8_t need = write ? 0 : SCJIT_SHADOW_WRITTEN;
+  for (uint8_t* p : addrs) {
+    const uint8_t* state = p + ctx->shadow_delta;
+    bool bad = false;
+    for (int k = 0; k < w; ++k) bad = bad || (state[k] & mask) != need;
+    if (!bad) continue;
+    int64_t bytes = run ? static_cast<int64_t>(addrs.size()) * w : w;
+    if (int32_t s = scjit_rt_access_fault(ctx, site, write ? 1 : 0, run ? addrs[0] : p, bytes); s != 0) return s;
+    break;  // one fault per access
+  }
+  if (write) {
+    for (uint8_t* p : addrs) {
+      for (int k = 0; k < w; ++k) p[ctx->shadow_delta + k] |= SCJIT_SHADOW_WRITTEN;
+    }
+  }
+  return 0;
+}
+
+int32_t Exec::TouchBulk(const Ref& r, const uint8_t* p, int64_t bytes, bool write, int site) {
+  if (!program.options.access_checks || !r.arena) return 0;
+  return scjit_rt_access_check(ctx, site, write ? 1 : 0, p, bytes);
+}
+
+namespace {
+
+// The rows the emitter's code moves a strided view in: runs along a unit-stride
+// minor dimension, else single elements (its ForEachRow / CopyView).
+std::vector<std::vector<uint8_t*>> Rows(const Ref& r) {
+  bool unit_minor = r.rank() > 0 && r.strides.back() == 1;
+  int64_t row_len = unit_minor ? r.sizes.back() : 1;
+  std::vector<std::vector<uint8_t*>> rows;
+  int64_t n = r.count();
+  for (int64_t k = 0; k < n; k += std::max<int64_t>(row_len, 1)) {
+    std::vector<uint8_t*> row;
+    for (int64_t j = 0; j < row_len; ++j) row.push_back(r.At(k + j));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// Copies between a view and a value's bytes, access by access.
+int32_t Move(Exec& x, const Ref& r, Val* v, bool to_value, int site) {
+  int w = ByteWidth(r.element);
+  auto copy = [&](const std::vector<uint8_t*>& elems, int64_t first) {
+    for (size_t j = 0; j < elems.size(); ++j) {
+      uint8_t* mem = elems[j];
+      uint8_t* val = v->bytes.data() + (first + static_cast<int64_t>(j)) * w;
+      to_value ? std::copy_n(mem, w, val) : std::copy_n(val, w, mem);
+    }
+  };
+  if (Large(v->type)) {  // memcpy of the whole view, or of each row, each checked in bulk
+    std::vector<std::vector<uint8_t*>> rows = r.Contiguous() ? std::vector<std::vector<uint8_t*>>{Exec::Elements(r)}
+                                                             : Rows(r);
+    int64_t first = 0;
+    for (const auto& row : rows) {
+      if (int32_t s = x.TouchBulk(r, row[0], static_cast<int64_t>(row.size()) * w, !to_value, site); s != 0) return s;
+      copy(row, first);
+      first += static_cast<int64_t>(row.size());
+    }
+    return 0;
+  }
+  if (!v->type.is_vector() || r.Contiguous()) {
+    std::vector<uint8_t*> elems = v->type.is_vector() ? Exec::Elements(r) : std::vector<uint8_t*>{r.ptr};
+    if (int32_t s = x.Touch(r, elems, !to_value, site); s != 0) return s;
+    copy(elems, 0);
+    return 0;
+  }
+  int64_t first = 0;
+  for (const auto& row : Rows(r)) {
+    if (int32_t s = x.Touch(r, row, !to_value, site); s != 0) return s;
+    copy(row, first);
+    first += static_cast<int64_t>(row.size());
+  }
+  return 0;
+}
+
+// load_expanded, store_compressed, addupdate_compressed: the elements touched
+// are the view's first popcount(mask), in row-major order; a contiguous view is
+// used in place, any other through a copy of the whole view (loaded first, and
+// for the stores stored back).
+int32_t Masked(Exec& x, const Op& op, const Ref& view, int site) {
+  const Type& t = op.kind == OpKind::kLoadExpanded ? op.results[0]->type : op.operands[1].type();
+  Val mask = x.Get(*op.mask);
+  int64_t n = t.NumElements();
+  int64_t active = 0;
+  for (int64_t i = 0; i < n; ++i) active += mask.at(i) & 1;
+  bool direct = view.Contiguous();
+  Val mem = Val::Of(t);  // the view's elements (direct: only the first `active` are used)
+  std::vector<uint8_t*> run;
+  if (direct) {
+    std::vector<uint8_t*> all = Exec::Elements(view);
+    run.assign(all.begin(), all.begin() + active);
+  } else if (int32_t s = x.Load(view, t, site, &mem); s != 0) {
+    return s;
+  }
+  auto read_run = [&]() -> int32_t {  // the expandload's source elements
+    if (!direct) return 0;
+    if (int32_t s = x.Touch(view, run, false, site, /*run=*/true); s != 0) return s;
+    for (int64_t k = 0; k < active; ++k) mem.set(k, LoadBits(run[k], mem.width()));
+    return 0;
+  };
+  ElementType e = t.element();
+  if (op.kind == OpKind::kLoadExpanded) {
+    if (int32_t s = read_run(); s != 0) return s;
+    Val out = Val::Of(t);
+    for (int64_t i = 0, k = 0; i < n; ++i) out.set(i, (mask.at(i) & 1) ? mem.at(k++) : PoisonBits(e));
+    x.Set(op.results[0], std::move(out));
+    return 0;
+  }
+  Val v = x.Get(op.operands[1]);
+  if (op.kind == OpKind::kAddupdateCompressed) {
+    if (int32_t s = read_run(); s != 0) return s;
+    for (int64_t i = 0, k = 0; i < n; ++i) {
+      Bits old = (mask.at(i) & 1) ? mem.at(k++) : 0;
+      v.set(i, Binary(OpKind::kAdd, old, v.at(i), e));
+    }
+  }
+  Val packed = mem;
+  for (int64_t i = 0, k = 0; i < n; ++i) {
+    if (mask.at(i) & 1) packed.set(k++, v.at(i));
+  }
+  if (!direct) return x.Store(view, packed, site);
+  if (int32_t s = x.Touch(view, run, true, site, /*run=*/true); s != 0) return s;
+  for (int64_t k = 0; k < active; ++k) StoreBits(run[k], packed.width(), packed.at(k));
+  return 0;
+}
+
+}  // namespace
+
+int32_t Exec::Load(const Ref& r, const Type& t, int site, Val* out) {
+  *out = Val::Of(t);
+  return Move(*this, r, out, /*to_value=*/true, site);
+}
+
+int32_t Exec::Store(const Ref& r, const Val& v, int site) {
+  Val copy = v;
+  return Move(*this, r, &copy, /*to_value=*/false, site);
+}
+
+absl::Status PrepareMemory(Builder& b, const Op& op) {
+  const Operand& ref = op.operands[0];
+  b.SitesOf(op).main = b.Site(op, Print(ref), ref.loc);
+  b.AccessSite(op);
+  bool masked = op.kind == OpKind::kLoadExpanded || op.kind == OpKind::kStoreCompressed ||
+                op.kind == OpKind::kAddupdateCompressed;
+  if (masked) {
+    const Type& t = op.kind == OpKind::kLoadExpanded ? op.results[0]->type : op.operands[1].type();
+    if (!t.is_vector()) return b.Unsupported(op, "masked scalar access");
+  }
+  return absl::OkStatus();
+}
+
+int32_t ExecMemory(Exec& x, const Op& op) {
+  const auto& ops = op.operands;
+  const OpSites& sites = x.program.SitesOf(op);
+  Ref view;
+  if (int32_t s = x.View(ops[0], sites.main, &view); s != 0) return s;
+  int site = sites.access;
+  switch (op.kind) {
+    case OpKind::kGet: {
+      Val v;
+      if (int32_t s = x.Load(view, op.results[0]->type, site, &v); s != 0) return s;
+      x.Set(op.results[0], std::move(v));
+      return 0;
+    }
+    case OpKind::kSwap:
+    case OpKind::kStore: {
+      Val v = x.Get(ops[1]);
+      if (op.kind == OpKind::kSwap) {
+        Val old;
+        if (int32_t s = x.Load(view, v.type, site, &old); s != 0) return s;
+        x.Set(op.results[0], std::move(old));
+      }
+      return x.Store(view, v, site);
+    }
+    case OpKind::kAddupdate: {
+      Val v = x.Get(ops[1]);
+      Val sum;
+      if (int32_t s = x.Load(view, v.type, site, &sum); s != 0) return s;
+      for (int64_t i = 0; i < sum.count(); ++i) sum.set(i, Binary(OpKind::kAdd, sum.at(i), v.at(i), v.element()));
+      return x.Store(view, sum, site);
+    }
+    case OpKind::kLoadExpanded:
+    case OpKind::kStoreCompressed:
+    case OpKind::kAddupdateCompressed:
+      return Masked(x, op, view, site);
+    case OpKind::kFetchAndAdd: {
+      int64_t offset = view.ptr - x.ctx->smem;  // the word's byte offset in the target's SMEM
+      auto target = static_cast<int32_t>(x.Scalar(op.FindAttr("subcore")->value.operand));
+      int32_t old = 0;
+      auto value = static_cast<int32_t>(x.Scalar(ops[1]));
+      if (int32_t s = scjit_rt_fetch_and_add(x.ctx, offset, value, target, sites.main, &old); s != 0) return s;
+      Val out = Val::Of(op.results[0]->type);
+      out.set(0, static_cast<uint32_t>(old));
+      x.Set(op.results[0], std::move(out));
+      return 0;
+    }
+    default:
+      return 0;
+  }
+}
+
+}  // namespace scjit::interp

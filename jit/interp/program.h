@@ -1,0 +1,234 @@
+// The interpreter's internals, shared by its source files:
+//   interp.cc           building programs, the entry point, regions, the op dispatch
+//   elements.cc         one element: reading, writing, computing (elements.h)
+//   interp_compute.cc   elementwise ops, convert, bitcast
+//   interp_values.cc    const, iota, broadcast, extract, insert, slice, concat,
+//                       reshape, pack, unpack
+//   interp_lanes.cc     reductions, scans, scan_count, mask reductions
+//   interp_permute.cc   sort, sort_key_val, rev, value gather
+//   interp_refs.cc      views of refs and their bounds checks, select_ref, grid ops
+//   interp_memory.cc    get, swap, store, addupdate, masked forms, fetch_and_add,
+//                       and the access checks of the kernel's own loads and stores
+//   interp_gather.cc    load_gather, store_scatter, addupdate_scatter
+//   interp_dma.cc       DMAs, semaphores, barrier, debug_print, debug_check, alloc
+//   interp_control.cc   for, parallel_for, if, while, scoped, the loop tick
+//   interp_pipeline.cc  pipeline
+//
+// Each family of ops (ops.def) has two functions: Prepare* when the program is
+// built (it checks the interpreter handles the op and makes the sites the
+// emitter makes for it) and Exec* when a subcore runs it. Exec* return the
+// runtime's status: 0 to go on, else the status the kernel returns at once,
+// as generated code does after a runtime call.
+#ifndef SCJIT_JIT_INTERP_PROGRAM_H_
+#define SCJIT_JIT_INTERP_PROGRAM_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "jit/interp/elements.h"
+#include "jit/interp/interp.h"
+#include "lowering/analysis/kernel_info.h"
+#include "lowering/base/strings.h"
+#include "lowering/ir/ir.h"
+#include "runtime/abi.h"
+
+namespace scjit::interp {
+
+// Vector values larger than this the emitter keeps in stack buffers (its
+// Large): memory ops copy them row by row with bulk access checks, and ops not
+// flagged kLarge (ops.def) refuse them.
+inline constexpr int64_t kRegisterBytes = 512;
+inline bool Large(const Type& t) {
+  return t.is_vector() && t.NumElements() * std::max(1, ByteWidth(t.element())) > kRegisterBytes;
+}
+
+// A scalar or vector value: its type and its elements in row-major order, each
+// in memory's form (elements.h), ByteWidth bytes apart.
+struct Val {
+  Type type;
+  std::vector<uint8_t> bytes;
+
+  static Val Of(const Type& t);  // every element 0
+  ElementType element() const { return type.element(); }
+  int width() const { return ByteWidth(type.element()); }
+  int64_t count() const { return type.is_vector() ? type.NumElements() : 1; }
+  Bits at(int64_t i) const { return LoadBits(bytes.data() + i * width(), width()); }
+  void set(int64_t i, Bits b) { StoreBits(bytes.data() + i * width(), width(), b); }
+};
+
+// The index list of an indirect DMA (`idx(...)`, runtime/abi.h scjit_dma).
+struct IndexList {
+  const int32_t* list = nullptr;  // a VMEM ref's entries, or `copy`'s
+  std::shared_ptr<std::vector<int32_t>> copy;  // a vector value's entries as i32
+  int64_t count = 0;
+  int64_t stride = 1;  // in entries
+  std::optional<int32_t> ignore;
+  bool in_vmem = false;
+};
+
+// A strided view of memory or of semaphores: element (i0, i1, ...) lives
+// sum(i_d * strides[d]) elements from `ptr` (semaphores: from index `sem`).
+struct Ref {
+  MemorySpace space = MemorySpace::kVmem;
+  bool semaphore = false;
+  ElementType element = ElementType::kI32;
+  uint8_t* ptr = nullptr;
+  int64_t sem = 0;
+  std::vector<int64_t> sizes, strides;
+  // In this subcore's VMEM or SMEM arena: the kernel's accesses are checked
+  // (the emitter's InArena).
+  bool arena = false;
+  // The JIT's code knows the sizes and strides as constants (a slice of a
+  // run-time size, or select_ref, makes them values): its Contiguous test.
+  bool static_shape = true;
+  std::optional<IndexList> indices;  // an idx(...) list on dimension 0
+
+  int rank() const { return static_cast<int>(sizes.size()); }
+  int64_t count() const;
+  // Row-major with unit strides (size-1 dimensions aside), and known as such.
+  bool Contiguous() const;
+  // The address of the element at row-major position `k`.
+  uint8_t* At(int64_t k) const;
+};
+
+// The sites the emitter makes for an op (its layout's site table), made when
+// the program is built.
+struct OpSites {
+  int main = -1;            // the op's own site (its bounds checks, runtime calls)
+  int access = -1;          // its VMEM/SMEM accesses (access checks), without text
+  std::vector<int> more;    // per family: index vectors, map entries, copies...
+};
+
+// One part of a kernel, ready to run.
+struct Program {
+  const KernelDef* kernel = nullptr;
+  Options options;
+  int cores = 1, subcores = 1;
+  absl::flat_hash_map<const Value*, Slot> slots;
+  absl::flat_hash_map<const Op*, OpSites> sites;
+
+  const OpSites& SitesOf(const Op& op) const { return sites.at(&op); }
+};
+
+// Building a program: the kernel's sites and what the interpreter handles.
+struct Builder {
+  const KernelDef& kernel;
+  KernelInfo& info;
+  Program& program;
+
+  int Site(const Op& op, std::string text = "", Location loc = {}) { return info.AddSite(op, std::move(text), loc); }
+  OpSites& SitesOf(const Op& op) { return program.sites[&op]; }
+  // The access-check site of an op that touches memory (when the checks are on).
+  void AccessSite(const Op& op);
+  absl::Status Unsupported(const Op& op, std::string_view what) const;
+};
+
+// One subcore running one program.
+class Exec {
+ public:
+  Exec(scjit_ctx* ctx, const Program& program) : ctx(ctx), program(program) {}
+
+  // What an SSA value holds: a value, or a ref.
+  struct Binding {
+    Val val;
+    std::shared_ptr<const Ref> ref;
+  };
+
+  int32_t RunRegion(const Region& r, std::vector<Val>* yielded);
+  int32_t RunOp(const Op& op);
+
+  // --- Values ----------------------------------------------------------------------
+  // A value operand, or a literal as a value of its literal_type.
+  Val Get(const Operand& o);
+  // A scalar operand's bits, and as an integer sign-extended from its width
+  // (the emitter's index arithmetic).
+  Bits Scalar(const Operand& o);
+  int64_t SInt(const Operand& o);
+  void Set(const Value* v, Val val) { env[v].val = std::move(val); }
+  void SetRef(const Value* v, Ref r) { env[v].ref = std::make_shared<const Ref>(std::move(r)); }
+
+  // --- Refs (interp_refs.cc) ----------------------------------------------------------
+  // The ref a value denotes: its view, or the base ref of a parameter, scratch or alloc.
+  const Ref& RefOf(const Value* v);
+  // The view an operand denotes, bounds-checked against its ref (`site`).
+  int32_t View(const Operand& o, int site, Ref* out);
+  // `*index` must lie in [0, limit): else (bounds checks compiled) the runtime
+  // reports it; then it is clamped into the range, as the emitter's CheckIndex.
+  int32_t CheckIndex(int64_t* index, int64_t limit, int what, int dim, int site);
+  int32_t ReportBounds(int site, int what, int dim, int64_t index, int64_t limit);
+
+  // --- Memory (interp_memory.cc) -------------------------------------------------------
+  // One access of the kernel to elements of `r` at `addrs` (each r's element
+  // wide): with access checks compiled and r in an arena, the state bytes of
+  // each are tested (the first bad one goes to scjit_rt_access_fault) and a
+  // write marks them written (emit_access_checks.cc, CheckAccess).
+  // `run`: the elements are consecutive and a fault names them all (the
+  // emitter's expandload/compressstore).
+  int32_t Touch(const Ref& r, const std::vector<uint8_t*>& addrs, bool write, int site, bool run = false);
+  // A bulk copy's check of `bytes` bytes at `p` (scjit_rt_access_check).
+  int32_t TouchBulk(const Ref& r, const uint8_t* p, int64_t bytes, bool write, int site);
+  // Every element of `r` in row-major order, as `Touch` takes them.
+  static std::vector<uint8_t*> Elements(const Ref& r);
+  // Loads (stores) a value of r's shape, as the emitter's Load/CopyView (Store).
+  int32_t Load(const Ref& r, const Type& t, int site, Val* out);
+  int32_t Store(const Ref& r, const Val& v, int site);
+
+  // --- Control (interp_control.cc) --------------------------------------------------------
+  // The loop back-edge: every SCJIT_TICK_PERIOD of them, scjit_rt_tick.
+  int32_t Tick(int site);
+
+  scjit_ctx* ctx;
+  const Program& program;
+  absl::flat_hash_map<const Value*, Binding> env;
+  // The grids of the pipelines running, innermost last: each dimension's global
+  // index and full size (program_id and num_programs inside them).
+  struct GridFrame {
+    std::vector<int32_t> index, size;
+  };
+  std::vector<GridFrame> grids;
+};
+
+// The families (ops.def), each in its file.
+absl::Status PrepareElementwise(Builder& b, const Op& op);
+int32_t ExecElementwise(Exec& x, const Op& op);
+absl::Status PrepareValue(Builder& b, const Op& op);
+int32_t ExecValue(Exec& x, const Op& op);
+absl::Status PrepareLanes(Builder& b, const Op& op);  // kReduction, kScan, kMaskReduction
+int32_t ExecLanes(Exec& x, const Op& op);
+absl::Status PreparePermute(Builder& b, const Op& op);
+int32_t ExecPermute(Exec& x, const Op& op);
+absl::Status PrepareGrid(Builder& b, const Op& op);
+int32_t ExecGrid(Exec& x, const Op& op);
+absl::Status PrepareView(Builder& b, const Op& op);
+int32_t ExecView(Exec& x, const Op& op);
+absl::Status PrepareRefChoice(Builder& b, const Op& op);
+int32_t ExecRefChoice(Exec& x, const Op& op);
+absl::Status PrepareMemory(Builder& b, const Op& op);
+int32_t ExecMemory(Exec& x, const Op& op);
+absl::Status PrepareGatherScatter(Builder& b, const Op& op);
+int32_t ExecGatherScatter(Exec& x, const Op& op);
+absl::Status PrepareDma(Builder& b, const Op& op);
+int32_t ExecDma(Exec& x, const Op& op);
+absl::Status PrepareSync(Builder& b, const Op& op);  // kSemaphore, kSync
+int32_t ExecSync(Exec& x, const Op& op);
+absl::Status PrepareControl(Builder& b, const Op& op);
+int32_t ExecControl(Exec& x, const Op& op);
+absl::Status PreparePipeline(Builder& b, const Op& op);  // interp_pipeline.cc
+int32_t ExecPipeline(Exec& x, const Op& op);
+
+// The index list of an idx(...) entry, as the emitter's IndexList (interp_dma.cc).
+IndexList MakeIndexList(Exec& x, const IndexEntry& e);
+// Issues a DMA between two strided views (interp_dma.cc): a descriptor as the
+// emitter fills it, and `fn` (scjit_rt_dma_start, _wait or _copy).
+using DmaFn = int32_t (*)(scjit_ctx*, const scjit_dma*, int32_t);
+int32_t IssueDma(Exec& x, DmaFn fn, const Ref& src, const Ref& dst, int32_t sem, bool add,
+                 const Type* sem_type, int site);
+
+}  // namespace scjit::interp
+
+#endif  // SCJIT_JIT_INTERP_PROGRAM_H_
