@@ -1,0 +1,263 @@
+// The value ops of generated kernels: one emitter per form of gen_ops.def.
+#include <string>
+#include <vector>
+
+#include "tests/fuzz/gen_builder.h"
+
+namespace scjit::fuzz {
+namespace {
+
+struct OpRow;
+using Form = bool (*)(Builder&, const OpRow&);
+struct OpRow {
+  const char* name;
+  Form form;
+  ESet types;
+  unsigned shapes;
+  int weight;
+};
+
+std::string Result(Builder& b, VType t) {
+  std::string r = b.Fresh();
+  b.Define(r, t);
+  return r;
+}
+
+// An operand of t, sometimes a literal (broadcast to a vector, language.md §6).
+std::string OperandOrLiteral(Builder& b, VType t, const char* op) {
+  if (IsBool(t.e) || !b.rng().Chance(15)) return b.Get(t);
+  std::string_view name = op;
+  if (name == "shl" || name == "shr") return absl::StrCat(b.rng().Below(Info(t.e).bits + 3));
+  return b.Literal(t.e);
+}
+
+std::string MaybeMask(Builder& b, int n) {
+  if (!b.rng().Chance(40)) return "";
+  return absl::StrCat(" mask ", b.Get(VType{E::kI1, n}));
+}
+
+bool Binary(Builder& b, const OpRow& op) {
+  auto t = b.ChooseType(op.types, op.shapes);
+  if (!t) return false;
+  std::string x = b.Get(*t), y = OperandOrLiteral(b, *t, op.name);
+  b.Line(Result(b, *t), " = ", op.name, " ", x, ", ", y, " : ", t->Text());
+  return true;
+}
+
+bool Unary(Builder& b, const OpRow& op) {
+  auto t = b.ChooseType(op.types, op.shapes);
+  if (!t) return false;
+  std::string x = b.Get(*t);
+  b.Line(Result(b, *t), " = ", op.name, " ", x, " : ", t->Text());
+  return true;
+}
+
+bool Clamp(Builder& b, const OpRow& op) {
+  auto t = b.ChooseType(op.types, op.shapes);
+  if (!t) return false;
+  std::string lo = b.Get(*t), x = b.Get(*t), hi = b.Get(*t);
+  b.Line(Result(b, *t), " = clamp ", lo, ", ", x, ", ", hi, " : ", t->Text());
+  return true;
+}
+
+bool Cmp(Builder& b, const OpRow& op) {
+  static const char* kPreds[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+  auto t = b.ChooseType(op.types, op.shapes);
+  if (!t) return false;
+  std::string x = b.Get(*t), y = OperandOrLiteral(b, *t, "cmp");
+  VType r{E::kI1, t->n};
+  b.Line(Result(b, r), " = cmp ", kPreds[b.rng().Below(6)], " ", x, ", ", y, " : ", r.Text());
+  return true;
+}
+
+bool Select(Builder& b, const OpRow& op) {
+  auto t = b.ChooseType(op.types, op.shapes);
+  if (!t) return false;
+  VType cond{E::kI1, t->scalar() || b.rng().Chance(25) ? 0 : t->n};
+  std::string c = b.Get(cond), x = OperandOrLiteral(b, *t, "select"), y = b.Get(*t);
+  b.Line(Result(b, *t), " = select ", c, ", ", x, ", ", y, " : ", t->Text());
+  return true;
+}
+
+bool Convert(Builder& b, const OpRow& op) {
+  auto t = b.ChooseType(op.types, op.shapes);
+  if (!t) return false;
+  std::vector<VType> from;
+  for (const Val& v : b.pool()) {
+    if (v.t.n == t->n && ConvertLegal(v.t.e, t->e)) from.push_back(v.t);
+  }
+  if (from.empty() || b.rng().Chance(30)) {
+    for (int i = 0; i < static_cast<int>(E::kCount); ++i) {
+      E e = static_cast<E>(i);
+      if (In(e, b.options().types) && ConvertLegal(e, t->e) && (!t->scalar() || Is32(e) || IsBool(e))) {
+        from.push_back(VType{e, t->n});
+      }
+    }
+  }
+  if (from.empty()) return false;
+  std::string x = b.Get(b.rng().Pick(from));
+  b.Line(Result(b, *t), " = convert ", x, " : ", t->Text());
+  return true;
+}
+
+bool Bitcast(Builder& b, const OpRow& op) {
+  auto t = b.ChooseType(op.types, op.shapes);
+  if (!t) return false;
+  std::vector<VType> to;
+  for (int i = 0; i < static_cast<int>(E::kCount); ++i) {
+    E e = static_cast<E>(i);
+    if (e == t->e || !In(e, op.types & b.options().types)) continue;
+    int from_bits = Info(t->e).bits, to_bits = Info(e).bits;
+    if (t->scalar()) {
+      if (from_bits == to_bits && Is32(e)) to.push_back(VType{e, 0});
+    } else if ((t->n * from_bits) % to_bits == 0) {
+      to.push_back(VType{e, t->n * from_bits / to_bits});
+    }
+  }
+  if (to.empty()) return false;
+  std::string x = b.Get(*t);
+  VType r = b.rng().Pick(to);
+  b.Line(Result(b, r), " = bitcast ", x, " : ", r.Text());
+  return true;
+}
+
+bool Broadcast(Builder& b, const OpRow& op) {
+  auto t = b.ChooseType(op.types, op.shapes);
+  if (!t) return false;
+  std::string s = b.Get(VType{t->e, 0});
+  b.Line(Result(b, *t), " = broadcast ", s, " : ", t->Text());
+  return true;
+}
+
+bool Iota(Builder& b, const OpRow&) {
+  VType t{E::kI32, b.lanes()};
+  b.Line(Result(b, t), " = iota : ", t.Text());
+  return true;
+}
+
+bool Extract(Builder& b, const OpRow& op) {
+  auto t = b.ChooseType(op.types, op.shapes);
+  if (!t) return false;
+  std::string v = b.Get(*t), i = b.Index(t->n);
+  VType r{t->e, 0};
+  b.Line(Result(b, r), " = extract ", v, "[", i, "] : ", r.Text());
+  return true;
+}
+
+bool Insert(Builder& b, const OpRow& op) {
+  auto t = b.ChooseType(op.types, op.shapes);
+  if (!t) return false;
+  std::string s = b.Get(VType{t->e, 0}), v = b.Get(*t), i = b.Index(t->n);
+  b.Line(Result(b, *t), " = insert ", s, ", ", v, "[", i, "] : ", t->Text());
+  return true;
+}
+
+bool Rev(Builder& b, const OpRow& op) {
+  auto t = b.ChooseType(op.types, op.shapes);
+  if (!t) return false;
+  std::string v = b.Get(*t);
+  b.Line(Result(b, *t), " = rev ", v, " {axis = 0} : ", t->Text());
+  return true;
+}
+
+bool Gather(Builder& b, const OpRow& op) {
+  auto t = b.ChooseType(op.types, op.shapes);
+  if (!t) return false;
+  std::string v = b.Get(*t), idx = b.Get(VType{E::kI32, t->n});
+  b.Line(Result(b, *t), " = gather ", v, ", ", idx, " {axis = 0} : ", t->Text());
+  return true;
+}
+
+bool Reduce(Builder& b, const OpRow& op) {
+  auto t = b.ChooseType(op.types, op.shapes);
+  if (!t) return false;
+  std::string v = b.Get(*t);
+  VType r{t->e, 0};
+  b.Line(Result(b, r), " = ", op.name, " ", v, " : ", r.Text());
+  return true;
+}
+
+bool Scan(Builder& b, const OpRow& op) {
+  auto t = b.ChooseType(op.types, op.shapes);
+  if (!t) return false;
+  std::string v = b.Get(*t), mask = MaybeMask(b, t->n);
+  b.Line(Result(b, *t), " = ", op.name, " ", v, mask, " : ", t->Text());
+  return true;
+}
+
+bool ScanCount(Builder& b, const OpRow& op) {
+  auto t = b.ChooseType(op.types, op.shapes);
+  if (!t) return false;
+  std::string v = b.Get(*t), mask = MaybeMask(b, t->n);
+  VType count{E::kI32, t->n}, last{E::kI1, t->n};
+  std::string c = Result(b, count), l = Result(b, last);
+  b.Line(c, ", ", l, " = scan_count ", v, mask, " : ", count.Text(), ", ", last.Text());
+  return true;
+}
+
+bool MaskAll(Builder& b, const OpRow& op) {
+  VType m{E::kI1, b.lanes()};
+  std::string v = b.Get(m);
+  int log = 0;
+  while ((2 << log) <= b.lanes()) ++log;
+  int reduce = 1 << b.rng().Below(log + 1);
+  VType r{E::kI32, b.lanes() / reduce};
+  b.Line(Result(b, r), " = ", op.name, " ", v, " {reduce = ", reduce, "} : ", r.Text());
+  return true;
+}
+
+bool SortKeyVal(Builder& b, const OpRow& op) {
+  auto k = b.ChooseType(op.types, op.shapes);
+  auto v = b.ChooseType(op.types, op.shapes);
+  if (!k || !v) return false;
+  std::string keys = b.Get(*k), vals = b.Get(*v), mask = MaybeMask(b, k->n);
+  std::string attrs = b.rng().Chance(50) ? " {descending = true}" : "";
+  std::string rk = Result(b, *k), rv = Result(b, *v);
+  std::string results = absl::StrCat(rk, ", ", rv), types = absl::StrCat(k->Text(), ", ", v->Text());
+  if (!mask.empty()) {
+    VType m{E::kI1, k->n};
+    absl::StrAppend(&results, ", ", Result(b, m));
+    absl::StrAppend(&types, ", ", m.Text());
+  }
+  b.Line(results, " = sort_key_val ", keys, ", ", vals, mask, attrs, " : ", types);
+  return true;
+}
+
+bool Sort(Builder& b, const OpRow& op) {
+  auto k = b.ChooseType(op.types, op.shapes);
+  if (!k) return false;
+  std::string keys = b.Get(*k);
+  if (b.rng().Chance(50)) {
+    b.Line(Result(b, *k), " = sort ", keys, " : ", k->Text());
+    return true;
+  }
+  auto v = b.ChooseType(op.types, op.shapes);
+  if (!v) return false;
+  std::string vals = b.Get(*v);
+  std::string rk = Result(b, *k), rv = Result(b, *v);
+  b.Line(rk, ", ", rv, " = sort ", keys, ", ", vals, " : ", k->Text(), ", ", v->Text());
+  return true;
+}
+
+constexpr OpRow kOps[] = {
+#define GEN_OP(name, Form, types, shapes, weight) {#name, &Form, types, shapes, weight},
+#include "tests/fuzz/gen_ops.def"
+};
+
+}  // namespace
+
+bool EmitValueOp(Builder& b) {
+  int total = 0;
+  for (const OpRow& op : kOps) total += op.weight;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    int pick = b.rng().Below(total);
+    for (const OpRow& op : kOps) {
+      if ((pick -= op.weight) >= 0) continue;
+      if (op.form(b, op)) return true;
+      break;
+    }
+  }
+  return false;
+}
+
+}  // namespace scjit::fuzz

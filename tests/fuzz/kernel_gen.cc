@@ -1,0 +1,428 @@
+// The statements of generated kernels: memory ops on the tables, DMAs, control
+// flow, synchronization between subcores, and the epilogue that copies every
+// result out. Value ops are gen_ops.cc's; the state is gen_builder.h's.
+#include "tests/fuzz/kernel_gen.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "tests/fuzz/gen_builder.h"
+
+namespace scjit::fuzz {
+namespace {
+
+constexpr ESet kMemory = kNum;  // element types a ref may hold (not i1)
+
+void Block(Builder& b, int count);
+
+// A permutation of [0, n) (or, with duplicates, any rows in [0, n)) as a constant.
+std::string RowList(Builder& b, int n, bool duplicates) {
+  std::vector<int> rows(n);
+  for (int i = 0; i < n; ++i) rows[i] = duplicates ? b.rng().Below(n) : i;
+  for (int i = n - 1; i > 0 && !duplicates; --i) std::swap(rows[i], rows[b.rng().Below(i + 1)]);
+  std::string list = b.Fresh("list");
+  b.Line(list, " = const dense<[", absl::StrJoin(rows, ", "), "]> : vector<", n, "xi32>");
+  return list;
+}
+
+// An L-lane i32 index vector with every lane in [0, bound), bound a power of two.
+std::string LaneIndices(Builder& b, int bound) {
+  std::string src = b.Get(VType{E::kI32, b.lanes()}), r = b.Fresh("li");
+  b.Line(r, " = and ", src, ", ", bound - 1, " : vector<", b.lanes(), "xi32>");
+  return r;
+}
+
+// A table of memory ops: a VMEM table's rows, or an SMEM table's words.
+bool MemoryOp(Builder& b) {
+  auto row = b.ChooseType(kMemory, kScalarOk | kVectorOk);
+  if (!row) return false;
+  Table* tab = b.TableOf(*row);
+  if (tab == nullptr) return false;
+  const Table t = *tab;
+  std::string i = b.Index(t.rows), ref = absl::StrCat(t.buf, "[", i, "]");
+  VType v = t.row;
+  Rng& rng = b.rng();
+  if (v.scalar()) {
+    if (!b.writes_allowed()) return false;
+    if (v.e == E::kI32 && rng.Chance(40)) {
+      std::string d = b.Get(v), old = b.Fresh();
+      b.Line(old, " = fetch_and_add ", ref, ", ", d, " {subcore = ", b.subcore, "} : i32");
+      b.Define(old, v);
+    } else {
+      b.Line("store ", ref, ", ", b.Get(v));
+    }
+    tab->written = true;
+    return true;
+  }
+  bool gs = (v.e == E::kI32 || v.e == E::kF32) && (v.n & (v.n - 1)) == 0;
+  int form = rng.Below(gs ? 9 : 6);
+  if (!b.writes_allowed() && form != 5 && form != 6) return false;
+  VType mask{E::kI1, v.n}, lanes{v.e, b.lanes()};
+  auto opt_mask = [&](int n) {
+    return rng.Chance(50) ? absl::StrCat(" mask ", b.Get(VType{E::kI1, n})) : std::string();
+  };
+  switch (form) {
+    case 0: b.Line("store ", ref, ", ", b.Get(v)); break;
+    case 1: {
+      std::string x = b.Get(v), old = b.Fresh();
+      b.Line(old, " = swap ", ref, ", ", x, " : ", v.Text());
+      b.Define(old, v);
+      break;
+    }
+    case 2: b.Line("addupdate ", ref, ", ", b.Get(v)); break;
+    case 3: {
+      std::string x = b.Get(v), m = b.Get(mask);
+      b.Line("store_compressed ", ref, ", ", x, " mask ", m);
+      break;
+    }
+    case 4: {
+      std::string x = b.Get(v), m = b.Get(mask);
+      b.Line("addupdate_compressed ", ref, ", ", x, " mask ", m);
+      break;
+    }
+    case 5: {
+      std::string m = b.Get(mask), r = b.Fresh();
+      b.Line(r, " = load_expanded ", ref, " mask ", m, " : ", v.Text());
+      b.Define(r, v);
+      return true;
+    }
+    case 6: {
+      std::string r = b.Fresh();
+      if (rng.Chance(50)) {
+        std::string ci = LaneIndices(b, v.n), m = opt_mask(b.lanes());
+        b.Line(r, " = load_gather ", ref, " [", ci, "]", m, " : ", lanes.Text());
+      } else {
+        std::string ri = LaneIndices(b, t.rows), ci = LaneIndices(b, v.n), m = opt_mask(b.lanes());
+        b.Line(r, " = load_gather ", t.buf, "[:, :] [", ri, ", ", ci, "]", m, " : ", lanes.Text());
+      }
+      b.Define(r, lanes);
+      return true;
+    }
+    default: {
+      const char* op = form == 7 ? "store_scatter" : "addupdate_scatter";
+      std::string ci = LaneIndices(b, v.n), x = b.Get(lanes), m = opt_mask(b.lanes());
+      b.Line(op, " ", ref, " [", ci, "], ", x, m);
+      break;
+    }
+  }
+  tab->written = true;
+  return true;
+}
+
+// DMAs in the body: a table loaded again, a row copied to another, rows
+// scatter-added into an inout parameter.
+bool DmaOp(Builder& b) {
+  if (!b.writes_allowed()) return false;
+  auto row = b.ChooseType(kMemory, kVectorOk);
+  if (!row) return false;
+  Table* tab = b.TableOf(*row);
+  if (tab == nullptr) return false;
+  const Table t = *tab;
+  Rng& rng = b.rng();
+  int form = rng.Below(3);
+  if (form == 0) {
+    b.LoadTable(t);
+    return true;
+  }
+  if (form == 1 && t.rows > 1) {
+    int from = rng.Below(t.rows), to = (from + 1 + rng.Below(t.rows - 1)) % t.rows;
+    std::string src = absl::StrCat(t.buf, "[", from, "]"), dst = absl::StrCat(t.buf, "[", to, "]");
+    if (rng.Chance(50)) {
+      b.Line("copy ", src, " -> ", dst);
+    } else {
+      b.Line("dma_start ", src, " -> ", dst, ", ", b.dma_sem);
+      b.Line("dma_wait ", src, " -> ", dst, ", ", b.dma_sem);
+    }
+    tab->written = true;
+    return true;
+  }
+  std::string acc = b.AddParam("acc", ParamDirection::kInOut, t.row.e, {b.workers(), t.rows, t.row.n});
+  std::string view = b.Fresh("aw"), list = RowList(b, t.rows, true);
+  b.Line(view, " = view ", acc, "[", b.worker, "] : ", Builder::RefType("hbm", t.row.e, {t.rows, t.row.n}));
+  b.Line("copy ", t.buf, " -> ", view, "[idx(", list, ")] add");
+  return true;
+}
+
+// Subcores of one core meeting: a row passed to the next subcore through
+// VMEM_SHARED, rows scatter-added by every subcore into VMEM_SHARED, or a
+// semaphore passed around the ring. Top level only (every subcore reaches it).
+bool SyncOp(Builder& b) {
+  std::string next = b.Fresh("next"), nextm = b.Fresh("nextm");
+  auto ring_neighbour = [&] {
+    b.Line(next, " = add ", b.subcore, ", 1 : i32");
+    b.Line(nextm, " = and ", next, ", ", b.subcores() - 1, " : i32");
+  };
+  Rng& rng = b.rng();
+  int form = rng.Below(3);
+  if (form == 2) {
+    std::string ring = b.AddScratch("ring", "sem");
+    ring_neighbour();
+    b.Line("sem_signal ", ring, ", 1 {subcore = ", nextm, "}");
+    b.Line("sem_wait ", ring, ", 1");
+    return true;
+  }
+  // Scatter-adds of several subcores into one row land in an order LaunchOptions::seed
+  // may change: float sums (and which NaN survives) would depend on it.
+  ESet types = form == 1 && b.subcores() > 1 ? kInts : kMemory;
+  auto row = b.ChooseType(types, kVectorOk);
+  if (!row) return false;
+  Table* tab = b.TableOf(*row);
+  if (tab == nullptr) return false;
+  const Table t = *tab;
+  tab->written = true;
+  if (form == 0) {
+    std::string shared =
+        b.AddScratch("sh", Builder::RefType("vmem_shared", t.row.e, {b.subcores(), t.row.n}));
+    std::string from = b.Index(t.rows);
+    b.Line("copy ", t.buf, "[", from, "] -> ", shared, "[", b.subcore, "]");
+    b.Line("barrier");
+    ring_neighbour();
+    std::string to = b.Index(t.rows);
+    b.Line("copy ", shared, "[", nextm, "] -> ", t.buf, "[", to, "]");
+    b.Line("barrier");
+    return true;
+  }
+  std::string shared = b.AddScratch("sa", Builder::RefType("vmem_shared", t.row.e, {t.rows, t.row.n}));
+  std::string first = b.Fresh("first");
+  b.Line(first, " = cmp eq ", b.subcore, ", 0 : i1");
+  b.Line("if ", first, " {");
+  b.Line("  copy ", t.buf, " -> ", shared);
+  b.Line("}");
+  b.Line("barrier");
+  std::string list = RowList(b, t.rows, true);
+  b.Line("copy ", t.buf, " -> ", shared, "[idx(", list, ")] add");
+  b.Line("barrier");
+  b.Line("copy ", shared, " -> ", t.buf);
+  return true;
+}
+
+std::string Results(Builder& b, const std::vector<VType>& types, std::vector<std::string>* names) {
+  for (size_t i = 0; i < types.size(); ++i) names->push_back(b.Fresh());
+  return names->empty() ? "" : absl::StrCat(absl::StrJoin(*names, ", "), " = ");
+}
+
+std::string TypeList(const std::vector<VType>& types) {
+  std::vector<std::string> t;
+  for (const VType& v : types) t.push_back(v.Text());
+  return absl::StrJoin(t, ", ");
+}
+
+std::vector<VType> CarriedTypes(Builder& b) {
+  std::vector<VType> types;
+  int n = b.rng().Below(3);
+  for (int i = 0; i < n; ++i) {
+    if (auto t = b.ChooseType(kAll, kScalarOk | kVectorOk)) types.push_back(*t);
+  }
+  return types;
+}
+
+void Yield(Builder& b, const std::vector<VType>& types, const std::string& first = "") {
+  std::vector<std::string> values;
+  if (!first.empty()) values.push_back(first);
+  for (const VType& t : types) values.push_back(b.Get(t));
+  if (!values.empty()) b.Line("yield ", absl::StrJoin(values, ", "));
+}
+
+void Region(Builder& b, const std::vector<std::pair<std::string, VType>>& defs, const std::vector<VType>& yields,
+            const std::string& first_yield = "") {
+  size_t mark = b.Mark();
+  b.Indent(1);
+  b.Nest(1);
+  for (const auto& [name, t] : defs) b.Define(name, t);
+  Block(b, 1 + b.rng().Below(b.options().block_statements));
+  Yield(b, yields, first_yield);
+  b.Nest(-1);
+  b.Indent(-1);
+  b.Restore(mark);
+}
+
+void DefineAll(Builder& b, const std::vector<std::string>& names, const std::vector<VType>& types) {
+  for (size_t i = 0; i < names.size(); ++i) b.Define(names[i], types[i]);
+}
+
+// for / parallel_for with carried values, a literal or a run-time trip count.
+void Loop(Builder& b, bool parallel) {
+  Rng& rng = b.rng();
+  std::vector<VType> types = CarriedTypes(b);
+  std::vector<std::string> inits;
+  for (const VType& t : types) inits.push_back(b.Get(t));
+  std::string hi = rng.Chance(60) ? absl::StrCat(1 + rng.Below(4)) : b.Index(4);
+  int step = rng.Chance(75) ? 1 : 2;
+  std::vector<std::string> names;
+  std::string results = Results(b, types, &names);
+  std::string k = b.Fresh("k"), header = absl::StrCat(parallel ? "parallel_for " : "for ", k, " = 0 to ", hi,
+                                                      " step ", step, rng.Chance(10) ? " {unroll = 2}" : "");
+  std::vector<std::pair<std::string, VType>> defs = {{k, VType{E::kI32, 0}}};
+  if (!types.empty()) {
+    std::vector<std::string> carries;
+    for (size_t i = 0; i < types.size(); ++i) {
+      std::string c = b.Fresh("c");
+      carries.push_back(absl::StrCat(c, " = ", inits[i]));
+      defs.push_back({c, types[i]});
+    }
+    absl::StrAppend(&header, " iter(", absl::StrJoin(carries, ", "), ") : ", TypeList(types));
+  }
+  b.Line(results, header, " {");
+  if (parallel) b.ForbidWrites(1);
+  Region(b, defs, types);
+  if (parallel) b.ForbidWrites(-1);
+  b.Line("}");
+  DefineAll(b, names, types);
+}
+
+void While(Builder& b) {
+  std::vector<VType> types = CarriedTypes(b);
+  std::vector<std::string> inits;
+  for (const VType& t : types) inits.push_back(b.Get(t));
+  std::string zero = b.Fresh(), bound = b.rng().Chance(50) ? absl::StrCat(1 + b.rng().Below(3)) : b.Index(4);
+  b.Line(zero, " = const 0 : i32");
+  std::vector<VType> all = {VType{E::kI32, 0}};
+  all.insert(all.end(), types.begin(), types.end());
+  std::vector<std::string> names;
+  std::string results = Results(b, all, &names);
+  std::string count = b.Fresh("n"), go = b.Fresh("go"), next = b.Fresh("n");
+  std::vector<std::string> carries = {absl::StrCat(count, " = ", zero)};
+  std::vector<std::pair<std::string, VType>> defs = {{count, VType{E::kI32, 0}}};
+  for (size_t i = 0; i < types.size(); ++i) {
+    std::string c = b.Fresh("c");
+    carries.push_back(absl::StrCat(c, " = ", inits[i]));
+    defs.push_back({c, types[i]});
+  }
+  b.Line(results, "while iter(", absl::StrJoin(carries, ", "), ") : ", TypeList(all), " cond {");
+  b.Line("  ", go, " = cmp lt ", count, ", ", bound, " : i1");
+  b.Line("  condition ", go);
+  b.Line("} body {");
+  b.Line("  ", next, " = add ", count, ", 1 : i32");
+  defs.push_back({next, VType{E::kI32, 0}});
+  Region(b, defs, types, next);
+  b.Line("}");
+  DefineAll(b, names, all);
+}
+
+void If(Builder& b) {
+  std::string c = b.Condition();
+  std::vector<VType> types = CarriedTypes(b);
+  std::vector<std::string> names;
+  std::string results = Results(b, types, &names);
+  if (types.empty()) {
+    b.Line("if ", c, " {");
+  } else {
+    b.Line(results, "if ", c, " : ", TypeList(types), " {");
+  }
+  Region(b, {}, types);
+  if (!types.empty() || b.rng().Chance(50)) {
+    b.Line("} else {");
+    Region(b, {}, types);
+  }
+  b.Line("}");
+  DefineAll(b, names, types);
+}
+
+bool Control(Builder& b) {
+  switch (b.rng().Below(5)) {
+    case 0: case 1: Loop(b, false); break;
+    case 2: Loop(b, true); break;
+    case 3: While(b); break;
+    default: If(b); break;
+  }
+  return true;
+}
+
+bool Print(Builder& b) {
+  if (b.pool().empty()) return false;
+  const Val& v = b.rng().Pick(b.pool());
+  if (v.t.scalar() && !Is32(v.t.e)) return false;
+  b.Line("debug_print \"v\" ", v.name);
+  return true;
+}
+
+void Statement(Builder& b) {
+  struct Choice {
+    bool (*emit)(Builder&);
+    int weight;
+    bool ok;
+  };
+  bool top = b.depth() == 0;
+  const Choice choices[] = {
+      {&EmitValueOp, 60, true},
+      {&MemoryOp, 14, true},
+      {&Control, 12, b.depth() < b.options().max_depth},
+      {&DmaOp, 5, b.writes_allowed()},
+      {&SyncOp, 5, top},
+      {&Print, 1, true},
+  };
+  int total = 0;
+  for (const Choice& c : choices) total += c.ok ? c.weight : 0;
+  for (int attempt = 0; attempt < 6; ++attempt) {
+    int pick = b.rng().Below(total);
+    for (const Choice& c : choices) {
+      if (!c.ok || (pick -= c.weight) >= 0) continue;
+      if (c.emit(b)) return;
+      break;
+    }
+  }
+}
+
+void Block(Builder& b, int count) {
+  for (int i = 0; i < count; ++i) Statement(b);
+}
+
+// Every written table, and the values nothing used, copied out to this
+// worker's slice of an output.
+void Epilogue(Builder& b) {
+  Rng& rng = b.rng();
+  for (const Table& t : b.tables()) {
+    if (!t.written) continue;
+    std::vector<int64_t> shape = {b.workers(), t.rows};
+    if (!t.row.scalar()) shape.push_back(t.row.n);
+    std::string out = b.AddParam("o", ParamDirection::kOut, t.row.e, shape);
+    std::string dst = absl::StrCat(out, "[", b.worker, "]");
+    int form = rng.Below(t.row.scalar() ? 2 : 3);
+    if (form == 0) {
+      b.Line("copy ", t.buf, " -> ", dst);
+    } else if (form == 1) {
+      b.Line("dma_start ", t.buf, " -> ", dst, ", ", b.dma_sem);
+      b.Line("dma_wait ", t.buf, " -> ", dst, ", ", b.dma_sem);
+    } else {
+      std::string view = b.Fresh("ow"), list = RowList(b, t.rows, false);
+      b.Line(view, " = view ", dst, " : ", Builder::RefType("hbm", t.row.e, {t.rows, t.row.n}));
+      b.Line("copy ", t.buf, " -> ", view, "[idx(", list, ")]");
+    }
+  }
+  std::vector<Val> outs;
+  const std::vector<Val>& pool = b.pool();
+  for (int i = static_cast<int>(pool.size()) - 1; i >= 3 && outs.size() < 5; --i) {
+    if (pool[i].uses == 0) outs.push_back(pool[i]);
+  }
+  if (outs.empty() && pool.size() > 3) outs.push_back(pool.back());
+  for (Val v : outs) {
+    if (IsBool(v.t.e)) {
+      VType wide{E::kI32, v.t.n};
+      std::string c = b.Fresh();
+      b.Line(c, " = convert ", v.name, " : ", wide.Text());
+      v = Val{c, wide};
+    }
+    if (v.t.scalar()) {
+      VType vec{v.t.e, b.lanes()};
+      std::string c = b.Fresh();
+      b.Line(c, " = broadcast ", v.name, " : ", vec.Text());
+      v = Val{c, vec};
+    }
+    std::string out = b.AddParam("res", ParamDirection::kOut, v.t.e, {b.workers(), v.t.n});
+    std::string buf = b.AddScratch("ob", Builder::RefType("vmem", v.t.e, {v.t.n}));
+    b.Line("store ", buf, ", ", v.name);
+    b.Line("copy ", buf, " -> ", out, "[", b.worker, "]");
+  }
+}
+
+}  // namespace
+
+GeneratedKernel Generate(uint64_t seed, const GenOptions& options) {
+  Builder b(seed, options);
+  Block(b, options.statements);
+  Epilogue(b);
+  return b.Finish({});
+}
+
+}  // namespace scjit::fuzz
