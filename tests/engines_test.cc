@@ -139,6 +139,9 @@ TEST_P(EnginesTest, InterpreterMatchesJit) {
       EXPECT_EQ(interp.findings, jit.findings);
       EXPECT_EQ(interp.log, jit.log);
       ASSERT_EQ(interp.params.size(), jit.params.size());
+      // A racing kernel's bytes depend on which thread wrote last (its findings
+      // do not: they are checked between epochs).
+      if (jit.findings.find("[RT-RACE]") != std::string::npos && s.launch.threads > 1) continue;
       for (size_t i = 0; i < jit.params.size(); ++i) EXPECT_TRUE(interp.params[i] == jit.params[i]) << "parameter " << i;
       if (!jit.compile.empty()) break;  // rejected: the inputs do not matter
     }

@@ -10,11 +10,11 @@
 namespace scjit::fuzz {
 namespace {
 
-// The configurations, compared with the first. To compare the engines once the
-// interpreter is on main (branch interp: CompileOptions::engine), add its row:
-//   {"interp", "the interpreter engine", [](CompileOptions& c, LaunchOptions&) { c.engine = Engine::kInterp; }},
+// The configurations, compared with the first.
 constexpr Config kConfigs[] = {
     {"O2", "opt level 2, 1 thread, DMAs on wait, every check", [](CompileOptions&, LaunchOptions&) {}},
+    {"interp", "the interpreter engine (docs/interpreter.md)",
+     [](CompileOptions& c, LaunchOptions&) { c.engine = Engine::kInterp; }},
     {"O0", "opt level 0", [](CompileOptions& c, LaunchOptions&) { c.opt_level = 0; }},
     {"threads4", "4 host threads", [](CompileOptions&, LaunchOptions& l) { l.threads = 4; }},
     {"eager", "DMAs move at dma_start", [](CompileOptions&, LaunchOptions& l) { l.dma = DmaMode::kEager; }},

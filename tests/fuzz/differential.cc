@@ -41,9 +41,10 @@ struct Args {
   std::vector<std::string> kernels;
   bool print = false;
   uint64_t input_seed = 1;  // --kernel's inputs (a seed's kernel got the seed)
-  // --nan-payloads any: outputs that differ only in NaN payloads or signs agree.
-  // Bitwise is the default: no document leaves NaN payloads open.
-  bool nan_payloads_any = false;
+  // --nan-payloads any (the default): outputs that differ only in NaN payloads
+  // or signs agree (which NaN an op makes is unspecified: docs/language.md,
+  // "Floats"); bitwise: they do not.
+  bool nan_payloads_any = true;
 };
 
 // What a crash handler prints: the kernel being run and where.
