@@ -38,11 +38,13 @@ Source KernelFile(const std::string& name) {
 }
 
 // Compiles `file` once per process (the compiler caches it): with every check
-// compiled in, or (`checked` false) with none, as `jit-run --unchecked` does.
-Kernel Compiled(const std::string& name, bool checked = false, int opt_level = 2) {
+// compiled in, or (`checked` false) with none, as `jit-run --unchecked` does; for
+// the JIT or the interpreter engine.
+Kernel Compiled(const std::string& name, bool checked = false, Engine engine = Engine::kJit, int opt_level = 2) {
   static Compiler* compiler = new Compiler();
   CompileOptions options;
   options.opt_level = opt_level;
+  options.engine = engine;
   options.checks = checked ? Checks::All() : Checks::None();
   absl::StatusOr<Kernel> k = compiler->Compile(KernelFile(name), options);
   if (!k.ok()) throw std::runtime_error(std::string(k.status().message()));
@@ -69,10 +71,12 @@ LaunchOptions Unchecked(int threads) {
   return o;
 }
 
-// Each kernel benchmark's arguments: {threads, checked}. Checked runs compile
-// every check in and launch as jit-run does by default (every check on, DMAs
-// on wait); unchecked ones as `jit-run --unchecked` (eager DMAs).
+// Each kernel benchmark's arguments: {threads, checked, interp}. Checked runs
+// compile every check in and launch as jit-run does by default (every check on,
+// DMAs on wait); unchecked ones as `jit-run --unchecked` (eager DMAs). interp:
+// on the interpreter engine (docs/interpreter.md), the in-project peer.
 bool CheckedRun(const benchmark::State& state) { return state.range(1) != 0; }
+Engine EngineOf(const benchmark::State& state) { return state.range(2) != 0 ? Engine::kInterp : Engine::kJit; }
 
 LaunchOptions RunOptionsOf(const benchmark::State& state) {
   if (!CheckedRun(state)) return Unchecked(static_cast<int>(state.range(0)));
@@ -83,7 +87,8 @@ LaunchOptions RunOptionsOf(const benchmark::State& state) {
 
 // Registers a kernel benchmark at one and two threads unchecked, and checked.
 void KernelArgs(benchmark::internal::Benchmark* b) {
-  b->Args({1, 0})->Args({2, 0})->Args({1, 1})->ArgNames({"threads", "checked"});
+  b->Args({1, 0, 0})->Args({2, 0, 0})->Args({1, 1, 0})->Args({1, 0, 1})->Args({1, 1, 1});
+  b->ArgNames({"threads", "checked", "interp"});
   b->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 
@@ -111,7 +116,7 @@ BENCHMARK(BM_TinyLaunch)->Unit(benchmark::kMicrosecond)->UseRealTime();
 constexpr int64_t kAddOneElements = 4096 * 128;
 
 void AddOneEmulated(benchmark::State& state, const std::string& file) {
-  auto kernel = Compiled(file, CheckedRun(state));
+  auto kernel = Compiled(file, CheckedRun(state), EngineOf(state));
   std::vector<int32_t> x(kAddOneElements), o(kAddOneElements);
   for (int64_t i = 0; i < kAddOneElements; ++i) x[i] = static_cast<int32_t>(i);
   std::vector<Buffer> params = Buffers(kernel, {x.data(), o.data()});
@@ -169,7 +174,7 @@ std::vector<int32_t> ExchangeReference(const std::vector<int32_t>& x) {
 }
 
 void BM_Exchange_Emulated(benchmark::State& state) {
-  auto kernel = Compiled("exchange.scir", CheckedRun(state));
+  auto kernel = Compiled("exchange.scir", CheckedRun(state), EngineOf(state));
   std::vector<int32_t> x(32 * 16), o(32 * 16);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int32_t>(i * 2654435761u);
   std::vector<Buffer> params = Buffers(kernel, {x.data(), o.data()});
@@ -224,7 +229,7 @@ void GatherReduceNative(const GatherReduceData& d, float* o) {
 }
 
 void BM_GatherReduce_Emulated(benchmark::State& state) {
-  auto kernel = Compiled("gather_reduce.scir", CheckedRun(state));
+  auto kernel = Compiled("gather_reduce.scir", CheckedRun(state), EngineOf(state));
   GatherReduceData d;
   std::vector<float> o(kWorkers * kBags * 16), want(o.size());
   std::vector<Buffer> params = Buffers(kernel, {d.table.data(), d.idx.data(), o.data()});
@@ -275,9 +280,9 @@ void ScatterAddNative(const ScatterAddData& d, float* o) {
 }
 
 // Args: the number of bins the indices use (4096: few lanes collide; 16: most
-// do), and checked (one thread).
+// do), checked and interp (one thread).
 void BM_ScatterAdd_Emulated(benchmark::State& state) {
-  auto kernel = Compiled("scatter_add.scir", CheckedRun(state));
+  auto kernel = Compiled("scatter_add.scir", CheckedRun(state), EngineOf(state));
   ScatterAddData d(static_cast<int>(state.range(0)));
   std::vector<float> o(kWorkers * kBins), want(o.size());
   std::vector<Buffer> params = Buffers(kernel, {d.idx.data(), d.x.data(), o.data()});
@@ -292,10 +297,12 @@ void BM_ScatterAdd_Emulated(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kWorkers * kVectors * 16);
 }
 BENCHMARK(BM_ScatterAdd_Emulated)
-    ->Args({4096, 0})
-    ->Args({16, 0})
-    ->Args({4096, 1})
-    ->ArgNames({"bins", "checked"})
+    ->Args({4096, 0, 0})
+    ->Args({16, 0, 0})
+    ->Args({4096, 1, 0})
+    ->Args({4096, 0, 1})
+    ->Args({4096, 1, 1})
+    ->ArgNames({"bins", "checked", "interp"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
@@ -351,7 +358,7 @@ void ScatterAddRowsNative(const RowsData& d, float* o) {
 }
 
 void GatherRowsEmulated(benchmark::State& state, const std::string& file) {
-  auto kernel = Compiled(file, CheckedRun(state));
+  auto kernel = Compiled(file, CheckedRun(state), EngineOf(state));
   const RowsData& d = RowInputs();
   std::vector<float> o(size_t{kRowIndices} * kRowWidth), want(o.size());
   std::vector<Buffer> params = Buffers(kernel, {d.table.data(), d.idx.data(), o.data()});
@@ -385,7 +392,7 @@ void BM_GatherRows_Native(benchmark::State& state) {
 BENCHMARK(BM_GatherRows_Native)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_ScatterAddRows_Emulated(benchmark::State& state) {
-  auto kernel = Compiled("scatter_add_rows.scir", CheckedRun(state));
+  auto kernel = Compiled("scatter_add_rows.scir", CheckedRun(state), EngineOf(state));
   const RowsData& d = RowInputs();
   std::vector<float> o(d.table.size()), want(o.size());
   std::vector<Buffer> params = Buffers(kernel, {d.rows.data(), d.idx.data(), o.data()});
@@ -456,7 +463,7 @@ void SortRowsNative(const SortRowsData& in, std::vector<int32_t>& keys, std::vec
 }
 
 void BM_SortRows_Emulated(benchmark::State& state) {
-  auto kernel = Compiled("sort_rows.scir", CheckedRun(state));
+  auto kernel = Compiled("sort_rows.scir", CheckedRun(state), EngineOf(state));
   const SortRowsData& in = SortInputs();
   std::vector<int32_t> keys = in.keys, vals = in.vals, ok(kSortElements), ov(kSortElements);
   std::vector<Buffer> params = Buffers(kernel, {keys.data(), vals.data(), ok.data(), ov.data()});

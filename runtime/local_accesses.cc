@@ -24,10 +24,19 @@ constexpr Need kWrite{SCJIT_SHADOW_WRITE_MASK, 0};
 // atomic with respect to each other).
 constexpr Need kAdd{kWritten | kReads | kWrites, kWritten};
 
+// Clones of a function for AVX2 and for any x86-64, picked when the program
+// loads (an ifunc). Not under ThreadSanitizer, whose runtime is not ready when
+// ifunc resolvers run (the program crashes before main).
+#if defined(__SANITIZE_THREAD__)
+#define SCJIT_AVX2_CLONES
+#else
+#define SCJIT_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+
 // True when some state of [s, s + n) has a bit of `mask` other than `expect`
 // has: the common case, none, in one pass the compiler vectorizes (with AVX2
 // where the host has it).
-__attribute__((target_clones("avx2", "default"))) bool AnyBad(const uint8_t* s, int64_t n, uint8_t mask,
+SCJIT_AVX2_CLONES bool AnyBad(const uint8_t* s, int64_t n, uint8_t mask,
                                                                 uint8_t expect) {
   uint8_t bad = 0;
   for (int64_t i = 0; i < n; ++i) bad |= static_cast<uint8_t>((s[i] & mask) ^ expect);

@@ -560,7 +560,8 @@ std::shared_ptr<SharedDma> Subcore::SharedRecord(const scjit_dma& dma, const std
   if (record->runs.empty()) return nullptr;
   record->subcore = index_;
   record->site = site;
-  record->start = clock();
+  const Clock& now = clock();
+  record->start.assign(now.begin(), now.end());
   return record;
 }
 

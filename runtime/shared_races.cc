@@ -120,7 +120,7 @@ void SharedAccesses::Map(const std::shared_ptr<SharedDma>& dma, const SharedDma:
                          std::vector<SharedRace>* races) {
   {
     for (auto it : Cover(run.lo, run.hi)) {
-      std::vector<Entry>& entries = it->second.entries;
+      auto& entries = it->second.entries;
       for (const Entry& e : entries) {
         if (e.dma == dma || dma->reported || e.dma->reported) continue;
         bool conflict = (e.kind | run.kind) != SharedDma::kRead && !(e.kind == SharedDma::kAdd && run.kind == SharedDma::kAdd);
@@ -136,12 +136,13 @@ void SharedAccesses::Map(const std::shared_ptr<SharedDma>& dma, const SharedDma:
       // An earlier access of the same subcore that this one covers (same bytes,
       // at least as strong) can no longer race alone: whoever is unordered
       // with it is unordered with this one.
-      std::erase_if(entries, [&](const Entry& e) {
+      auto covered = [&](const Entry& e) {
         bool covers = e.kind == run.kind || (run.kind == SharedDma::kWrite && e.kind == SharedDma::kRead);
         // (And it ended first: whoever saw this one's end saw its end.)
         return covers && e.dma->subcore == dma->subcore && e.dma->end != 0 &&
                (dma->end == 0 || dma->end >= e.dma->end);
-      });
+      };
+      entries.erase(std::remove_if(entries.begin(), entries.end(), covered), entries.end());
       entries.push_back(Entry{dma, run.kind});
     }
   }
@@ -170,7 +171,8 @@ void SharedAccesses::Forget(const Clock& floor) {
     if (r.held.empty()) r.kinds = 0;
   }
   for (auto it = segments_.begin(); it != segments_.end();) {
-    std::erase_if(it->second.entries, done);
+    auto& entries = it->second.entries;
+    entries.erase(std::remove_if(entries.begin(), entries.end(), done), entries.end());
     it = it->second.entries.empty() ? segments_.erase(it) : std::next(it);
   }
 }

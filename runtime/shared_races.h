@@ -42,7 +42,9 @@ struct SharedDma {
   };
   int subcore = 0;  // global index
   int site = -1;    // its dma_start or copy
-  Clock start;      // its subcore's clock at the start
+  // Its subcore's clock at the start (inline: one per DMA, most meshes have
+  // at most 32 subcores).
+  absl::InlinedVector<uint32_t, 32> start;
   uint32_t end = 0;  // its subcore's own clock entry at the wait that retired it; 0: in flight
   int end_site = -1;
   absl::InlinedVector<Run, 2> runs;
@@ -93,7 +95,7 @@ class SharedAccesses {
   };
   struct Segment {
     uintptr_t hi;
-    std::vector<Entry> entries;
+    absl::InlinedVector<Entry, 2> entries;
   };
   struct Pending {
     SharedRace race;
