@@ -1002,27 +1002,16 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   if (PastDeadline()) return TimedOut("allocating the arenas and staging the parameters", start);
   if (options_.threads > 1) {
     shared_writes_ = std::make_unique<SharedWrites>();
-    for (size_t p = 0; p < hbm_.size(); ++p) shared_writes_->AddRegion(hbm_[p], hbm_bytes_[p]);
-    for (const MachinePart& part : parts_) {
-      for (int c = 0; c < part.layout->cores; ++c) {
-        shared_writes_->AddRegion(part.shared + c * part.shared_stride, part.layout->vmem_shared_bytes);
-      }
-    }
+    for (const auto& [base, bytes] : SharedBuffers()) shared_writes_->AddRegion(base, bytes);
   }
   subcores_.clear();
   for (const MachinePart& part : parts_) AddSubcores(part);
   int n = static_cast<int>(subcores_.size());
   if (options_.checks.race) {
     races_ = std::make_unique<SharedAccesses>();
-    for (size_t p = 0; p < hbm_.size(); ++p) {
-      auto lo = reinterpret_cast<uintptr_t>(hbm_[p]);
-      races_->AddRegion(lo, lo + static_cast<uintptr_t>(hbm_bytes_[p]));
-    }
-    for (const MachinePart& part : parts_) {
-      for (int c = 0; c < part.layout->cores; ++c) {
-        auto lo = reinterpret_cast<uintptr_t>(part.shared + c * part.shared_stride);
-        races_->AddRegion(lo, lo + static_cast<uintptr_t>(part.layout->vmem_shared_bytes));
-      }
+    for (const auto& [base, bytes] : SharedBuffers()) {
+      auto lo = reinterpret_cast<uintptr_t>(base);
+      races_->AddRegion(lo, lo + static_cast<uintptr_t>(bytes));
     }
     clocks_.assign(static_cast<size_t>(n), Clock(static_cast<size_t>(n), 0));
     sem_clocks_.resize(static_cast<size_t>(n));
@@ -1216,6 +1205,17 @@ absl::Status Machine::Settle() {
     }
   }
   return absl::OkStatus();
+}
+
+std::vector<std::pair<uint8_t*, int64_t>> Machine::SharedBuffers() const {
+  std::vector<std::pair<uint8_t*, int64_t>> out;
+  for (size_t p = 0; p < hbm_.size(); ++p) out.emplace_back(hbm_[p], hbm_bytes_[p]);
+  for (const MachinePart& part : parts_) {
+    for (int c = 0; c < part.layout->cores; ++c) {
+      out.emplace_back(part.shared + c * part.shared_stride, part.layout->vmem_shared_bytes);
+    }
+  }
+  return out;
 }
 
 absl::Status Machine::TrackSharedInit() {

@@ -267,6 +267,9 @@ class Machine {
   // Race check between epochs: this epoch's DMAs against the live accesses.
   void CheckSharedAccesses();
   Diagnostic RaceFinding(const SharedRace& race);
+  // The memory every subcore may reach: each parameter's in HBM (or host)
+  // memory (null for staged ones) and each core's VMEM_SHARED arena.
+  std::vector<std::pair<uint8_t*, int64_t>> SharedBuffers() const;
   // The init check's state of the memories subcores share.
   absl::Status TrackSharedInit();
   void Stage(std::span<const ParamBuffer> params, bool in);
