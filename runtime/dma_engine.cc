@@ -73,8 +73,10 @@ void AddInt4Run(uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t sr
   }
 }
 
-// dst[0, stride, ...] (+)= src[0, stride, ...], n elements.
-void Run(const scjit_dma& d, uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
+}  // namespace
+
+void TransferRun(const scjit_dma& d, uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride,
+                 int64_t n) {
   int64_t w = d.elem_bytes;
   if (!d.add) {
     if (dst_stride == 1 && src_stride == 1) {
@@ -117,7 +119,6 @@ void Run(const scjit_dma& d, uint8_t* dst, int64_t dst_stride, const uint8_t* sr
   }
 }
 
-}  // namespace
 
 int64_t ElementCount(const scjit_ref& r) {
   int64_t n = 1;
@@ -289,7 +290,7 @@ int64_t ExtentBytes(const scjit_ref& r, int elem_bytes) {
 
 void Transfer(const scjit_dma& d, const int32_t* indices) {
   auto run = [&d](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
-    Run(d, dst, dst_stride, src, src_stride, n);
+    TransferRun(d, dst, dst_stride, src, src_stride, n);
   };
   if (d.indexed == SCJIT_DMA_PLAIN) {
     WalkStrided(d, run);

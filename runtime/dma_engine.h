@@ -49,6 +49,11 @@ int64_t Credit(const scjit_dma& dma);
 // Thread-compatible: concurrent transfers must not write the same bytes.
 void Transfer(const scjit_dma& dma, const int32_t* indices = nullptr);
 
+// Moves one run of `dma` as Transfer does: dst[0, dst_stride, ...] = (or +=)
+// src[0, src_stride, ...], n elements (strides in elements).
+void TransferRun(const scjit_dma& dma, uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride,
+                 int64_t n);
+
 // The bytes Transfer moves, as it moves them: visit(dst, dst_stride, src,
 // src_stride, n) for each run of `n` elements (strides in elements), in
 // Transfer's order; skipped index entries have none. The checks use it to find

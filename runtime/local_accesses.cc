@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "lowering/base/spaces.h"
+#include "runtime/avx2_clones.h"
 #include "runtime/dma_engine.h"
 
 namespace scjit {
@@ -24,15 +25,6 @@ constexpr Need kWrite{SCJIT_SHADOW_WRITE_MASK, 0};
 // atomic with respect to each other).
 constexpr Need kAdd{kWritten | kReads | kWrites, kWritten};
 
-// Clones of a function for AVX2 and for any x86-64, picked when the program
-// loads (an ifunc). Not under ThreadSanitizer, whose runtime is not ready when
-// ifunc resolvers run (the program crashes before main).
-#if defined(__SANITIZE_THREAD__)
-#define SCJIT_AVX2_CLONES
-#else
-#define SCJIT_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
-#endif
-
 // True when some state of [s, s + n) has a bit of `mask` other than `expect`
 // has: the common case, none, in one pass the compiler vectorizes (with AVX2
 // where the host has it).
@@ -41,6 +33,15 @@ SCJIT_AVX2_CLONES bool AnyBad(const uint8_t* s, int64_t n, uint8_t mask,
   uint8_t bad = 0;
   for (int64_t i = 0; i < n; ++i) bad |= static_cast<uint8_t>((s[i] & mask) ^ expect);
   return bad != 0;
+}
+
+// s[i] |= bits, and s[i] &= ~bits, over [s, s + n): vectorized like AnyBad.
+SCJIT_AVX2_CLONES void SetBits(uint8_t* s, int64_t n, uint8_t bits) {
+  for (int64_t i = 0; i < n; ++i) s[i] |= bits;
+}
+SCJIT_AVX2_CLONES void ClearBits(uint8_t* s, int64_t n, uint8_t bits) {
+  auto keep = static_cast<uint8_t>(~bits);
+  for (int64_t i = 0; i < n; ++i) s[i] &= keep;
 }
 
 }  // namespace
@@ -81,6 +82,28 @@ std::optional<AccessProblem> LocalAccesses::Find(const uint8_t* lo, const uint8_
   return std::nullopt;
 }
 
+std::optional<AccessProblem> LocalAccesses::FindForDma(const uint8_t* lo, const uint8_t* hi, uint8_t mask,
+                                                       uint8_t expect) const {
+  constexpr size_t kFewSpans = 64;
+  bool dma_bits_only = (mask & kWritten) == 0 && expect == 0;
+  if (dma_bits_only && spans_in_flight_ <= kFewSpans && !InFlightMeets(lo, hi, mask)) return std::nullopt;
+  return Find(lo, hi, mask, expect);
+}
+
+bool LocalAccesses::InFlightMeets(const uint8_t* lo, const uint8_t* hi, uint8_t bits) const {
+  auto meets = [&](const absl::InlinedVector<Span, 2>& spans) {
+    for (const Span& s : spans) {
+      if (s.lo < hi && lo < s.hi) return true;
+    }
+    return false;
+  };
+  for (const InFlight& d : in_flight_) {
+    if ((bits & kReads) != 0 && meets(d.reads)) return true;
+    if ((bits & (d.add ? kAdds : kWrites)) != 0 && meets(d.writes)) return true;
+  }
+  return false;
+}
+
 int LocalAccesses::SiteOf(const uint8_t* p, uint8_t bits) const {
   for (const InFlight& d : in_flight_) {
     if ((bits & kReads) != 0) {
@@ -108,12 +131,11 @@ std::optional<AccessProblem> LocalAccesses::Access(const uint8_t* p, int64_t byt
 }
 
 void LocalAccesses::MarkUnwritten(const uint8_t* p, int64_t bytes) {
-  if (!init_) return;
-  for (uint8_t *s = State(p), *end = State(p + bytes); s < end; ++s) *s &= static_cast<uint8_t>(~kWritten);
+  if (init_) ClearBits(State(p), bytes, kWritten);
 }
 
 void LocalAccesses::MarkWritten(const uint8_t* p, int64_t bytes) {
-  for (uint8_t *s = State(p), *end = State(p + bytes); s < end; ++s) *s |= kWritten;
+  SetBits(State(p), bytes, kWritten);
 }
 
 void LocalAccesses::AddSpans(const scjit_dma& dma, const int32_t* indices, InFlight* d) const {
@@ -177,11 +199,11 @@ std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const
   d.reads_written = !OffCore(space);
   Need read = d.reads_written ? kRead : Need{kWrites | kAdds, 0};
   for (const Span& s : d.reads) {
-    if (std::optional<AccessProblem> problem = Find(s.lo, s.hi, read.mask, read.expect)) return problem;
+    if (std::optional<AccessProblem> problem = FindForDma(s.lo, s.hi, read.mask, read.expect)) return problem;
   }
   Need write = d.add ? kAdd : kWrite;
   for (const Span& s : d.writes) {
-    if (std::optional<AccessProblem> problem = Find(s.lo, s.hi, write.mask, write.expect)) {
+    if (std::optional<AccessProblem> problem = FindForDma(s.lo, s.hi, write.mask, write.expect)) {
       problem->write = true;
       return problem;
     }
@@ -193,6 +215,7 @@ std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const
   started_[static_cast<size_t>(sem)] += credit;
   d.end = started_[static_cast<size_t>(sem)];
   Mark(d);
+  spans_in_flight_ += d.reads.size() + d.writes.size();
   in_flight_.push_back(std::move(d));
   return std::nullopt;
 }
@@ -202,7 +225,7 @@ void LocalAccesses::Mark(const InFlight& d) {
     if (d.reads_written) {
       std::memset(State(s.lo), kWritten | kReads, static_cast<size_t>(s.hi - s.lo));
     } else {
-      for (uint8_t *p = State(s.lo), *end = State(s.hi); p < end; ++p) *p |= kReads;
+      SetBits(State(s.lo), s.hi - s.lo, kReads);
     }
   }
   // An adding DMA's destination was checked written (it reads it).
@@ -210,30 +233,29 @@ void LocalAccesses::Mark(const InFlight& d) {
   for (const Span& s : d.writes) std::memset(State(s.lo), state, static_cast<size_t>(s.hi - s.lo));
 }
 
-std::vector<std::shared_ptr<SharedDma>> LocalAccesses::Consume(int sem, int64_t amount) {
-  std::vector<std::shared_ptr<SharedDma>> shared;
-  if (sem < 0 || sem >= static_cast<int>(consumed_.size()) || in_flight_.empty()) return shared;
+void LocalAccesses::Consume(int sem, int64_t amount, absl::FunctionRef<void(SharedDma&)> retired) {
+  if (sem < 0 || sem >= static_cast<int>(consumed_.size()) || in_flight_.empty()) return;
   consumed_[static_cast<size_t>(sem)] += amount;
   for (size_t i = 0; i < in_flight_.size();) {
     if (in_flight_[i].sem == sem && in_flight_[i].end <= consumed_[static_cast<size_t>(sem)]) {
-      if (std::shared_ptr<SharedDma> s = Retire(i)) shared.push_back(std::move(s));
+      if (std::shared_ptr<SharedDma> s = Retire(i)) retired(*s);
     } else {
       ++i;
     }
   }
-  return shared;
 }
 
 std::shared_ptr<SharedDma> LocalAccesses::Retire(size_t index) {
   InFlight d = std::move(in_flight_[index]);
   in_flight_.erase(in_flight_.begin() + static_cast<std::ptrdiff_t>(index));
+  spans_in_flight_ -= d.reads.size() + d.writes.size();
   // Its spans' states were set by Mark: the destination is written now.
   for (const Span& s : d.writes) std::memset(State(s.lo), kWritten, static_cast<size_t>(s.hi - s.lo));
   for (const Span& s : d.reads) {
     if (d.reads_written) {
       std::memset(State(s.lo), kWritten, static_cast<size_t>(s.hi - s.lo));
     } else {
-      for (uint8_t *p = State(s.lo), *end = State(s.hi); p < end; ++p) *p &= static_cast<uint8_t>(~kReads);
+      ClearBits(State(s.lo), s.hi - s.lo, kReads);
     }
   }
   // DMAs still in flight over the same bytes keep their bits.

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/functional/function_ref.h"
 #include "runtime/abi.h"
 #include "runtime/shared_races.h"
 
@@ -68,8 +69,8 @@ class LocalAccesses {
   std::optional<AccessProblem> StartDma(const scjit_dma& dma, const int32_t* indices, int site, int sem,
                                         int64_t credit, std::shared_ptr<SharedDma> shared);
   // A wait took `amount` from semaphore `sem`: retires the DMAs that covers,
-  // and returns the shared records among them.
-  std::vector<std::shared_ptr<SharedDma>> Consume(int sem, int64_t amount);
+  // calling `retired` with the shared records among them, in start order.
+  void Consume(int sem, int64_t amount, absl::FunctionRef<void(SharedDma&)> retired);
 
  private:
   struct Span {
@@ -93,8 +94,14 @@ class LocalAccesses {
   // The first byte of [lo, hi) whose state has a bit of `mask` other than
   // `expect` has, as a problem (kUnwritten when WRITTEN is missing).
   std::optional<AccessProblem> Find(const uint8_t* lo, const uint8_t* hi, uint8_t mask, uint8_t expect) const;
+  // Find, for a DMA's span: when only DMA bits are asked for and few spans
+  // are in flight, their spans answer sooner than the state bytes (which
+  // they set).
+  std::optional<AccessProblem> FindForDma(const uint8_t* lo, const uint8_t* hi, uint8_t mask, uint8_t expect) const;
   // The DMA in flight that has `bits` on byte p.
   int SiteOf(const uint8_t* p, uint8_t bits) const;
+  // True when a DMA in flight has one of `bits` on some byte of [lo, hi).
+  bool InFlightMeets(const uint8_t* lo, const uint8_t* hi, uint8_t bits) const;
   // Sets the DMA bits of `d`. What StartDma checked leaves one state per span
   // (a destination's WRITTEN does not matter while a DMA writes it), so most
   // spans are set with memset.
@@ -107,6 +114,7 @@ class LocalAccesses {
   int64_t delta_;
   bool init_, race_;
   std::vector<InFlight> in_flight_;
+  size_t spans_in_flight_ = 0;  // their reads and writes
   std::vector<int64_t> started_, consumed_;  // credit per semaphore
 };
 

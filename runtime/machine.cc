@@ -12,6 +12,7 @@
 #include "runtime/element_text.h"
 #include "runtime/half.h"
 #include "runtime/host_memory.h"
+#include "runtime/shared_moves.h"
 
 namespace scjit {
 namespace {
@@ -22,25 +23,6 @@ constexpr size_t kMinStackBytes = size_t{1} << 20;
 constexpr size_t kStackHeadroom = size_t{256} << 10;
 
 int64_t AlignUp(int64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
-
-// Two elements of `w` bytes are equal (inline for the common widths: the race
-// check compares every element a DMA writes when they differ as a whole).
-template <typename T>
-bool Same(const uint8_t* a, const uint8_t* b) {
-  T x, y;
-  std::memcpy(&x, a, sizeof(T));
-  std::memcpy(&y, b, sizeof(T));
-  return x == y;
-}
-bool SameElement(const uint8_t* a, const uint8_t* b, int64_t w) {
-  switch (w) {
-    case 1: return *a == *b;
-    case 2: return Same<uint16_t>(a, b);
-    case 4: return Same<uint32_t>(a, b);
-    case 8: return Same<uint64_t>(a, b);
-    default: return std::memcmp(a, b, static_cast<size_t>(w)) == 0;
-  }
-}
 
 void FillPoison(uint8_t* data, int64_t count, ElementType e) {
   if (count <= 0) return;
@@ -255,17 +237,13 @@ bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vecto
     SharedWrites::Guard guard = writes != nullptr
                                     ? writes->Lock(dma.dst.base, dma.dst.base + ExtentBytes(dma.dst, dma.elem_bytes))
                                     : SharedWrites::Guard();
-    // Race check: which shared destination bytes the DMA changes (by its end: a
-    // scatter may write a row twice). A local destination is no other
-    // subcore's to race on.
-    bool note = shared && shared_record != nullptr && !dma.add;
-    bool repeats = note && RepeatsRows(dma, *indices);
-    std::vector<uint8_t> before;
-    if (repeats) before = DestinationBytes(dma, indices->data());
-    if (note && !repeats) NoteChanges(dma, indices->data(), {}, shared_record.get());
-    Transfer(dma, indices->data());
-    if (repeats) NoteChanges(dma, indices->data(), before, shared_record.get());
-    if (shared && machine_->shared_init() != nullptr) machine_->shared_init()->MarkWritten(dma, indices->data());
+    if (shared) {
+      // Race check: which shared destination bytes a plain DMA changes. A
+      // local destination is no other subcore's to race on.
+      MoveShared(dma, *indices, dma.add ? nullptr : shared_record.get(), machine_->shared_init());
+    } else {
+      Transfer(dma, indices->data());
+    }
   }
   if (sem >= 0) {
     sems_[sem].value += credit;
@@ -277,9 +255,9 @@ bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vecto
 void Subcore::Complete(int sem, int64_t bytes, bool settling) {
   Semaphore& s = sems_[sem];
   while (s.value + s.deferred < bytes && !s.pending.empty()) {
-    StartedDma p = std::move(s.pending.front());
-    s.pending.pop_front();
+    StartedDma& p = s.pending.front();  // Execute starts no DMA: p stays put
     Execute(p.dma, p.site, p.credit, &p.indices, sem, settling, p.shared);
+    s.pending.pop_front();
   }
 }
 
@@ -298,10 +276,13 @@ int32_t Subcore::DmaStart(const scjit_dma& dma, int site) {
     return 0;
   }
   // The list is read now: the DMA moves the rows the indices named at its start.
-  StartedDma p{dma, site, credit, {}, nullptr};
-  if ((status = ReadIndices(dma, site, &p.indices)) != 0) return status;
-  if ((status = StartAccesses(dma, p.indices, site, dma.sem, credit, &p.shared)) != 0) return status;
-  sems_[dma.sem].pending.push_back(std::move(p));
+  PendingDmas& pending = sems_[dma.sem].pending;
+  StartedDma& p = pending.emplace_back(dma, site, credit);
+  if ((status = ReadIndices(dma, site, &p.indices)) != 0 ||
+      (status = StartAccesses(dma, p.indices, site, dma.sem, credit, &p.shared)) != 0) {
+    pending.pop_back();
+    return status;
+  }
   return 0;
 }
 
@@ -537,7 +518,7 @@ Clock& Subcore::clock() { return (*machine_->clocks())[static_cast<size_t>(index
 
 std::shared_ptr<SharedDma> Subcore::SharedRecord(const scjit_dma& dma, const std::vector<int32_t>& indices, int site) {
   if (machine_->clocks() == nullptr) return nullptr;
-  auto record = std::make_shared<SharedDma>();
+  auto record = std::allocate_shared<SharedDma>(RecordAllocator<SharedDma>(records_));
   int64_t w = dma.elem_bytes;
   auto add = [&](const uint8_t* base, int64_t stride, int64_t n, SharedDma::Kind kind) {
     if (n <= 0 || stride < 0 || local_->Local(base, ((n - 1) * stride + 1) * w)) return;
@@ -565,89 +546,13 @@ std::shared_ptr<SharedDma> Subcore::SharedRecord(const scjit_dma& dma, const std
   return record;
 }
 
-bool Subcore::RepeatsRows(const scjit_dma& dma, const std::vector<int32_t>& indices) {
-  if (dma.indexed != SCJIT_DMA_SCATTER) return false;
-  std::vector<int32_t> sorted = indices;
-  std::sort(sorted.begin(), sorted.end());
-  return std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
-}
-
-// Each destination run's bytes, in ForEachRun order.
-std::vector<uint8_t> Subcore::DestinationBytes(const scjit_dma& dma, const int32_t* indices) {
-  std::vector<uint8_t> out;
-  int64_t w = dma.elem_bytes;
-  ForEachRun(dma, indices, [&](uint8_t* dst, int64_t dst_stride, const uint8_t*, int64_t, int64_t n) {
-    if (dst_stride == 1) {
-      out.insert(out.end(), dst, dst + n * w);
-      return;
-    }
-    for (int64_t i = 0; i < n; ++i) out.insert(out.end(), dst + i * dst_stride * w, dst + i * dst_stride * w + w);
-  });
-  return out;
-}
-
-namespace {
-
-// 64 bytes equal, compared without a call.
-bool SameBlock(const uint8_t* a, const uint8_t* b) {
-  uint64_t diff = 0;
-  for (int i = 0; i < 64; i += 8) {
-    uint64_t x, y;
-    std::memcpy(&x, a + i, 8);
-    std::memcpy(&y, b + i, 8);
-    diff |= x ^ y;
-  }
-  return diff == 0;
-}
-
-}  // namespace
-
-void Subcore::NoteChanges(const scjit_dma& dma, const int32_t* indices, const std::vector<uint8_t>& before,
-                          SharedDma* record) {
-  int64_t w = dma.elem_bytes;
-  size_t at = 0;
-  // Compared with `before` after the transfer, or else with the source before it.
-  ForEachRun(dma, indices, [&](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
-    auto other = [&](int64_t i) { return before.empty() ? src + i * src_stride * w : before.data() + at; };
-    auto note = [&](uintptr_t lo, uintptr_t hi) {
-      auto& changed = record->changed;
-      if (!changed.empty() && changed.back().second == lo) {
-        changed.back().second = hi;
-      } else {
-        changed.emplace_back(lo, hi);
-      }
-    };
-    // A contiguous run counts in blocks of 64 bytes: a block is changed when
-    // any of its bytes is.
-    if (dst_stride == 1 && (before.empty() ? src_stride == 1 : true)) {
-      const uint8_t* was = other(0);
-      constexpr int64_t kBlock = 64;
-      for (int64_t lo = 0; lo < n * w; lo += kBlock) {
-        int64_t bytes = std::min(kBlock, n * w - lo);
-        bool same = bytes == kBlock ? SameBlock(dst + lo, was + lo)
-                                    : std::memcmp(dst + lo, was + lo, static_cast<size_t>(bytes)) == 0;
-        if (same) continue;
-        note(reinterpret_cast<uintptr_t>(dst + lo), reinterpret_cast<uintptr_t>(dst + lo + bytes));
-      }
-      at += before.empty() ? 0 : static_cast<size_t>(n * w);
-      return;
-    }
-    for (int64_t i = 0; i < n; ++i, at += before.empty() ? 0 : static_cast<size_t>(w)) {
-      const uint8_t* d = dst + i * dst_stride * w;
-      if (SameElement(d, other(i), w)) continue;
-      note(reinterpret_cast<uintptr_t>(d), reinterpret_cast<uintptr_t>(d + w));
-    }
-  });
-  record->moved = true;
-}
-
 void Subcore::Consumed(int sem, int64_t amount, int site) {
   if (local_ == nullptr) return;
-  for (const std::shared_ptr<SharedDma>& retired : local_->Consume(sem, amount)) {
+  local_->Consume(sem, amount, [&](SharedDma& retired) {
     TickClock();
-    retired->end = clock()[static_cast<size_t>(index_)];
-    retired->end_site = site;
-  }
+    retired.end = clock()[static_cast<size_t>(index_)];
+    retired.end_site = site;
+  });
   if (machine_->clocks() != nullptr) Join(clock(), machine_->sem_clock(index_, sem));
 }
 
@@ -855,6 +760,25 @@ void Machine::StageSemaphores(std::span<const ParamBuffer> params, bool in) {
   }
 }
 
+namespace {
+
+// State bytes [0, bytes): unwritten in the `unwritten` ranges, written
+// elsewhere, each byte set once.
+void FillShadow(uint8_t* shadow, int64_t bytes, std::vector<std::pair<int64_t, int64_t>> unwritten) {
+  std::sort(unwritten.begin(), unwritten.end());
+  int64_t at = 0;
+  for (auto [lo, hi] : unwritten) {
+    lo = std::max(lo, at);
+    if (lo >= hi) continue;
+    std::memset(shadow + at, SCJIT_SHADOW_WRITTEN, static_cast<size_t>(lo - at));
+    std::memset(shadow + lo, 0, static_cast<size_t>(hi - lo));
+    at = hi;
+  }
+  std::memset(shadow + at, SCJIT_SHADOW_WRITTEN, static_cast<size_t>(bytes - at));
+}
+
+}  // namespace
+
 absl::Status Machine::AllocateArenas() {
   int64_t total = kAlign;
   for (MachinePart& part : parts_) {
@@ -881,8 +805,8 @@ absl::Status Machine::AllocateArenas() {
   if (instrumented || options_.checks.init || options_.checks.race) {
     shadow_ = MemoryPool::Acquire(options_.memory, total);
     if (shadow_ == nullptr) return absl::ResourceExhaustedError(Cat("cannot allocate ", total, " bytes of kernel memory"));
-    std::memset(shadow_.get(), SCJIT_SHADOW_WRITTEN, static_cast<size_t>(total));
   }
+  std::vector<std::pair<int64_t, int64_t>> poisoned;  // [lo, hi) of memory_
   uint8_t* next = memory_.get() + (kAlign - reinterpret_cast<uintptr_t>(memory_.get()) % kAlign) % kAlign;
   for (MachinePart& part : parts_) {
     int n = part.count();
@@ -898,13 +822,15 @@ absl::Status Machine::AllocateArenas() {
                          : r.space == MemorySpace::kSmem ? part.smem + i * part.smem_stride
                                                          : part.vmem + i * part.vmem_stride;
         FillPoison(arena + r.offset, r.count, r.element);
-        // Poison is what nothing has written.
-        if (shadow_ != nullptr && options_.checks.init) {
-          std::memset(shadow_.get() + (arena + r.offset - memory_.get()), 0,
-                      static_cast<size_t>(r.count * ByteWidth(r.element)));
-        }
+        int64_t lo = arena + r.offset - memory_.get();
+        poisoned.emplace_back(lo, lo + r.count * ByteWidth(r.element));
       }
     }
+  }
+  // Poison is what nothing has written (init check); every other byte holds a value.
+  if (shadow_ != nullptr) {
+    if (!options_.checks.init) poisoned.clear();
+    FillShadow(shadow_.get(), total, std::move(poisoned));
   }
   return absl::OkStatus();
 }
@@ -942,6 +868,9 @@ void Machine::AddSubcores(const MachinePart& part) {
   for (int k = 0; k < part.count(); ++k) {
     int core = k / l.subcores, subcore = k % l.subcores;
     auto s = std::make_unique<Subcore>(this, &part, part.first + k, core, subcore);
+    auto index = static_cast<size_t>(part.first + k);
+    while (record_pools_.size() <= index) record_pools_.push_back(std::make_unique<RecordPool>());
+    s->records_ = record_pools_[index].get();
     scjit_ctx& c = s->ctx;
     c.vmem = part.vmem + k * part.vmem_stride;
     c.smem = part.smem + k * part.smem_stride;

@@ -8,7 +8,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <memory>
 #include <random>
@@ -26,6 +25,7 @@
 #include "runtime/local_accesses.h"
 #include "runtime/scheduler.h"
 #include "runtime/memory_pool.h"
+#include "runtime/record_pool.h"
 #include "runtime/shared_init.h"
 #include "runtime/shared_races.h"
 #include "runtime/shared_writes.h"
@@ -62,10 +62,40 @@ struct StartedDma {
   std::shared_ptr<SharedDma> shared;  // race check: its accesses to shared memory
 };
 
+// DMAs started and not yet moved, oldest first: a vector whose front
+// advances (a deque of entries this large allocates for each one).
+class PendingDmas {
+ public:
+  bool empty() const { return head_ == items_.size(); }
+  StartedDma& front() { return items_[head_]; }
+  const StartedDma& front() const { return items_[head_]; }
+  // A new last entry, made in place (a descriptor is large).
+  StartedDma& emplace_back(const scjit_dma& dma, int site, int64_t credit) {
+    return items_.emplace_back(dma, site, credit);
+  }
+  void pop_back() { items_.pop_back(); }
+  void pop_front() {
+    StartedDma& d = items_[head_++];
+    d.indices = {};
+    d.shared = nullptr;
+    if (head_ == items_.size()) {
+      items_.clear();
+      head_ = 0;
+    } else if (head_ >= 64 && 2 * head_ >= items_.size()) {
+      items_.erase(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+  }
+
+ private:
+  std::vector<StartedDma> items_;
+  size_t head_ = 0;
+};
+
 // One semaphore of one subcore.
 struct Semaphore {
   int64_t value = 0;
-  std::deque<StartedDma> pending;  // on_wait mode: started, not yet moved
+  PendingDmas pending;  // on_wait mode: started, not yet moved
   int64_t deferred = 0;            // credit of DMAs the machine applies at the next settle
   int last_site = -1;              // the op that last credited it (signal or DMA)
 };
@@ -173,15 +203,6 @@ class Subcore {
   // Race check: the accesses of `dma` to shared memory (null when the check is
   // off or it has none), made at `site`.
   std::shared_ptr<SharedDma> SharedRecord(const scjit_dma& dma, const std::vector<int32_t>& indices, int site);
-  // Race check: records which bytes of its destination a plain DMA changed
-  // (writes of identical bytes are no race), given their bytes before it.
-  // `before` (DestinationBytes) is needed only when a scatter repeats a row;
-  // otherwise NoteChanges compares the source with the destination ahead of
-  // the transfer (empty `before`).
-  static bool RepeatsRows(const scjit_dma& dma, const std::vector<int32_t>& indices);
-  static std::vector<uint8_t> DestinationBytes(const scjit_dma& dma, const int32_t* indices);
-  static void NoteChanges(const scjit_dma& dma, const int32_t* indices, const std::vector<uint8_t>& before,
-                          SharedDma* record);
   // RT-INIT or RT-RACE for `problem`, met by the op at `site`.
   // RT-INIT: the DMA at `site` reads `byte` of shared memory, unwritten.
   Diagnostic SharedInitFinding(int site, const uint8_t* byte, bool destination);
@@ -210,6 +231,7 @@ class Subcore {
   int64_t dma_bytes_ = 0;
   std::vector<int32_t> indices_;  // the index list of an eager or synchronous DMA
   std::unique_ptr<LocalAccesses> local_;  // init or race checks on
+  RecordPool* records_ = nullptr;          // race check: where its SharedDma records live
   std::vector<std::shared_ptr<SharedDma>> shared_started_;  // race check: this epoch's
 
   Wait wait_ = Wait::kNone;
@@ -301,6 +323,9 @@ class Machine {
   int64_t memory_bytes_ = 0;
   std::vector<uint8_t*> hbm_;
   std::vector<int64_t> hbm_bytes_;
+  // One per subcore, for its race records; before every member that holds
+  // records, so that it is destroyed after them.
+  std::vector<std::unique_ptr<RecordPool>> record_pools_;
   std::vector<std::unique_ptr<Subcore>> subcores_;
   std::unique_ptr<SubcoreScheduler> scheduler_;
   std::unique_ptr<SharedWrites> shared_writes_;  // null on one thread

@@ -71,10 +71,43 @@ const uint8_t* SharedInit::FirstUnwritten(const uint8_t* p, int64_t bytes) const
   return nullptr;
 }
 
+bool SharedInit::NoneWritten(const uint8_t* p, int64_t bytes) const {
+  const Region* r = RegionOf(p);
+  if (r == nullptr || bytes <= 0 || bytes > r->hi - p) return false;
+  int64_t first = p - r->lo, end = first + bytes;
+  uint64_t* bits = r->written.get();
+  // Words the range covers in part may hold bits of other stripes (Set):
+  // loaded atomically; whole words in one pass.
+  auto part = [&](int64_t from, int64_t to) {  // within one word
+    if (from >= to) return uint64_t{0};
+    uint64_t mask = (to - from == 64 ? ~uint64_t{0} : ((uint64_t{1} << (to - from)) - 1)) << (from % 64);
+    return std::atomic_ref<uint64_t>(bits[from / 64]).load(std::memory_order_relaxed) & mask;
+  };
+  int64_t head_end = std::min(end, (first + 63) / 64 * 64);
+  int64_t tail_start = std::max(head_end, end / 64 * 64);
+  uint64_t any = part(first, head_end) | part(tail_start, end);
+  for (int64_t w = head_end / 64; w < tail_start / 64; ++w) any |= bits[w];
+  return any == 0;
+}
+
+bool SharedInit::Meets(const scjit_ref& r, int64_t elem_bytes) const {
+  int64_t extent = ExtentBytes(r, static_cast<int>(elem_bytes));
+  if (extent < 0) return true;  // (not a valid view: let the walk decide)
+  const uint8_t* lo = r.base;
+  const uint8_t* hi = lo + extent;
+  // The first region ending after lo is the only one that may start before hi.
+  auto it = std::upper_bound(regions_.begin(), regions_.end(), lo,
+                             [](const uint8_t* p, const Region& x) { return p < x.hi; });
+  return it != regions_.end() && it->lo < hi;
+}
+
 const uint8_t* SharedInit::FirstUnwrittenRead(const scjit_dma& dma, const int32_t* indices,
                                               bool* destination) const {
   const uint8_t* first = nullptr;
-  if (regions_.empty()) return first;
+  // Most DMAs read no region (an input array, a subcore's own VMEM): no walk.
+  if (regions_.empty() || (!Meets(dma.src, dma.elem_bytes) && !(dma.add && Meets(dma.dst, dma.elem_bytes)))) {
+    return first;
+  }
   int64_t w = dma.elem_bytes;
   auto check = [&](const uint8_t* base, int64_t stride, int64_t n) {
     if (first != nullptr || n <= 0) return;
@@ -95,19 +128,22 @@ const uint8_t* SharedInit::FirstUnwrittenRead(const scjit_dma& dma, const int32_
 
 void SharedInit::MarkWritten(const scjit_dma& dma, const int32_t* indices) {
   if (regions_.empty()) return;
-  int64_t w = dma.elem_bytes;
+  ForEachRun(dma, indices, [&](uint8_t* dst, int64_t dst_stride, const uint8_t*, int64_t, int64_t n) {
+    MarkWrittenRun(dst, dst_stride, n, dma.elem_bytes);
+  });
+}
+
+void SharedInit::MarkWrittenRun(const uint8_t* dst, int64_t stride, int64_t n, int64_t w) {
+  if (regions_.empty() || n <= 0) return;
   auto mark = [&](const uint8_t* p, int64_t bytes) {
     Region* r = RegionOf(p);
     if (r != nullptr) Set(r->written.get(), p - r->lo, std::min<int64_t>(bytes, r->hi - p));
   };
-  ForEachRun(dma, indices, [&](uint8_t* dst, int64_t dst_stride, const uint8_t*, int64_t, int64_t n) {
-    if (n <= 0) return;
-    if (dst_stride == 1) {
-      mark(dst, n * w);
-      return;
-    }
-    for (int64_t i = 0; i < n; ++i) mark(dst + i * dst_stride * w, w);
-  });
+  if (stride == 1) {
+    mark(dst, n * w);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) mark(dst + i * stride * w, w);
 }
 
 }  // namespace scjit

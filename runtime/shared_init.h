@@ -33,11 +33,15 @@ class SharedInit {
   // The first byte of [p, p + bytes) nothing has written, or null. Bytes in
   // no region count as written.
   const uint8_t* FirstUnwritten(const uint8_t* p, int64_t bytes) const;
+  // True when [p, p + bytes) lies in a region and nothing has written any of it.
+  bool NoneWritten(const uint8_t* p, int64_t bytes) const;
   // The first unwritten byte `dma` reads in these memories (its source, and
   // its destination when it adds), or null; `destination`: it is the latter.
   const uint8_t* FirstUnwrittenRead(const scjit_dma& dma, const int32_t* indices, bool* destination) const;
   // The bytes `dma` writes hold values now.
   void MarkWritten(const scjit_dma& dma, const int32_t* indices);
+  // The same for one run of it: n elements of w bytes at dst, `stride` elements apart.
+  void MarkWrittenRun(const uint8_t* dst, int64_t stride, int64_t n, int64_t w);
 
  private:
   struct Region {
@@ -46,6 +50,8 @@ class SharedInit {
     std::unique_ptr<uint64_t[]> written;  // bit i of word i / 64: byte lo + i
   };
   const Region* RegionOf(const uint8_t* p) const;
+  // True when some region has a byte of view `r` (whose extent is known valid).
+  bool Meets(const scjit_ref& r, int64_t elem_bytes) const;
   Region* RegionOf(const uint8_t* p) { return const_cast<Region*>(std::as_const(*this).RegionOf(p)); }
   static void Set(uint64_t* bits, int64_t first, int64_t count);
 

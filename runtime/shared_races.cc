@@ -25,8 +25,7 @@ bool Overlaps(const absl::InlinedVector<std::pair<uintptr_t, uintptr_t>, 1>& run
 
 }  // namespace
 
-std::vector<std::map<uintptr_t, SharedAccesses::Segment>::iterator> SharedAccesses::Cover(uintptr_t lo,
-                                                                                          uintptr_t hi) {
+void SharedAccesses::Cover(uintptr_t lo, uintptr_t hi) {
   // Split the segment holding `p` at p, if it starts before it.
   auto split = [&](uintptr_t p) {
     auto it = segments_.upper_bound(p);
@@ -40,7 +39,7 @@ std::vector<std::map<uintptr_t, SharedAccesses::Segment>::iterator> SharedAccess
   };
   split(lo);
   split(hi);
-  std::vector<std::map<uintptr_t, Segment>::iterator> out;
+  cover_.clear();
   uintptr_t at = lo;
   auto it = segments_.lower_bound(lo);
   while (at < hi) {
@@ -48,11 +47,10 @@ std::vector<std::map<uintptr_t, SharedAccesses::Segment>::iterator> SharedAccess
       uintptr_t end = it == segments_.end() ? hi : std::min(hi, it->first);
       it = segments_.emplace_hint(it, at, Segment{end, {}});
     }
-    out.push_back(it);
+    cover_.push_back(it);
     at = it->second.hi;
     ++it;
   }
-  return out;
 }
 
 void SharedAccesses::AddRegion(uintptr_t lo, uintptr_t hi) {
@@ -119,7 +117,8 @@ void SharedAccesses::MapRegion(Region& r, const std::shared_ptr<SharedDma>& dma,
 void SharedAccesses::Map(const std::shared_ptr<SharedDma>& dma, const SharedDma::Run& run,
                          std::vector<SharedRace>* races) {
   {
-    for (auto it : Cover(run.lo, run.hi)) {
+    Cover(run.lo, run.hi);
+    for (auto it : cover_) {
       auto& entries = it->second.entries;
       for (const Entry& e : entries) {
         if (e.dma == dma || dma->reported || e.dma->reported) continue;

@@ -21,10 +21,12 @@
 #include <cstdint>
 #include <map>
 
-#include "absl/container/inlined_vector.h"
 #include <memory>
 #include <utility>
 #include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "runtime/record_pool.h"
 
 namespace scjit {
 
@@ -107,8 +109,11 @@ class SharedAccesses {
     uint8_t kinds = 0;    // of the held accesses
     std::vector<std::shared_ptr<SharedDma>> held;  // in the order they were added
   };
-  // Segments covering exactly [lo, hi) (made or split as needed), in order.
-  std::vector<std::map<uintptr_t, Segment>::iterator> Cover(uintptr_t lo, uintptr_t hi);
+  // The map's nodes come from a pool (a DMA may make one).
+  using SegmentMap = std::map<uintptr_t, Segment, std::less<>, RecordAllocator<std::pair<const uintptr_t, Segment>>>;
+  // Segments covering exactly [lo, hi) (made or split as needed), in order,
+  // into cover_ (kept to save an allocation per run).
+  void Cover(uintptr_t lo, uintptr_t hi);
   // The region holding byte `p`, or null.
   Region* RegionOf(uintptr_t p);
   // True when holding an access of `kind` in `r` keeps every held access free of races.
@@ -119,8 +124,10 @@ class SharedAccesses {
   void MapRegion(Region& r, const std::shared_ptr<SharedDma>& dma, size_t upto, std::vector<SharedRace>* races);
 
   std::vector<Region> regions_;            // sorted by lo, disjoint
-  std::map<uintptr_t, Segment> segments_;  // by first byte, disjoint
+  RecordPool nodes_;  // before segments_: outlives it
+  SegmentMap segments_{RecordAllocator<SegmentMap::value_type>(&nodes_)};  // by first byte, disjoint
   std::vector<Pending> pending_;
+  std::vector<SegmentMap::iterator> cover_;
 };
 
 }  // namespace scjit

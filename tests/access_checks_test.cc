@@ -417,5 +417,84 @@ TEST(SharedRaceTest, SemaphoreHandshakeOrders) {
             "");
 }
 
+// Which bytes a write changed decides a race of two writes: identical bytes
+// are none, whether the memory held a value before or not (the first write
+// into unwritten bytes changes them, the second finds them equal), in shared
+// scratch as in HBM, by 64-byte blocks of a contiguous run and by elements of
+// a strided one.
+TEST(SharedRaceTest, IdenticalBytesInSharedScratchAndStridedRuns) {
+  EXPECT_EQ(Findings(R"(kernel @k(out %o: hbm<16x2xi32>)
+    mesh vector(cores = 1, subcores = 2)
+    scratch(%buf: vmem<16xi32>, %slots: vmem_shared<16xi32>)
+{
+  %me = axis_index subcore : i32
+  %i = iota : vector<16xi32>
+  store %buf[:], %i
+  copy %buf -> %slots
+  copy %buf -> %o[:, 0]
+  copy %buf -> %o[:, 1]
+}
+)"),
+            "");
+  // One lane differs: a block of a contiguous run races from its first byte, a
+  // strided run at the element.
+  std::string text = R"(kernel @k(out %o: hbm<16x2xi32>)
+    mesh vector(cores = 1, subcores = 2)
+    scratch(%buf: vmem<16xi32>, %slots: vmem_shared<16xi32>)
+{
+  %me = axis_index subcore : i32
+  %i = iota : vector<16xi32>
+  %last = cmp eq %i, 15 : vector<16xi1>
+  %mv = broadcast %me : vector<16xi32>
+  %v = select %last, %mv, %i : vector<16xi32>
+  store %buf[:], %v
+  ${COPY}
+}
+)";
+  auto with = [&](const std::string& copy) {
+    std::string t = text;
+    t.replace(t.find("${COPY}"), 7, copy);
+    return Findings(t);
+  };
+  std::string f = with("copy %buf -> %slots");
+  EXPECT_NE(f.find("test.scir:11:3: error[RT-RACE]: copy %buf -> %slots writes %slots[0] of core 0 while the DMA of copy at "
+                   "test.scir:11:3 on subcore (core 0, subcore 0) may still be writing it"),
+            std::string::npos)
+      << f;
+  f = with("copy %buf -> %o[:, 1]");
+  EXPECT_NE(f.find("test.scir:11:3: error[RT-RACE]: copy %buf -> %o[:, 1] writes %o[15, 1] while the DMA of copy at "
+                   "test.scir:11:3 on subcore (core 0, subcore 0) may still be writing it"),
+            std::string::npos)
+      << f;
+}
+
+// A DMA of many strided elements in flight: the next DMA into its buffer is
+// checked against its state bytes (too many spans to compare one by one).
+TEST(LocalRaceTest, ManySpansInFlight) {
+  std::string text = R"(kernel @k(in %x: hbm<160xi32>, out %o: hbm<80x2xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<80x2xi32>, %sems: dma_sem<2>)
+{
+  %a = view %sems[0] : dma_sem
+  %b = view %sems[1] : dma_sem
+  dma_start %x[0:80] -> %buf[:, 0], %a
+  dma_start %x[80:160] -> %buf[:, ${COLUMN}], %b
+  dma_wait %x[0:80] -> %buf[:, 0], %a
+  dma_wait %x[80:160] -> %buf[:, ${COLUMN}], %b
+  copy %buf -> %o
+}
+)";
+  auto with = [&](const std::string& column) {
+    std::string t = text;
+    for (size_t at; (at = t.find("${COLUMN}")) != std::string::npos;) t.replace(at, 9, column);
+    return Findings(t);
+  };
+  EXPECT_EQ(with("1"), "");
+  EXPECT_NE(with("0").find("test.scir:8:3: error[RT-RACE]: dma_start %x[80:160] -> %buf[:, 0] writes %buf[0, 0] "
+                           "while the DMA of dma_start at test.scir:7:3 may still be writing it"),
+            std::string::npos)
+      << with("0");
+}
+
 }  // namespace
 }  // namespace scjit

@@ -1,0 +1,27 @@
+// Moving a DMA's bytes into memory subcores share (HBM and host parameters,
+// VMEM_SHARED), with what the checks need to know of it: which destination
+// bytes it changed (the race check: two writes of identical bytes are no race,
+// runtime.md §5) and that they hold values now (the init check). One walk over
+// the DMA's runs does all three: a DMA is frequent and its bytes many.
+#ifndef SCJIT_RUNTIME_SHARED_MOVES_H_
+#define SCJIT_RUNTIME_SHARED_MOVES_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/abi.h"
+#include "runtime/shared_init.h"
+#include "runtime/shared_races.h"
+
+namespace scjit {
+
+// Performs `dma` (as Transfer does). With `changes` (a plain DMA's race
+// record), notes in changes->changed the destination bytes whose value it
+// changed, by 64-byte blocks of a contiguous run (a block counts as changed
+// when any of its bytes does) or by elements of a strided one; with `init`,
+// marks the bytes it wrote as written there.
+void MoveShared(const scjit_dma& dma, const std::vector<int32_t>& indices, SharedDma* changes, SharedInit* init);
+
+}  // namespace scjit
+
+#endif  // SCJIT_RUNTIME_SHARED_MOVES_H_
