@@ -1006,5 +1006,39 @@ TEST(NarrowNpyTest, JitRunReadsAndWritesNarrowArrays) {
 INSTANTIATE_TEST_SUITE_P(Dtypes, DtypesTest, ::testing::ValuesIn(NarrowParams()), ParamName);
 INSTANTIATE_TEST_SUITE_P(Dtypes, ConvertTest, ::testing::ValuesIn(ConvertParams()), ParamName);
 
+// A divisor known when the kernel compiles, with lanes of 0 and -1, at every
+// optimization level (-O2 once folded the whole division into its dividend:
+// tests/fuzz/regressions/int-div-by-constant-with-zero-lanes.scir).
+TEST(IntDivisionTest, ConstantDivisorsWithZeroAndMinusOneLanes) {
+  const std::vector<int32_t> d = {INT32_MIN, -1, 0, 2, 929, INT32_MAX, 1, -7, 3, 3436, -1, -8309, 20925, -1300, 0, -1};
+  std::vector<int32_t> x = {5, INT32_MIN, 77, -9, 123456, -3, 42, 50, -50, 99999, 8, -1, 7, 6, INT32_MIN, -100};
+  std::string dense;
+  for (int32_t v : d) dense += (dense.empty() ? "" : ", ") + std::to_string(v);
+  std::string text = R"(kernel @k(in %x: vmem<16xi32>, out %q: vmem<16xi32>, out %r: vmem<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+  %v = get %x : vector<16xi32>
+  %d = const dense<[)" + dense + R"(]> : vector<16xi32>
+  %quotient = div %v, %d : vector<16xi32>
+  %remainder = rem %v, %d : vector<16xi32>
+  store %q, %quotient
+  store %r, %remainder
+}
+)";
+  for (int level : {0, 2, 3}) {
+    CompileOptions compile;
+    compile.opt_level = level;
+    testing::Run run = RunText(text, {{"x", Bytes(x)}}, compile);
+    ASSERT_TRUE(run.ok()) << run.diagnostics << run.Findings();
+    std::vector<int32_t> q = run.As<int32_t>("q"), r = run.As<int32_t>("r");
+    for (size_t i = 0; i < d.size(); ++i) {
+      int64_t want_q = d[i] == 0 ? -1 : (x[i] == INT32_MIN && d[i] == -1) ? INT32_MIN : x[i] / d[i];
+      int64_t want_r = d[i] == 0 ? x[i] : (x[i] == INT32_MIN && d[i] == -1) ? 0 : x[i] % d[i];
+      EXPECT_EQ(q[i], want_q) << "-O" << level << " lane " << i << ": " << x[i] << " / " << d[i];
+      EXPECT_EQ(r[i], want_r) << "-O" << level << " lane " << i << ": " << x[i] << " % " << d[i];
+    }
+  }
+}
+
 }  // namespace
 }  // namespace scjit::testing
