@@ -545,6 +545,7 @@ absl::Status Emitter::Run() {
   exit_status_->addIncoming(I32(0), b_.GetInsertBlock());
   b_.CreateBr(exit_);
   InstrumentAccesses();
+  LowerNarrowCompressions();
 
   // Every alloca is in the entry block (see NewBuffer): together they bound the frame.
   const llvm::DataLayout& layout = module_.getDataLayout();

@@ -2,6 +2,7 @@
 #include "lowering/emit/emitter.h"
 #include "lowering/ir/printer.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/MDBuilder.h"
 #include "runtime/abi.h"
@@ -292,6 +293,75 @@ absl::Status Emitter::EmitSync(const Op& op) {
     }
     default:
       return Unsupported(kernel_, op, op.name());
+  }
+}
+
+namespace {
+
+bool Narrow(llvm::Type* ty) {
+  auto* vt = llvm::cast<llvm::FixedVectorType>(ty);
+  return vt->getNumElements() * vt->getScalarSizeInBits() < 128;
+}
+
+// Lane i of an expand-load takes element popcount(mask[0, i)) when set. The
+// view holds all n elements (the op's vector covers it), so the whole of it may
+// be loaded.
+llvm::Value* ExpandLanes(llvm::IRBuilder<>& b, llvm::Type* ty, llvm::Value* ptr, llvm::Value* mask,
+                         llvm::Value* passthru) {
+  unsigned n = llvm::cast<llvm::FixedVectorType>(ty)->getNumElements();
+  llvm::Value* all = b.CreateAlignedLoad(ty, ptr, llvm::Align(1));
+  llvm::Value* r = passthru;
+  llvm::Value* at = b.getInt32(0);
+  for (unsigned i = 0; i < n; ++i) {
+    llvm::Value* on = b.CreateExtractElement(mask, b.getInt32(i));
+    llvm::Value* lane = b.CreateSelect(on, b.CreateExtractElement(all, at), b.CreateExtractElement(passthru, i));
+    r = b.CreateInsertElement(r, lane, b.getInt32(i));
+    at = b.CreateAdd(at, b.CreateZExt(on, b.getInt32Ty()));
+  }
+  return r;
+}
+
+// The set lanes of a compress-store, in order, over the first popcount(mask)
+// elements; the others keep what they hold (the view is read and written back).
+void CompressLanes(llvm::IRBuilder<>& b, llvm::Value* v, llvm::Value* ptr, llvm::Value* mask) {
+  llvm::Type* ty = v->getType();
+  unsigned n = llvm::cast<llvm::FixedVectorType>(ty)->getNumElements();
+  llvm::Value* out = b.CreateAlignedLoad(ty, ptr, llvm::Align(1));
+  llvm::Value* at = b.getInt32(0);
+  for (unsigned i = 0; i < n; ++i) {
+    llvm::Value* on = b.CreateExtractElement(mask, b.getInt32(i));
+    llvm::Value* placed = b.CreateInsertElement(out, b.CreateExtractElement(v, i), at);
+    out = b.CreateSelect(on, placed, out);
+    at = b.CreateAdd(at, b.CreateZExt(on, b.getInt32Ty()));
+  }
+  b.CreateAlignedStore(out, ptr, llvm::Align(1));
+}
+
+}  // namespace
+
+void Emitter::LowerNarrowCompressions() {
+  std::vector<llvm::IntrinsicInst*> calls;
+  for (llvm::BasicBlock& block : *fn_) {
+    for (llvm::Instruction& i : block) {
+      auto* call = llvm::dyn_cast<llvm::IntrinsicInst>(&i);
+      if (call == nullptr) continue;
+      llvm::Intrinsic::ID id = call->getIntrinsicID();
+      if (id == llvm::Intrinsic::masked_expandload && Narrow(call->getType())) calls.push_back(call);
+      if (id == llvm::Intrinsic::masked_compressstore && Narrow(call->getArgOperand(0)->getType())) {
+        calls.push_back(call);
+      }
+    }
+  }
+  llvm::IRBuilder<> b(ctx_);
+  for (llvm::IntrinsicInst* call : calls) {
+    b.SetInsertPoint(call);
+    if (call->getIntrinsicID() == llvm::Intrinsic::masked_expandload) {
+      call->replaceAllUsesWith(
+          ExpandLanes(b, call->getType(), call->getArgOperand(0), call->getArgOperand(1), call->getArgOperand(2)));
+    } else {
+      CompressLanes(b, call->getArgOperand(0), call->getArgOperand(1), call->getArgOperand(2));
+    }
+    call->eraseFromParent();
   }
 }
 

@@ -290,6 +290,12 @@ class Emitter {
   bool InArena(llvm::Value* ptr) const;
   // Adds the state-byte tests to every tagged VMEM/SMEM access of the function.
   void InstrumentAccesses();
+  // Rewrites llvm.masked.expandload / compressstore of vectors narrower than
+  // 128 bits (the kernel's and the access checks') lane by lane: LLVM 19's x86
+  // backend widens them and may leave the extra mask lanes set (an all-true
+  // <8 x i1> made with kxnorw has 16 bits set: an 8-byte compress-store wrote
+  // 16). After InstrumentAccesses, which reads the intrinsics' masks.
+  void LowerNarrowCompressions();
   // A runtime call checks (and for a write marks) `bytes` bytes at `ptr` before `at`.
   void CheckInBulk(llvm::Instruction* at, bool write, llvm::Value* ptr, llvm::Value* bytes, int site);
   void CheckAccess(llvm::Instruction* at, bool write, llvm::Value* ptr, llvm::Type* type, llvm::Value* mask,

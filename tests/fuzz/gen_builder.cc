@@ -248,7 +248,9 @@ Table* Builder::TableOf(VType row) {
     shape.push_back(row.n);
     local.push_back(row.n);
   }
-  t.param = AddParam("x", ParamDirection::kIn, row.e, shape);
+  t.staged = rng_.Chance(15);
+  t.param = AddParam("x", ParamDirection::kIn, row.e, shape,
+                     !t.staged ? "hbm" : row.scalar() ? "smem" : "vmem");
   t.buf = AddScratch(row.scalar() ? "m" : "t", RefType(row.scalar() ? "smem" : "vmem", row.e, local));
   tables_.push_back(t);
   // The load goes before the body, at the top level.
@@ -265,7 +267,8 @@ Table* Builder::TableOf(VType row) {
 
 void Builder::LoadTable(const Table& t) {
   std::string src = absl::StrCat(t.param, "[", worker, "]");
-  int form = rng_.Below(t.row.scalar() ? 4 : 6);
+  // (A staged table is copied within the subcore's memory: no index-list gather.)
+  int form = rng_.Below(t.row.scalar() || t.staged ? 4 : 6);
   switch (form) {
     case 0:
       Line("copy ", src, " -> ", t.buf);

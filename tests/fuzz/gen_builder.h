@@ -46,6 +46,9 @@ struct Table {
   VType row;          // one row: vector<n x e>, or a scalar e in SMEM
   int rows = 0;       // a power of two
   bool written = false;
+  // The input is a staged parameter (vmem, or smem for scalars): every subcore
+  // gets its own copy of the whole array before the kernel runs.
+  bool staged = false;
 };
 
 // Shape constraints of an op's type.

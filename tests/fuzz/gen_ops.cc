@@ -116,6 +116,16 @@ bool Bitcast(Builder& b, const OpRow& op) {
   }
   if (to.empty()) return false;
   std::string x = b.Get(*t);
+  if (IsFloat(t->e)) {
+    // Which NaN an op makes is unspecified (language.md, "Floats"); a bitcast
+    // would show its bits as numbers: NaNs become 0 first.
+    // (Compares are ordered: `eq` is false exactly for a NaN.)
+    std::string number = b.Fresh(), zero = b.Fresh(), clean = b.Fresh();
+    b.Line(number, " = cmp eq ", x, ", ", x, " : ", VType{E::kI1, t->n}.Text());
+    b.Line(zero, " = const ", t->scalar() ? "0.0" : "dense<0.0>", " : ", t->Text());
+    b.Line(clean, " = select ", number, ", ", x, ", ", zero, " : ", t->Text());
+    x = clean;
+  }
   VType r = b.rng().Pick(to);
   b.Line(Result(b, r), " = bitcast ", x, " : ", r.Text());
   return true;
@@ -236,6 +246,37 @@ bool Sort(Builder& b, const OpRow& op) {
   std::string vals = b.Get(*v);
   std::string rk = Result(b, *k), rv = Result(b, *v);
   b.Line(rk, ", ", rv, " = sort ", keys, ", ", vals, " : ", k->Text(), ", ", v->Text());
+  return true;
+}
+
+// plsc.pack: two 32-bit vectors to one of half width, interleaved (2N,); or
+// compressed (N, 2) and unpacked again at once (rank-2 values are not kept).
+bool Pack(Builder& b, const OpRow& op) {
+  auto t = b.ChooseType(op.types, op.shapes);
+  if (!t) return false;
+  E half = t->e == E::kF32 ? E::kBF16 : E::kI16;
+  if (!In(half, b.options().types)) return false;
+  std::string x = b.Get(*t), y = b.Get(*t);
+  if (b.rng().Chance(70)) {
+    VType r{half, 2 * t->n};
+    b.Line(Result(b, r), " = pack ", x, ", ", y, " {format = \"interleaved\"} : ", r.Text());
+    return true;
+  }
+  std::string packed = b.Fresh("pk");
+  b.Line(packed, " = pack ", x, ", ", y, " {format = \"compressed\"} : vector<", t->n, "x2x", Info(half).name, ">");
+  std::string ra = Result(b, *t), rb = Result(b, *t);
+  b.Line(ra, ", ", rb, " = unpack ", packed, " {format = \"compressed\"} : ", t->Text(), ", ", t->Text());
+  return true;
+}
+
+// plsc.unpack of an interleaved 16-bit vector (an even length) to two of double width.
+bool Unpack(Builder& b, const OpRow& op) {
+  auto t = b.ChooseType(op.types, op.shapes);
+  if (!t || t->n % 2 != 0) return false;
+  VType wide{t->e == E::kBF16 ? E::kF32 : E::kI32, t->n / 2};
+  if (!In(wide.e, b.options().types)) return false;
+  std::string v = b.Get(*t), ra = Result(b, wide), rb = Result(b, wide);
+  b.Line(ra, ", ", rb, " = unpack ", v, " {format = \"interleaved\"} : ", wide.Text(), ", ", wide.Text());
   return true;
 }
 

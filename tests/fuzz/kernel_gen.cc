@@ -197,6 +197,69 @@ bool SyncOp(Builder& b) {
   return true;
 }
 
+// A `pipeline` over a new input, split over every worker (partition(core,
+// subcore)): blocks of R rows in, each row through a few statements that may
+// read the tables, out to a new output. Top level only.
+bool Pipeline(Builder& b) {
+  auto row = b.ChooseType(kMemory, kVectorOk);
+  if (!row) return false;
+  Rng& rng = b.rng();
+  int grid = b.workers() * (1 + rng.Below(2)), rows = 1 << rng.Below(3);
+  std::vector<int64_t> shape = {grid * rows, row->n};
+  std::string in = b.AddParam("p", ParamDirection::kIn, row->e, shape);
+  std::string out = b.AddParam("q", ParamDirection::kOut, row->e, shape);
+  std::string iv = b.Fresh("pin"), ov = b.Fresh("pout"), i = b.Fresh("i"), j = b.Fresh("j"), r = b.Fresh("r");
+  std::string block = absl::StrCat("block [", rows, ", ", row->n, "], map (", i, ", ", j, ") -> (", i, ", ", j, ")");
+  std::string buffer = Builder::RefType("vmem", row->e, {rows, row->n});
+  b.Line("pipeline grid(", grid, ", 1) partition(core, subcore) parallel");
+  b.Line("    in(", in, ", ", block, ")");
+  b.Line("    out(", out, ", ", block, ")");
+  b.Line("    body(", iv, ": ", buffer, ", ", ov, ": ", buffer, ") {");
+  size_t mark = b.Mark();
+  b.Indent(1);
+  b.Nest(1);
+  b.Line("for ", r, " = 0 to ", rows, " step 1 {");
+  b.Indent(1);
+  b.Nest(1);
+  std::string v = b.Fresh("pv");
+  b.Line(v, " = get ", iv, "[", r, "] : ", row->Text());
+  b.Define(v, *row);
+  b.ForbidWrites(1);
+  Block(b, 1 + rng.Below(3));
+  b.ForbidWrites(-1);
+  b.Line("store ", ov, "[", r, "], ", b.Get(*row));
+  b.Nest(-1);
+  b.Indent(-1);
+  b.Line("}");
+  b.Nest(-1);
+  b.Indent(-1);
+  b.Restore(mark);
+  b.Line("}");
+  return true;
+}
+
+// A `scoped` region with a VMEM buffer of its own (alloc: unwritten at entry),
+// stored, read back, and used by the region's statements.
+bool Scoped(Builder& b) {
+  auto t = b.ChooseType(kMemory, kVectorOk);
+  if (!t) return false;
+  b.Line("scoped {");
+  size_t mark = b.Mark();
+  b.Indent(1);
+  b.Nest(1);
+  std::string a = b.Fresh("a"), w = b.Fresh("w");
+  b.Line(a, " = alloc ", Builder::RefType("vmem", t->e, {t->n}));
+  b.Line("store ", a, ", ", b.Get(*t));
+  b.Line(w, " = get ", a, " : ", t->Text());
+  b.Define(w, *t);
+  Block(b, 1 + b.rng().Below(b.options().block_statements));
+  b.Nest(-1);
+  b.Indent(-1);
+  b.Restore(mark);
+  b.Line("}");
+  return true;
+}
+
 std::string Results(Builder& b, const std::vector<VType>& types, std::vector<std::string>* names) {
   for (size_t i = 0; i < types.size(); ++i) names->push_back(b.Fresh());
   return names->empty() ? "" : absl::StrCat(absl::StrJoin(*names, ", "), " = ");
@@ -348,8 +411,10 @@ void Statement(Builder& b) {
       {&EmitValueOp, 60, true},
       {&MemoryOp, 14, true},
       {&Control, 12, b.depth() < b.options().max_depth},
+      {&Scoped, 2, b.depth() < b.options().max_depth},
       {&DmaOp, 5, b.writes_allowed()},
       {&SyncOp, 5, top},
+      {&Pipeline, 2, top},
       {&Print, 1, true},
   };
   int total = 0;
