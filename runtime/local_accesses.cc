@@ -214,6 +214,12 @@ std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const
   }
   started_[static_cast<size_t>(sem)] += credit;
   d.end = started_[static_cast<size_t>(sem)];
+  for (const auto* spans : {&d.reads, &d.writes}) {
+    for (const Span& s : *spans) {
+      d.bounds.lo = d.bounds.lo == nullptr ? s.lo : std::min(d.bounds.lo, s.lo);
+      d.bounds.hi = std::max(d.bounds.hi, s.hi);
+    }
+  }
   Mark(d);
   spans_in_flight_ += d.reads.size() + d.writes.size();
   in_flight_.push_back(std::move(d));
@@ -259,20 +265,8 @@ std::shared_ptr<SharedDma> LocalAccesses::Retire(size_t index) {
     }
   }
   // DMAs still in flight over the same bytes keep their bits.
-  auto bounds = [](const InFlight& x) {
-    std::pair<uint8_t*, uint8_t*> b{nullptr, nullptr};
-    for (const auto* spans : {&x.reads, &x.writes}) {
-      for (const Span& s : *spans) {
-        b.first = b.first == nullptr ? s.lo : std::min(b.first, s.lo);
-        b.second = std::max(b.second, s.hi);
-      }
-    }
-    return b;
-  };
-  auto [lo, hi] = bounds(d);
   for (const InFlight& other : in_flight_) {
-    auto [olo, ohi] = bounds(other);
-    if (olo < hi && lo < ohi) Mark(other);
+    if (other.bounds.lo < d.bounds.hi && d.bounds.lo < other.bounds.hi) Mark(other);
   }
   return std::move(d.shared);
 }

@@ -87,6 +87,7 @@ class LocalAccesses {
     // READS while it is in flight.
     bool reads_written = false;
     absl::InlinedVector<Span, 2> reads, writes;
+    Span bounds{nullptr, nullptr};  // of reads and writes together
     std::shared_ptr<SharedDma> shared;
   };
 

@@ -266,8 +266,9 @@ int32_t Subcore::DmaStart(const scjit_dma& dma, int site) {
   Count(RuntimeOp::kDmaStart);
   int32_t status = 0;
   if (!ValidSemaphore(dma.sem, site, &status) || !ValidDma(dma, site, &status)) return status;
-  int64_t credit = Credit(dma);
-  dma_bytes_ += ElementCount(MovedShape(dma)) * dma.elem_bytes;
+  int64_t bytes = ElementCount(MovedShape(dma)) * dma.elem_bytes;
+  int64_t credit = dma.sem_unit == SCJIT_SEM_ONE ? 1 : bytes;  // Credit(dma), from the bytes already counted
+  dma_bytes_ += bytes;
   std::shared_ptr<SharedDma> shared;
   if (machine_->options().dma == DmaMode::kEager) {
     if ((status = ReadIndices(dma, site, &indices_)) != 0) return status;

@@ -76,17 +76,19 @@ bool SharedInit::NoneWritten(const uint8_t* p, int64_t bytes) const {
   if (r == nullptr || bytes <= 0 || bytes > r->hi - p) return false;
   int64_t first = p - r->lo, end = first + bytes;
   uint64_t* bits = r->written.get();
-  // Words the range covers in part may hold bits of other stripes (Set):
-  // loaded atomically; whole words in one pass.
+  // A word may hold bits of bytes another thread writes (an array need not be
+  // aligned to the stripes of SharedWrites): loaded atomically, the whole
+  // words of the range without a mask each.
+  auto word = [&](int64_t w) { return std::atomic_ref<uint64_t>(bits[w]).load(std::memory_order_relaxed); };
   auto part = [&](int64_t from, int64_t to) {  // within one word
     if (from >= to) return uint64_t{0};
     uint64_t mask = (to - from == 64 ? ~uint64_t{0} : ((uint64_t{1} << (to - from)) - 1)) << (from % 64);
-    return std::atomic_ref<uint64_t>(bits[from / 64]).load(std::memory_order_relaxed) & mask;
+    return word(from / 64) & mask;
   };
   int64_t head_end = std::min(end, (first + 63) / 64 * 64);
   int64_t tail_start = std::max(head_end, end / 64 * 64);
   uint64_t any = part(first, head_end) | part(tail_start, end);
-  for (int64_t w = head_end / 64; w < tail_start / 64; ++w) any |= bits[w];
+  for (int64_t w = head_end / 64; w < tail_start / 64; ++w) any |= word(w);
   return any == 0;
 }
 
