@@ -138,25 +138,42 @@ void LocalAccesses::MarkWritten(const uint8_t* p, int64_t bytes) {
   SetBits(State(p), bytes, kWritten);
 }
 
-void LocalAccesses::AddSpans(const scjit_dma& dma, const int32_t* indices, InFlight* d) const {
+void LocalAccesses::AddSpans(const scjit_dma& dma, const int32_t* indices, InFlight* d, SharedDma* shared) const {
   int64_t w = dma.elem_bytes;
-  auto add = [&](absl::InlinedVector<Span, 2>& spans, const uint8_t* base, int64_t stride, int64_t n) {
-    int64_t extent = ((n - 1) * stride + 1) * w;
-    if (n <= 0 || stride < 0 || !Local(base, extent)) return;
-    auto* p = const_cast<uint8_t*>(base);
+  // Calls add(lo, hi) for each contiguous piece of a run of n elements.
+  auto pieces = [&](const uint8_t* base, int64_t stride, int64_t n, auto&& add) {
     for (int64_t i = 0; i < n; i = stride == 1 ? n : i + 1) {
-      uint8_t* lo = p + i * stride * w;
-      uint8_t* hi = stride == 1 ? p + n * w : lo + w;
-      if (!spans.empty() && spans.back().hi == lo) {
-        spans.back().hi = hi;
-      } else {
-        spans.push_back(Span{lo, hi});
-      }
+      const uint8_t* lo = base + i * stride * w;
+      add(lo, stride == 1 ? base + n * w : lo + w);
     }
   };
+  auto add = [&](absl::InlinedVector<Span, 2>& spans, const uint8_t* base, int64_t stride, int64_t n,
+                 SharedDma::Kind kind) {
+    if (n <= 0 || stride < 0) return;
+    if (Local(base, ((n - 1) * stride + 1) * w)) {
+      pieces(base, stride, n, [&](const uint8_t* lo, const uint8_t* hi) {
+        if (!spans.empty() && spans.back().hi == lo) {
+          spans.back().hi = const_cast<uint8_t*>(hi);
+        } else {
+          spans.push_back(Span{const_cast<uint8_t*>(lo), const_cast<uint8_t*>(hi)});
+        }
+      });
+    } else if (shared != nullptr) {
+      pieces(base, stride, n, [&](const uint8_t* lo, const uint8_t* hi) {
+        auto l = reinterpret_cast<uintptr_t>(lo), h = reinterpret_cast<uintptr_t>(hi);
+        auto& runs = shared->runs;
+        if (!runs.empty() && runs.back().hi == l && runs.back().kind == kind) {
+          runs.back().hi = h;
+        } else {
+          runs.push_back(SharedDma::Run{l, h, kind});
+        }
+      });
+    }
+  };
+  SharedDma::Kind write = dma.add ? SharedDma::kAdd : SharedDma::kWrite;
   ForEachRun(dma, indices, [&](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
-    add(d->reads, src, src_stride, n);
-    add(d->writes, dst, dst_stride, n);
+    add(d->reads, src, src_stride, n, SharedDma::kRead);
+    add(d->writes, dst, dst_stride, n, write);
   });
 }
 
@@ -175,7 +192,8 @@ std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const
   d.site = site;
   d.sem = sem;
   d.add = dma.add != 0;
-  AddSpans(dma, indices, &d);
+  AddSpans(dma, indices, &d, shared.get());
+  if (shared != nullptr && shared->runs.empty()) shared = nullptr;
   // The DMA may read its index list until the wait (runtime.md §4): writing
   // it before then is a race, as writing the source is.
   if (dma.indexed != SCJIT_DMA_PLAIN && dma.list_in_vmem) {

@@ -65,7 +65,9 @@ class LocalAccesses {
   // adding `credit` to it when it completes: checks the bytes it reads and
   // writes in the subcore's memories (an index list in VMEM included) and marks
   // them. On a problem nothing is marked.
-  // `shared`: its accesses to shared memory (race check), retired with it.
+  // `shared`: the race check's record of it (or null), retired with it: the
+  // same walk over the DMA's runs fills in its accesses outside the subcore's
+  // memories (shared->runs); a record left without any is dropped.
   std::optional<AccessProblem> StartDma(const scjit_dma& dma, const int32_t* indices, int site, int sem,
                                         int64_t credit, std::shared_ptr<SharedDma> shared);
   // A wait took `amount` from semaphore `sem`: retires the DMAs that covers,
@@ -108,8 +110,9 @@ class LocalAccesses {
   // spans are set with memset.
   void Mark(const InFlight& d);
   std::shared_ptr<SharedDma> Retire(size_t index);
-  // The parts of a DMA in the subcore's memories.
-  void AddSpans(const scjit_dma& dma, const int32_t* indices, InFlight* d) const;
+  // The parts of a DMA in the subcore's memories, and (with `shared`) the runs
+  // of the others.
+  void AddSpans(const scjit_dma& dma, const int32_t* indices, InFlight* d, SharedDma* shared) const;
 
   std::vector<std::pair<uint8_t*, uint8_t*>> arenas_;
   int64_t delta_;

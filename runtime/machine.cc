@@ -489,21 +489,22 @@ int32_t Subcore::StartAccesses(const scjit_dma& dma, const std::vector<int32_t>&
   if (SharedInit* init = machine_->shared_init(); init != nullptr && ReadsShared(dma)) {
     unwritten = init->FirstUnwrittenRead(dma, indices.data(), &destination);
   }
-  *shared = SharedRecord(dma, indices, site);
   // With the race check on, an unwritten shared byte may be one another
   // subcore writes unordered with this read: that race, found when the epoch
   // ends, is the finding to make; the RT-INIT only if there is none.
-  if (unwritten != nullptr && *shared == nullptr) return Fail(SharedInitFinding(site, unwritten, destination));
+  if (unwritten != nullptr && machine_->clocks() == nullptr) return Fail(SharedInitFinding(site, unwritten, destination));
+  std::shared_ptr<SharedDma> record = NewRecord(site);
+  // (The walk that checks the DMA's local bytes gives the record its runs.)
+  std::optional<AccessProblem> problem = local_->StartDma(dma, indices.data(), site, sem, credit, record);
+  if (problem) return Fail(AccessFinding(*problem, site));
+  if (record != nullptr && record->runs.empty()) record = nullptr;
   if (unwritten != nullptr) {
-    (*shared)->unwritten = unwritten;
-    (*shared)->unwritten_destination = destination;
+    if (record == nullptr) return Fail(SharedInitFinding(site, unwritten, destination));
+    record->unwritten = unwritten;
+    record->unwritten_destination = destination;
   }
-  std::optional<AccessProblem> problem = local_->StartDma(dma, indices.data(), site, sem, credit, *shared);
-  if (problem) {
-    *shared = nullptr;
-    return Fail(AccessFinding(*problem, site));
-  }
-  if (*shared != nullptr) shared_started_.push_back(*shared);
+  if (record != nullptr) shared_started_.push_back(record);
+  *shared = std::move(record);
   return 0;
 }
 
@@ -517,29 +518,9 @@ Diagnostic Subcore::SharedInitFinding(int site, const uint8_t* byte, bool destin
 
 Clock& Subcore::clock() { return (*machine_->clocks())[static_cast<size_t>(index_)]; }
 
-std::shared_ptr<SharedDma> Subcore::SharedRecord(const scjit_dma& dma, const std::vector<int32_t>& indices, int site) {
+std::shared_ptr<SharedDma> Subcore::NewRecord(int site) {
   if (machine_->clocks() == nullptr) return nullptr;
   auto record = std::allocate_shared<SharedDma>(RecordAllocator<SharedDma>(records_));
-  int64_t w = dma.elem_bytes;
-  auto add = [&](const uint8_t* base, int64_t stride, int64_t n, SharedDma::Kind kind) {
-    if (n <= 0 || stride < 0 || local_->Local(base, ((n - 1) * stride + 1) * w)) return;
-    for (int64_t i = 0; i < n; i = stride == 1 ? n : i + 1) {
-      auto lo = reinterpret_cast<uintptr_t>(base + i * stride * w);
-      uintptr_t hi = stride == 1 ? lo + n * w : lo + w;
-      auto& runs = record->runs;
-      if (!runs.empty() && runs.back().hi == lo && runs.back().kind == kind) {
-        runs.back().hi = hi;
-      } else {
-        runs.push_back(SharedDma::Run{lo, hi, kind});
-      }
-    }
-  };
-  ForEachRun(dma, indices.data(),
-             [&](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
-               add(src, src_stride, n, SharedDma::kRead);
-               add(dst, dst_stride, n, dma.add ? SharedDma::kAdd : SharedDma::kWrite);
-             });
-  if (record->runs.empty()) return nullptr;
   record->subcore = index_;
   record->site = site;
   const Clock& now = clock();

@@ -200,9 +200,9 @@ class Subcore {
   // Race check: this subcore's clock, and a tick of its own entry.
   Clock& clock();
   void TickClock() { ++clock()[static_cast<size_t>(index_)]; }
-  // Race check: the accesses of `dma` to shared memory (null when the check is
-  // off or it has none), made at `site`.
-  std::shared_ptr<SharedDma> SharedRecord(const scjit_dma& dma, const std::vector<int32_t>& indices, int site);
+  // Race check: a record for a DMA started at `site` now, without its runs
+  // (LocalAccesses::StartDma adds them); null when the check is off.
+  std::shared_ptr<SharedDma> NewRecord(int site);
   // RT-INIT or RT-RACE for `problem`, met by the op at `site`.
   // RT-INIT: the DMA at `site` reads `byte` of shared memory, unwritten.
   Diagnostic SharedInitFinding(int site, const uint8_t* byte, bool destination);
