@@ -43,6 +43,7 @@ bool MemoryOp(Builder& b) {
   std::string i = b.Index(t.rows), ref = absl::StrCat(t.buf, "[", i, "]");
   VType v = t.row;
   Rng& rng = b.rng();
+
   if (v.scalar()) {
     if (!b.writes_allowed()) return false;
     if (v.e == E::kI32 && rng.Chance(40)) {
@@ -128,6 +129,17 @@ bool DmaOp(Builder& b) {
   if (form == 1 && t.rows > 1) {
     int from = rng.Below(t.rows), to = (from + 1 + rng.Below(t.rows - 1)) % t.rows;
     std::string src = absl::StrCat(t.buf, "[", from, "]"), dst = absl::StrCat(t.buf, "[", to, "]");
+    if (rng.Chance(25)) {
+      // The source row chosen at run time by a select_ref of two row views (pl.select_ref):
+      // either is another row than the destination.
+      int alt = (to + 1 + rng.Below(t.rows - 1)) % t.rows;
+      std::string type = Builder::RefType("vmem", t.row.e, {t.row.n});
+      std::string ra = b.Fresh("ra"), rb = b.Fresh("rb"), rs = b.Fresh("rs"), k = b.Index(2);
+      b.Line(ra, " = view ", src, " : ", type);
+      b.Line(rb, " = view ", t.buf, "[", alt, "] : ", type);
+      b.Line(rs, " = select_ref ", k, ", ", ra, ", ", rb, " : ", type);
+      src = rs;
+    }
     if (rng.Chance(50)) {
       b.Line("copy ", src, " -> ", dst);
     } else {
@@ -395,6 +407,13 @@ bool Control(Builder& b) {
 bool Print(Builder& b) {
   if (b.pool().empty()) return false;
   const Val& v = b.rng().Pick(b.pool());
+  if (v.t.scalar() && IsInt(v.t.e) && Is32(v.t.e) && b.rng().Chance(30)) {
+    // A debug_check that holds (an integer equals itself).
+    std::string c = b.Fresh("ok");
+    b.Line(c, " = cmp eq ", v.name, ", ", v.name, " : i1");
+    b.Line("debug_check ", c, ", \"", v.name.substr(1), " is itself\"");
+    return true;
+  }
   if (v.t.scalar() && !Is32(v.t.e)) return false;
   b.Line("debug_print \"v\" ", v.name);
   return true;
