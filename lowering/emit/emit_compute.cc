@@ -48,11 +48,15 @@ absl::StatusOr<llvm::Value*> Emitter::Binary(const Op& op, OpKind kind, llvm::Va
         llvm::Value* min = llvm::ConstantInt::get(ty, llvm::APInt::getSignedMinValue(ty->getScalarSizeInBits()));
         overflow = b_.CreateAnd(b_.CreateICmpEQ(a, min), b_.CreateICmpEQ(b, all_ones()));
       }
-      // Frozen: LLVM 19's InstCombine would fold a division by this select of
-      // constants into a select of divisions, one of them by the zero lanes (UB),
-      // and the whole op into its dividend (the differential tester's seed 201424).
-      llvm::Value* safe =
-          b_.CreateFreeze(b_.CreateSelect(b_.CreateOr(by_zero, overflow), llvm::ConstantInt::get(ty, 1), b));
+      // Through a volatile stack slot, which LLVM may not see through: when the
+      // divisor is known (a constant, or a loop's constant result), LLVM 19's
+      // InstCombine splits the division over this select's arms, one of them a
+      // division by the zero lanes (poison), and folds the op into a constant
+      // (differential seeds 201424 and 302555; a freeze did not stop it).
+      llvm::Value* safe = b_.CreateSelect(b_.CreateOr(by_zero, overflow), llvm::ConstantInt::get(ty, 1), b);
+      llvm::AllocaInst* slot = EntryAlloca(ty);
+      b_.CreateStore(safe, slot, /*isVolatile=*/true);
+      safe = b_.CreateLoad(ty, slot, /*isVolatile=*/true);
       llvm::Value* q = div ? (is_unsigned ? b_.CreateUDiv(a, safe) : b_.CreateSDiv(a, safe))
                            : (is_unsigned ? b_.CreateURem(a, safe) : b_.CreateSRem(a, safe));
       // With the safe divisor 1: INT_MIN / 1 = INT_MIN and INT_MIN % 1 = 0, as wanted.
