@@ -153,10 +153,13 @@ scjit_ref MovedShape(const scjit_dma& dma) {
   return r;
 }
 
-int64_t Credit(const scjit_dma& dma) {
-  if (dma.sem_unit == SCJIT_SEM_ONE) return 1;
-  return ElementCount(MovedShape(dma)) * dma.elem_bytes;
+int64_t MovedBytes(const scjit_dma& dma) { return ElementCount(MovedShape(dma)) * dma.elem_bytes; }
+
+int64_t Credit(const scjit_dma& dma, int64_t moved_bytes) {
+  return dma.sem_unit == SCJIT_SEM_ONE ? 1 : moved_bytes;
 }
+
+int64_t Credit(const scjit_dma& dma) { return Credit(dma, MovedBytes(dma)); }
 
 namespace {
 

@@ -39,6 +39,9 @@ scjit_ref MovedShape(const scjit_dma& dma);
 // What completing `dma` adds to its semaphore, and what waiting for it takes:
 // the bytes of MovedShape on a DMA semaphore, 1 on a regular one.
 int64_t Credit(const scjit_dma& dma);
+// The bytes of MovedShape, and Credit given them (a DMA's start needs both).
+int64_t MovedBytes(const scjit_dma& dma);
+int64_t Credit(const scjit_dma& dma, int64_t moved_bytes);
 
 // Performs `dma`: dst[i] = src[i] (or dst[i] += src[i] when dma.add) for every
 // element in row-major order. The shapes must match (SameSqueezedShape); the

@@ -266,8 +266,8 @@ int32_t Subcore::DmaStart(const scjit_dma& dma, int site) {
   Count(RuntimeOp::kDmaStart);
   int32_t status = 0;
   if (!ValidSemaphore(dma.sem, site, &status) || !ValidDma(dma, site, &status)) return status;
-  int64_t bytes = ElementCount(MovedShape(dma)) * dma.elem_bytes;
-  int64_t credit = dma.sem_unit == SCJIT_SEM_ONE ? 1 : bytes;  // Credit(dma), from the bytes already counted
+  int64_t bytes = MovedBytes(dma);
+  int64_t credit = Credit(dma, bytes);
   dma_bytes_ += bytes;
   std::shared_ptr<SharedDma> shared;
   if (machine_->options().dma == DmaMode::kEager) {
@@ -313,7 +313,7 @@ int32_t Subcore::Copy(const scjit_dma& dma, int site) {
   if ((status = ReadIndices(dma, site, &indices_)) != 0) return status;
   std::shared_ptr<SharedDma> shared;
   if ((status = StartAccesses(dma, indices_, site, -1, 0, &shared)) != 0) return status;
-  dma_bytes_ += ElementCount(MovedShape(dma)) * dma.elem_bytes;
+  dma_bytes_ += MovedBytes(dma);
   bool deferred = Execute(dma, site, 0, &indices_, -1, false, shared);
   if (shared != nullptr) {  // a copy retires at once
     TickClock();
