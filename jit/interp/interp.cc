@@ -58,8 +58,27 @@ bool TouchesLarge(const Op& op) {
   return false;
 }
 
+// Indexers the interpreter takes on views that view_bitcast or view_reshape made
+// (interp_views.cc): no strided slices (XF-1, GET-3, SWAP-2 reject them in
+// checked kernels) and no idx(...) lists.
+absl::Status CheckReinterpretedIndexers(Builder& b, const Op& op) {
+  for (const Operand& o : op.operands) {
+    if (!o.indexed || o.value == nullptr || !Reinterpreted(o.value)) continue;
+    for (const IndexEntry& e : o.index) {
+      if (e.kind == IndexEntry::Kind::kIndirect) {
+        return b.Unsupported(op, "an idx(...) list on a view made by view_bitcast or view_reshape");
+      }
+      if (e.stride && e.stride->int_value != 1) {
+        return b.Unsupported(op, "strided slices of a view made by view_bitcast or view_reshape");
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Prepare(Builder& b, const Op& op) {
   if (op.info().has(kTerminator)) return absl::OkStatus();  // part of its region's op
+  if (absl::Status s = CheckReinterpretedIndexers(b, op); !s.ok()) return s;
   if (TouchesLarge(op) && !op.info().has(kLarge)) {
     return b.Unsupported(op, Cat(op.name(), " of values larger than ", kRegisterBytes, " bytes"));
   }

@@ -22,6 +22,9 @@ absl::Status CheckIndexList(Builder& b, const Op& op, const IndexEntry& e) {
   const Operand& list = e.start;
   const Type& t = list.value->type;
   if (t.is_memory()) {
+    if (Reinterpreted(list.value)) {
+      return b.Unsupported(op, "an idx(...) list read through a view_bitcast or view_reshape");
+    }
     if (t.is_semaphore() || ByteWidth(t.element()) != 4 || !IsInteger(t.element())) {
       return b.Unsupported(op, Cat("an idx(...) list of type ", t.ToString(), " (index refs hold i32)"));
     }
@@ -103,6 +106,86 @@ int32_t IssueDma(Exec& x, DmaFn fn, const Ref& src, const Ref& dst, int32_t sem,
   return fn(x.ctx, &dma, site);
 }
 
+namespace {
+
+// The integer type of 1, 2 or 4 bytes (the emitter's IntOfBits).
+ElementType IntOfBytes(int bytes) {
+  return bytes == 1 ? ElementType::kI8 : bytes == 2 ? ElementType::kI16 : ElementType::kI32;
+}
+
+// A one-dimensional view of `count` units of `element` from `ptr`, `step` units apart.
+Ref Run(const Ref& like, ElementType element, uint8_t* ptr, int64_t count, int64_t step) {
+  Ref v;
+  v.space = like.space;
+  v.element = element;
+  v.arena = like.arena;
+  v.ptr = ptr;
+  v.sizes = {count};
+  v.strides = {step};
+  return v;
+}
+
+std::vector<int64_t> Squeezed(const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> out;
+  for (int64_t n : sizes) {
+    if (n != 1) out.push_back(n);
+  }
+  return out;
+}
+
+// A DMA with a chained view on either side (interp_views.cc), as the emitter's
+// DmaRuns: unit by unit of the elements, element by element in row-major
+// order, one runtime transfer per run of equally spaced units on both sides.
+int32_t DmaRuns(Exec& x, DmaFn fn, const Op& op, const Ref& src, const Ref& dst, int32_t sem, const Type* sem_type,
+                int site) {
+  int unit = std::min(src.UnitBytes(), dst.UnitBytes());
+  int per = ByteWidth(dst.element) / unit;
+  ElementType e = per > 1 ? IntOfBytes(unit) : dst.element;
+  int64_t n = dst.count();
+  auto issue = [&](const Ref& a, const Ref& b) { return IssueDma(x, fn, a, b, sem, op.dma_add, sem_type, site); };
+  if (fn == scjit_rt_dma_wait) {  // only the byte count matters
+    return issue(Run(src, e, src.ptr, n * per, 0), Run(dst, e, dst.ptr, n * per, 0));
+  }
+  if (Squeezed(src.sizes) != Squeezed(dst.sizes)) {  // for the runtime's report
+    Ref a = Run(src, e, nullptr, 1, 0), b = Run(dst, e, nullptr, 1, 0);
+    a.sizes = src.sizes;
+    b.sizes = dst.sizes;
+    a.sizes.resize(std::min<size_t>(a.sizes.size(), SCJIT_MAX_RANK));
+    b.sizes.resize(std::min<size_t>(b.sizes.size(), SCJIT_MAX_RANK));
+    a.strides.assign(a.sizes.size(), 0);
+    b.strides.assign(b.sizes.size(), 0);
+    return issue(a, b);
+  }
+  for (int u = 0; u < per; ++u) {
+    uint8_t *s0 = nullptr, *d0 = nullptr;
+    int64_t len = 0, ss = 0, ds = 0;  // the run: its first units, length and steps (in bytes)
+    for (int64_t k = 0; k <= n; ++k) {
+      uint8_t* so = k < n ? src.ByteAt(k, u * unit) : nullptr;
+      uint8_t* dof = k < n ? dst.ByteAt(k, u * unit) : nullptr;
+      if (len == 1 && k < n && so >= s0 && dof >= d0) {  // a second unit sets the steps
+        ss = so - s0;
+        ds = dof - d0;
+        ++len;
+        continue;
+      }
+      if (len > 1 && k < n && so == s0 + len * ss && dof == d0 + len * ds) {
+        ++len;
+        continue;
+      }
+      if (len > 0) {
+        if (int32_t s = issue(Run(src, e, s0, len, ss / unit), Run(dst, e, d0, len, ds / unit)); s != 0) return s;
+      }
+      s0 = so;
+      d0 = dof;
+      len = 1;
+      ss = ds = 0;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
 absl::Status PrepareDma(Builder& b, const Op& op) {
   const auto& ops = op.operands;
   b.SitesOf(op).main = b.Site(op, Cat(Print(ops[0]), " -> ", Print(ops[1]), op.dma_add ? " add" : ""));
@@ -113,6 +196,14 @@ absl::Status PrepareDma(Builder& b, const Op& op) {
   for (const IndexEntry& e : ops[0].index) src_list = src_list || e.kind == IndexEntry::Kind::kIndirect;
   for (const IndexEntry& e : ops[1].index) dst_list = dst_list || e.kind == IndexEntry::Kind::kIndirect;
   if (src_list && dst_list) return b.Unsupported(op, "a DMA with idx(...) lists on both sides");
+  bool reinterpreted = Reinterpreted(ops[0].value) || Reinterpreted(ops[1].value);
+  if ((src_list || dst_list) && reinterpreted) {
+    return b.Unsupported(op, "an indirect DMA between views of another shape (view_bitcast, view_reshape)");
+  }
+  int unit = std::min(NarrowestBytes(ops[0].value), NarrowestBytes(ops[1].value));
+  if (op.dma_add && reinterpreted && unit < ByteWidth(ops[1].value->type.element())) {
+    return b.Unsupported(op, "an add DMA between views that a view_bitcast widened");
+  }
   for (int k = 0; k < 2; ++k) {
     if (absl::Status s = CheckIndexLists(b, op, ops[k]); !s.ok()) return s;
     if (ops[k].value->type.rank() > SCJIT_MAX_RANK) {
@@ -136,6 +227,7 @@ int32_t ExecDma(Exec& x, const Op& op) {
   DmaFn fn = op.kind == OpKind::kDmaStart ? scjit_rt_dma_start : op.kind == OpKind::kDmaWait ? scjit_rt_dma_wait
                                                                                             : scjit_rt_copy;
   const Type* sem_type = ops.size() > 2 ? &ops[2].value->type : nullptr;
+  if (src.chain != nullptr || dst.chain != nullptr) return DmaRuns(x, fn, op, src, dst, sem_index, sem_type, site);
   return IssueDma(x, fn, src, dst, sem_index, op.dma_add, sem_type, site);
 }
 
@@ -176,6 +268,20 @@ int32_t Print(Exec& x, const Op& op, int site) {
       FillRef(&ref, r);
       ref.base = nullptr;
       return scjit_rt_debug_print(x.ctx, site, SCJIT_PRINT_SEMS, 0, nullptr, r.sem, &ref);
+    }
+    std::vector<uint8_t> copy;
+    if (r.chain != nullptr) {
+      // The runtime prints a strided ref: print a row-major copy (the emitter's too).
+      int w = ByteWidth(r.element), unit = r.UnitBytes();
+      copy.resize(static_cast<size_t>(r.count() * w));
+      for (int64_t k = 0; k < r.count(); ++k) {
+        for (int u = 0; u < w / unit; ++u) std::copy_n(r.ByteAt(k, u * unit), unit, copy.data() + k * w + u * unit);
+      }
+      Ref flat = Run(r, r.element, copy.data(), 0, 0);
+      flat.sizes = r.sizes;
+      flat.strides.assign(r.sizes.size(), 1);
+      for (size_t d = r.sizes.size(); d-- > 1;) flat.strides[d - 1] = flat.strides[d] * r.sizes[d];
+      r = std::move(flat);
     }
     FillRef(&ref, r);
     return scjit_rt_debug_print(x.ctx, site, SCJIT_PRINT_REF, static_cast<int32_t>(r.element), nullptr, 0, &ref);

@@ -8,14 +8,18 @@
 namespace scjit::interp {
 namespace {
 
-constexpr int64_t kChunkElements = 64;  // the emitter's strip-mining width
-
 // The lanes [first, first + width) of a gather or scatter: their addresses
 // after the bounds check (out-of-range lanes clamped, lanes of an empty
-// dimension off), or a non-zero status.
+// dimension off), or a non-zero status. A chained view's lanes are element
+// positions, accessed unit by unit (interp_views.cc).
 struct Lanes {
   std::vector<bool> active;
   std::vector<uint8_t*> addr;
+  std::vector<int64_t> element;
+
+  uint8_t* Unit(const Ref& r, int64_t i, int u) const {
+    return r.chain != nullptr ? r.ByteAt(element[i], u * r.UnitBytes()) : addr[i] + u * r.UnitBytes();
+  }
 };
 
 int32_t LaneAddresses(Exec& x, const Op& op, const Ref& r, const std::vector<Val>& idx, const std::optional<Val>& mask,
@@ -46,6 +50,7 @@ int32_t LaneAddresses(Exec& x, const Op& op, const Ref& r, const std::vector<Val
     }
   }
   out->addr.assign(static_cast<size_t>(width), nullptr);
+  out->element.assign(static_cast<size_t>(width), 0);
   for (int d = 0; d < dims; ++d) {
     auto size32 = static_cast<int32_t>(r.sizes[d]);
     for (int64_t i = 0; i < width; ++i) {
@@ -53,6 +58,12 @@ int32_t LaneAddresses(Exec& x, const Op& op, const Ref& r, const std::vector<Val
       if (!in) lane_idx[d][i] = size32 > 0 ? size32 - 1 : 0;
       if (size32 <= 0) out->active[i] = false;
     }
+  }
+  if (r.chain != nullptr) {
+    for (int64_t i = 0; i < width; ++i) {
+      for (int d = 0; d < dims; ++d) out->element[i] = out->element[i] * r.sizes[d] + lane_idx[d][i];
+    }
+    return 0;
   }
   for (int64_t i = 0; i < width; ++i) {
     uint32_t offset = 0;  // i32 lane arithmetic, as the emitter's
@@ -96,7 +107,7 @@ int32_t ExecGatherScatter(Exec& x, const Op& op) {
   if (int32_t s = x.View(ops[0], sites.main, &r); s != 0) return s;
   const Type& t = gather ? op.results[0]->type : ops[1].type();
   ElementType e = t.element();
-  int w = ByteWidth(e);
+  int w = ByteWidth(e), unit = r.UnitBytes();
   int64_t n = t.NumElements();
   std::vector<Val> idx;
   for (const Operand& iv : op.index_vectors) idx.push_back(x.Get(iv));
@@ -108,30 +119,50 @@ int32_t ExecGatherScatter(Exec& x, const Op& op) {
     int64_t width = std::min(chunk, n - first);
     Lanes lanes;
     if (int32_t s = LaneAddresses(x, op, r, idx, mask, first, width, &lanes); s != 0) return s;
-    std::vector<uint8_t*> active;
-    for (int64_t i = 0; i < width; ++i) {
-      if (lanes.active[i]) active.push_back(lanes.addr[i]);
-    }
-    if (gather) {  // masked-off lanes read the poison value
-      if (int32_t s = x.Touch(r, active, false, sites.access); s != 0) return s;
-      for (int64_t i = 0; i < width; ++i) v.set(first + i, lanes.active[i] ? LoadBits(lanes.addr[i], w) : PoisonBits(e));
-      continue;
-    }
-    if (op.kind == OpKind::kStoreScatter) {  // the highest lane wins
-      if (int32_t s = x.Touch(r, active, true, sites.access); s != 0) return s;
+    // Unit u of every active lane: one access (a chained view's elements have
+    // several units; a strided view's element is one).
+    auto units = [&](int u) {
+      std::vector<uint8_t*> out;
       for (int64_t i = 0; i < width; ++i) {
-        if (lanes.active[i]) StoreBits(lanes.addr[i], w, v.at(first + i));
+        if (lanes.active[i]) out.push_back(lanes.Unit(r, i, u));
+      }
+      return out;
+    };
+    if (op.kind == OpKind::kAddupdateScatter) {
+      // Duplicates add from the lowest lane to the highest.
+      for (int64_t i = 0; i < width; ++i) {
+        if (!lanes.active[i]) continue;
+        std::vector<uint8_t> old(static_cast<size_t>(w));
+        for (int u = 0; u < w / unit; ++u) {
+          uint8_t* p = lanes.Unit(r, i, u);
+          if (int32_t s = x.Touch(r, {p}, false, sites.access, false, unit); s != 0) return s;
+          std::copy_n(p, unit, old.data() + u * unit);
+        }
+        Bits sum = Binary(OpKind::kAdd, LoadBits(old.data(), w), v.at(first + i), e);
+        StoreBits(old.data(), w, sum);
+        for (int u = 0; u < w / unit; ++u) {
+          uint8_t* p = lanes.Unit(r, i, u);
+          if (int32_t s = x.Touch(r, {p}, true, sites.access, false, unit); s != 0) return s;
+          std::copy_n(old.data() + u * unit, unit, p);
+        }
       }
       continue;
     }
-    // addupdate_scatter: duplicates add from the lowest lane to the highest.
-    for (int64_t i = 0; i < width; ++i) {
-      if (!lanes.active[i]) continue;
-      uint8_t* p = lanes.addr[i];
-      if (int32_t s = x.Touch(r, {p}, false, sites.access); s != 0) return s;
-      Bits sum = Binary(OpKind::kAdd, LoadBits(p, w), v.at(first + i), e);
-      if (int32_t s = x.Touch(r, {p}, true, sites.access); s != 0) return s;
-      StoreBits(p, w, sum);
+    for (int u = 0; u < w / unit; ++u) {
+      if (int32_t s = x.Touch(r, units(u), !gather, sites.access, false, unit); s != 0) return s;
+      for (int64_t i = 0; i < width; ++i) {
+        uint8_t* lane = v.bytes.data() + (first + i) * w + u * unit;
+        if (gather) {  // masked-off lanes read the poison value
+          if (lanes.active[i]) std::copy_n(lanes.Unit(r, i, u), unit, lane);
+        } else if (lanes.active[i]) {  // store_scatter: the highest lane wins
+          std::copy_n(lane, unit, lanes.Unit(r, i, u));
+        }
+      }
+    }
+    if (gather) {
+      for (int64_t i = 0; i < width; ++i) {
+        if (!lanes.active[i]) v.set(first + i, PoisonBits(e));
+      }
     }
   }
   if (gather) x.Set(op.results[0], std::move(v));

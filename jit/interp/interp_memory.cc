@@ -3,7 +3,9 @@
 // VMEM/SMEM accesses (runtime.md §5), made per access as the emitter's code
 // makes them (emit_access_checks.cc): a load or store of a small value is one
 // access (or one per row of a strided view), a large value is copied row by row
-// with a bulk check of each row.
+// with a bulk check of each row; a chained view (interp_views.cc) is accessed
+// unit by unit, one access per unit of every element (per chunk of a large
+// value), as emit_view_access.cc does.
 #include "jit/interp/program.h"
 #include "lowering/ir/printer.h"
 
@@ -16,9 +18,9 @@ std::vector<uint8_t*> Exec::Elements(const Ref& r) {
   return out;
 }
 
-int32_t Exec::Touch(const Ref& r, const std::vector<uint8_t*>& addrs, bool write, int site, bool run) {
+int32_t Exec::Touch(const Ref& r, const std::vector<uint8_t*>& addrs, bool write, int site, bool run, int width) {
   if (!program.options.access_checks || !r.arena || addrs.empty()) return 0;
-  int w = ByteWidth(r.element);
+  int w = width > 0 ? width : ByteWidth(r.element);
   uint8_t mask = write ? SCJIT_SHADOW_WRITE_MASK : SCJIT_SHADOW_READ_MASK;
   uint8_t need = write ? 0 : SCJIT_SHADOW_WRITTEN;
   for (uint8_t* p : addrs) {
@@ -60,8 +62,30 @@ std::vector<std::vector<uint8_t*>> Rows(const Ref& r) {
   return rows;
 }
 
+// Copies between a chained view and a value's bytes: unit u of every element
+// of a chunk is one access (the emitter's LoadUnits, StoreUnits, CopyUnits).
+int32_t MoveUnits(Exec& x, const Ref& r, Val* v, bool to_value, int site) {
+  int w = ByteWidth(r.element), unit = r.UnitBytes();
+  int64_t n = v->count();
+  int64_t chunk = Large(v->type) ? kChunkElements : n;
+  for (int64_t first = 0; first < n; first += chunk) {
+    int64_t width = std::min(chunk, n - first);
+    for (int u = 0; u < w / unit; ++u) {
+      std::vector<uint8_t*> units;
+      for (int64_t k = first; k < first + width; ++k) units.push_back(r.ByteAt(k, u * unit));
+      if (int32_t s = x.Touch(r, units, !to_value, site, /*run=*/false, unit); s != 0) return s;
+      for (int64_t j = 0; j < width; ++j) {
+        uint8_t* val = v->bytes.data() + (first + j) * w + u * unit;
+        to_value ? std::copy_n(units[j], unit, val) : std::copy_n(val, unit, units[j]);
+      }
+    }
+  }
+  return 0;
+}
+
 // Copies between a view and a value's bytes, access by access.
 int32_t Move(Exec& x, const Ref& r, Val* v, bool to_value, int site) {
+  if (r.chain != nullptr) return MoveUnits(x, r, v, to_value, site);
   int w = ByteWidth(r.element);
   auto copy = [&](const std::vector<uint8_t*>& elems, int64_t first) {
     for (size_t j = 0; j < elems.size(); ++j) {
@@ -168,6 +192,9 @@ absl::Status PrepareMemory(Builder& b, const Op& op) {
   if (masked) {
     const Type& t = op.kind == OpKind::kLoadExpanded ? op.results[0]->type : op.operands[1].type();
     if (!t.is_vector()) return b.Unsupported(op, "masked scalar access");
+  }
+  if (op.kind == OpKind::kFetchAndAdd && Reinterpreted(ref.value)) {
+    return b.Unsupported(op, "fetch_and_add through a view_bitcast or view_reshape");
   }
   return absl::OkStatus();
 }

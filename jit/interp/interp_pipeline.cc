@@ -224,6 +224,9 @@ absl::Status PreparePipeline(Builder& b, const Op& op) {
     const Value* arg = op.regions[0]->args[k];
     BlockMode mode = BlockModeOf(op, k);
     const Type& src = po.ref.value->type;
+    if (Reinterpreted(po.ref.value)) {
+      return b.Unsupported(op, "a pipeline operand viewed by view_bitcast or view_reshape");
+    }
     for (size_t d = 0; d < po.block.size(); ++d) {
       if (po.block[d].kind == BlockDim::Kind::kIndirect && d != 0) {
         return b.Unsupported(op, "an indirect(N) block dimension after the first");

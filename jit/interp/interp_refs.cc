@@ -92,12 +92,65 @@ int32_t Exec::CheckIndex(int64_t* index, int64_t limit, int what, int dim, int s
   return 0;
 }
 
+int32_t Exec::Slice(const IndexEntry& e, int64_t size, int dim, int site, int64_t* start, int64_t* n) {
+  if (e.kind == IndexEntry::Kind::kRange) {
+    *start = e.lo.value_or(0);
+    *n = (e.hi ? *e.hi : size) - *start;
+    return 0;
+  }
+  *start = SInt(e.start);
+  *n = SInt(e.size);
+  int64_t k = e.stride ? e.stride->int_value : 1;
+  if (!e.size.is_literal()) {
+    if (int32_t s = CheckIndex(n, size + 1, SCJIT_BOUNDS_SLICE_SIZE, dim, site); s != 0) return s;
+  }
+  // The last element start + (n-1)*k must be inside: start < size - (n-1)*k.
+  return CheckIndex(start, size - (*n - 1) * k, SCJIT_BOUNDS_SLICE_START, dim, site);
+}
+
+namespace {
+
+// An indexer on a chained view: a stage of starts and kept dimensions (the
+// emitter's ChainView; strided slices and idx(...) lists are refused when the
+// program is built).
+int32_t ViewOfChain(Exec& x, const Operand& o, const Ref& r, int site, Ref* out) {
+  ViewStage stage;
+  bool straddles = Straddles(o, r);
+  std::vector<int64_t> groups;
+  for (int d = 0; d < r.rank(); ++d) {
+    const IndexEntry* e = d < static_cast<int>(o.index.size()) ? &o.index[d] : nullptr;
+    int64_t size = r.sizes[d], start = 0, n = size;
+    if (e != nullptr && e->kind == IndexEntry::Kind::kIndex) {
+      start = x.SInt(e->start);
+      if (int32_t s = x.CheckIndex(&start, size, SCJIT_BOUNDS_INDEX, d, site); s != 0) return s;
+      stage.starts.push_back(start);
+      stage.kept.push_back(-1);
+      continue;
+    }
+    int64_t group = straddles ? 1 : r.group(d);
+    if (e != nullptr && e->kind != IndexEntry::Kind::kAll) {
+      if (int32_t s = x.Slice(*e, size, d, site, &start, &n); s != 0) return s;
+      if (int32_t s = AlignToGroup(x, *e, group, d, site, &start, &n, &group); s != 0) return s;
+    }
+    stage.starts.push_back(start);
+    stage.kept.push_back(static_cast<int>(stage.sizes.size()));
+    stage.sizes.push_back(n);
+    groups.push_back(group);
+  }
+  if (std::all_of(groups.begin(), groups.end(), [](int64_t g) { return g < 2; })) groups.clear();
+  *out = IndexChain(r, std::move(stage), std::move(groups));
+  return 0;
+}
+
+}  // namespace
+
 int32_t Exec::View(const Operand& o, int site, Ref* out) {
   const Ref& r = RefOf(o.value);
   if (!o.indexed) {
     *out = r;
     return 0;
   }
+  if (r.chain != nullptr) return ViewOfChain(*this, o, r, site, out);
   Ref v;
   v.space = r.space;
   v.semaphore = r.semaphore;
@@ -105,12 +158,15 @@ int32_t Exec::View(const Operand& o, int site, Ref* out) {
   v.arena = r.arena;
   v.static_shape = r.static_shape;
   int64_t offset = 0;
+  bool straddles = !r.groups.empty() && Straddles(o, r);
   for (int d = 0; d < r.rank(); ++d) {
     const IndexEntry* e = d < static_cast<int>(o.index.size()) ? &o.index[d] : nullptr;
     int64_t size = r.sizes[d], stride = r.strides[d];
+    int64_t group = straddles ? 1 : r.group(d);
     if (e == nullptr || e->kind == IndexEntry::Kind::kAll) {
       v.sizes.push_back(size);
       v.strides.push_back(stride);
+      v.groups.push_back(group);
       continue;
     }
     switch (e->kind) {
@@ -120,26 +176,17 @@ int32_t Exec::View(const Operand& o, int site, Ref* out) {
         offset += i * stride;
         break;
       }
-      case IndexEntry::Kind::kSlice: {
-        int64_t start = SInt(e->start), n = SInt(e->size);
+      case IndexEntry::Kind::kSlice:
+      case IndexEntry::Kind::kRange: {
+        int64_t start = 0, n = 0;
+        if (int32_t s = Slice(*e, size, d, site, &start, &n); s != 0) return s;
+        if (int32_t s = AlignToGroup(*this, *e, group, d, site, &start, &n, &group); s != 0) return s;
         int64_t k = e->stride ? e->stride->int_value : 1;
-        if (!e->size.is_literal()) {
-          if (int32_t s = CheckIndex(&n, size + 1, SCJIT_BOUNDS_SLICE_SIZE, d, site); s != 0) return s;
-        }
-        // The last element start + (n-1)*k must be inside: start < size - (n-1)*k.
-        if (int32_t s = CheckIndex(&start, size - (n - 1) * k, SCJIT_BOUNDS_SLICE_START, d, site); s != 0) return s;
         offset += start * stride;
+        v.groups.push_back(group);
         v.sizes.push_back(n);
         v.strides.push_back(stride * k);
-        v.static_shape = v.static_shape && KnownAtCompileTime(e->size);
-        break;
-      }
-      case IndexEntry::Kind::kRange: {
-        int64_t lo = e->lo.value_or(0);
-        int64_t hi = e->hi ? *e->hi : size;
-        offset += lo * stride;
-        v.sizes.push_back(hi - lo);
-        v.strides.push_back(stride);
+        v.static_shape = v.static_shape && (e->kind == IndexEntry::Kind::kRange || KnownAtCompileTime(e->size));
         break;
       }
       case IndexEntry::Kind::kAll:
@@ -148,9 +195,11 @@ int32_t Exec::View(const Operand& o, int site, Ref* out) {
         v.indices = MakeIndexList(*this, *e);
         v.sizes.push_back(size);
         v.strides.push_back(stride);
+        v.groups.push_back(group);
         break;
     }
   }
+  if (std::all_of(v.groups.begin(), v.groups.end(), [](int64_t g) { return g < 2; })) v.groups.clear();
   if (r.semaphore) {
     v.sem = r.sem + static_cast<int32_t>(offset);
   } else {
@@ -164,8 +213,18 @@ int32_t Exec::View(const Operand& o, int site, Ref* out) {
 // The kView, kRefChoice and kGrid families.
 
 absl::Status PrepareView(Builder& b, const Op& op) {
-  if (op.kind != OpKind::kView) return b.Unsupported(op, Cat(op.name(), " in the interpreter"));
   const Operand& ref = op.operands[0];
+  if (op.kind != OpKind::kView) {  // the emitter's EmitRefView refuses these
+    const Type& in = ref.value->type;
+    const Type& out = op.results[0]->type;
+    if (in.is_semaphore()) return b.Unsupported(op, Cat(op.name(), " of semaphores"));
+    if (op.kind == OpKind::kViewBitcast && (IsInt4(in.element()) || IsInt4(out.element()))) {
+      return b.Unsupported(op, Cat(op.name(), " from ", in.ToString(), " to ", out.ToString(), " (4-bit types)"));
+    }
+    if (op.kind == OpKind::kViewReshape && out.NumElements() == kDynamic) {
+      return b.Unsupported(op, "a view_reshape to a shape of dynamic size");
+    }
+  }
   b.SitesOf(op).main = b.Site(op, Print(ref), ref.loc);
   return absl::OkStatus();
 }
@@ -173,6 +232,7 @@ absl::Status PrepareView(Builder& b, const Op& op) {
 int32_t ExecView(Exec& x, const Op& op) {
   Ref v;
   if (int32_t s = x.View(op.operands[0], x.program.SitesOf(op).main, &v); s != 0) return s;
+  if (op.kind != OpKind::kView) v = Reinterpret(v, op);
   x.SetRef(op.results[0], std::move(v));
   return 0;
 }

@@ -7,6 +7,7 @@
 //   interp_lanes.cc     reductions, scans, scan_count, mask reductions
 //   interp_permute.cc   sort, sort_key_val, rev, value gather
 //   interp_refs.cc      views of refs and their bounds checks, select_ref, grid ops
+//   interp_views.cc     view_bitcast, view_reshape: views that strides may not describe
 //   interp_memory.cc    get, swap, store, addupdate, masked forms, fetch_and_add,
 //                       and the access checks of the kernel's own loads and stores
 //   interp_gather.cc    load_gather, store_scatter, addupdate_scatter
@@ -46,6 +47,9 @@ inline constexpr int64_t kRegisterBytes = 512;
 inline bool Large(const Type& t) {
   return t.is_vector() && t.NumElements() * std::max(1, ByteWidth(t.element())) > kRegisterBytes;
 }
+// The emitter's strip-mining width: a large value's gathers, scatters and unit
+// copies go this many lanes at a time, each chunk one access.
+inline constexpr int64_t kChunkElements = 64;
 
 // A scalar or vector value: its type and its elements in row-major order, each
 // in memory's form (elements.h), ByteWidth bytes apart.
@@ -71,8 +75,12 @@ struct IndexList {
   bool in_vmem = false;
 };
 
+struct ViewChain;
+
 // A strided view of memory or of semaphores: element (i0, i1, ...) lives
 // sum(i_d * strides[d]) elements from `ptr` (semaphores: from index `sem`).
+// A view through view_bitcast or view_reshape that strides do not describe
+// has a `chain` instead (interp_views.cc); its `sizes` are its dimensions.
 struct Ref {
   MemorySpace space = MemorySpace::kVmem;
   bool semaphore = false;
@@ -87,13 +95,40 @@ struct Ref {
   // run-time size, or select_ref, makes them values): its Contiguous test.
   bool static_shape = true;
   std::optional<IndexList> indices;  // an idx(...) list on dimension 0
+  std::shared_ptr<const ViewChain> chain;
+  // Per dimension, the rows a narrowing view_bitcast packed into one element
+  // come in groups of this many (empty: none): a dynamic slice of such a
+  // dimension must hold whole groups (interp_views.cc, the emitter's spans).
+  std::vector<int64_t> groups;
 
   int rank() const { return static_cast<int>(sizes.size()); }
   int64_t count() const;
+  int64_t group(int d) const { return d < static_cast<int>(groups.size()) ? groups[d] : 1; }
   // Row-major with unit strides (size-1 dimensions aside), and known as such.
   bool Contiguous() const;
-  // The address of the element at row-major position `k`.
+  // The address of the element at row-major position `k` (no chain).
   uint8_t* At(int64_t k) const;
+  // Elements are accessed in units of this many bytes: the narrowest element
+  // along the chain (the element's width without one).
+  int UnitBytes() const;
+  // The address of byte `b` of the element at row-major position `k`.
+  uint8_t* ByteAt(int64_t k, int b) const;
+};
+
+// How a chained view's element maps to the bytes of the strided view it
+// reinterprets (interp_views.cc): the stages, applied in order from `base`.
+struct ViewStage {
+  enum class Kind { kIndex, kBitcast, kReshape };
+  Kind kind = Kind::kIndex;
+  ElementType element = ElementType::kI32;  // after the stage
+  std::vector<int64_t> sizes;               // after the stage
+  std::vector<int64_t> starts;              // kIndex: per dimension before it
+  std::vector<int> kept;                    // kIndex: the dimension after it that runs along it, or -1
+};
+struct ViewChain {
+  Ref base;  // strided
+  std::vector<ViewStage> stages;
+  int unit_bytes = 1;
 };
 
 // The sites the emitter makes for an op (its layout's site table), made when
@@ -160,6 +195,9 @@ class Exec {
   // `*index` must lie in [0, limit): else (bounds checks compiled) the runtime
   // reports it; then it is clamped into the range, as the emitter's CheckIndex.
   int32_t CheckIndex(int64_t* index, int64_t limit, int what, int dim, int site);
+  // The start and length of a slice or range entry of a dimension of `size`,
+  // bounds-checked as the emitter's (a strided slice's last element inside).
+  int32_t Slice(const IndexEntry& e, int64_t size, int dim, int site, int64_t* start, int64_t* n);
   int32_t ReportBounds(int site, int what, int dim, int64_t index, int64_t limit);
 
   // --- Memory (interp_memory.cc) -------------------------------------------------------
@@ -169,7 +207,9 @@ class Exec {
   // write marks them written (emit_access_checks.cc, CheckAccess).
   // `run`: the elements are consecutive and a fault names them all (the
   // emitter's expandload/compressstore).
-  int32_t Touch(const Ref& r, const std::vector<uint8_t*>& addrs, bool write, int site, bool run = false);
+  // `width`: of units of that many bytes instead (a chained view's).
+  int32_t Touch(const Ref& r, const std::vector<uint8_t*>& addrs, bool write, int site, bool run = false,
+                int width = 0);
   // A bulk copy's check of `bytes` bytes at `p` (scjit_rt_access_check).
   int32_t TouchBulk(const Ref& r, const uint8_t* p, int64_t bytes, bool write, int site);
   // Every element of `r` in row-major order, as `Touch` takes them.
@@ -220,6 +260,24 @@ absl::Status PrepareControl(Builder& b, const Op& op);
 int32_t ExecControl(Exec& x, const Op& op);
 absl::Status PreparePipeline(Builder& b, const Op& op);  // interp_pipeline.cc
 int32_t ExecPipeline(Exec& x, const Op& op);
+
+// view_bitcast and view_reshape (interp_views.cc): the view of `r` they make,
+// and an indexer applied to a chained view.
+Ref Reinterpret(const Ref& r, const Op& op);
+Ref IndexChain(const Ref& r, ViewStage stage, std::vector<int64_t> groups);
+// Slices of dimensions a view_bitcast packed (Ref::groups), as the emitter's
+// IndexGroup: when a static slice of `o` straddles groups, the view is one the
+// emitter takes unit by unit and nothing is checked (Straddles); otherwise a
+// dynamic start or size must be a multiple of the group (RT-BOUNDS, rounded
+// down when unchecked). `*group`: the kept dimension's group.
+bool Straddles(const Operand& o, const Ref& r);
+int32_t AlignToGroup(Exec& x, const IndexEntry& e, int64_t group, int dim, int site, int64_t* start, int64_t* n,
+                     int64_t* kept_group);
+// True when `v` is a view_bitcast or view_reshape, or a view or select_ref of
+// one: the emitter may take it unit by unit, which some ops refuse.
+bool Reinterpreted(const Value* v);
+// The narrowest element along those views (v's own when there are none).
+int NarrowestBytes(const Value* v);
 
 // The index list of an idx(...) entry, as the emitter's IndexList (interp_dma.cc).
 IndexList MakeIndexList(Exec& x, const IndexEntry& e);

@@ -111,6 +111,80 @@ bool MemoryOp(Builder& b) {
   return true;
 }
 
+// Views that reinterpret a VMEM table (view_bitcast, view_reshape: Pallas'
+// ref.bitcast and ref.reshape): a bitcast to another integer type of the same
+// width, a narrower one (the rows grow) or a wider one (they shrink), a
+// narrowing and the widening back, or a reshape to 2 x rows/2 rows; then a row
+// read, written or copied to another row through it. Integer tables only: a
+// float's NaN bits are not the same on both engines, which a reinterpretation
+// would show as integers.
+bool ViewOp(Builder& b) {
+  constexpr ESet kInts8to32 = kInts & ~(Bit(E::kI4) | Bit(E::kU4));
+  auto row = b.ChooseType(kInts8to32, kVectorOk);
+  if (!row) return false;
+  Table* tab = b.TableOf(*row);
+  if (tab == nullptr) return false;
+  const Table t = *tab;
+  Rng& rng = b.rng();
+  const int bits = Info(t.row.e).bits, n = t.row.n;
+  std::string view = b.Fresh("rv");
+  VType vrow = t.row;
+  std::vector<int64_t> shape;  // the view's, but the row
+  switch (rng.Below(3)) {
+    case 0: {  // a bitcast
+      std::vector<E> to;
+      for (int k = 0; k < static_cast<int>(E::kCount); ++k) {
+        E e = static_cast<E>(k);
+        int eb = Info(e).bits;
+        bool fits = eb >= bits ? (t.rows * bits) % eb == 0 && (n <= 2 * b.lanes() || n == b.lanes() * PerLane(e))
+                               : true;
+        if (In(e, kInts8to32 & b.options().types) && fits) to.push_back(e);
+      }
+      if (to.empty()) return false;
+      E e = rng.Pick(to);
+      shape = {t.rows * bits / Info(e).bits};
+      vrow = VType{e, n};
+      b.Line(view, " = view_bitcast ", t.buf, " : ", Builder::RefType("vmem", e, {shape[0], n}));
+      break;
+    }
+    case 1: {  // a narrowing and the widening back: the table again
+      if (bits == 8) return false;
+      E narrow = bits == 32 ? (rng.Chance(50) ? E::kI16 : E::kU8) : E::kI8;
+      if (!In(narrow, b.options().types)) return false;
+      std::string y = b.Fresh("nv");
+      b.Line(y, " = view_bitcast ", t.buf, " : ", Builder::RefType("vmem", narrow, {t.rows * bits / Info(narrow).bits, n}));
+      shape = {t.rows};
+      b.Line(view, " = view_bitcast ", y, " : ", Builder::RefType("vmem", t.row.e, {t.rows, n}));
+      break;
+    }
+    default: {  // a reshape
+      if (t.rows < 2) return false;
+      shape = {2, t.rows / 2};
+      b.Line(view, " = view_reshape ", t.buf, " : ", Builder::RefType("vmem", t.row.e, {2, t.rows / 2, n}));
+      break;
+    }
+  }
+  auto at = [&] {
+    std::string idx;
+    for (int64_t size : shape) absl::StrAppend(&idx, b.Index(static_cast<int>(size)), ", ");
+    return absl::StrCat(view, "[", idx, ":]");
+  };
+  int form = b.writes_allowed() ? rng.Below(4) : 0;
+  if (form == 0 || form == 1) {
+    std::string r = b.Fresh();
+    b.Line(r, " = get ", at(), " : ", vrow.Text());
+    b.Define(r, vrow);
+    return true;
+  }
+  if (form == 2) {
+    b.Line("store ", at(), ", ", b.Get(vrow));
+  } else {
+    b.Line("copy ", at(), " -> ", at());
+  }
+  tab->written = true;
+  return true;
+}
+
 // DMAs in the body: a table loaded again, a row copied to another, rows
 // scatter-added into an inout parameter.
 bool DmaOp(Builder& b) {
@@ -429,6 +503,7 @@ void Statement(Builder& b) {
   const Choice choices[] = {
       {&EmitValueOp, 60, true},
       {&MemoryOp, 14, true},
+      {&ViewOp, 3, true},
       {&Control, 12, b.depth() < b.options().max_depth},
       {&Scoped, 2, b.depth() < b.options().max_depth},
       {&DmaOp, 5, b.writes_allowed()},
