@@ -65,8 +65,14 @@ typedef struct scjit_ctx {
 #define SCJIT_SHADOW_DMA_READS 2
 #define SCJIT_SHADOW_DMA_WRITES 4
 #define SCJIT_SHADOW_DMA_ADDS 8
-#define SCJIT_SHADOW_READ_MASK (SCJIT_SHADOW_WRITTEN | SCJIT_SHADOW_DMA_WRITES | SCJIT_SHADOW_DMA_ADDS)
-#define SCJIT_SHADOW_WRITE_MASK (SCJIT_SHADOW_DMA_READS | SCJIT_SHADOW_DMA_WRITES | SCJIT_SHADOW_DMA_ADDS)
+/* An SMEM word other subcores may fetch_and_add (the race check watches it):
+ * every load and store of it goes to scjit_rt_access_fault, which orders it
+ * against those fetch_and_adds. */
+#define SCJIT_SHADOW_WATCHED 16
+#define SCJIT_SHADOW_READ_MASK \
+  (SCJIT_SHADOW_WRITTEN | SCJIT_SHADOW_DMA_WRITES | SCJIT_SHADOW_DMA_ADDS | SCJIT_SHADOW_WATCHED)
+#define SCJIT_SHADOW_WRITE_MASK \
+  (SCJIT_SHADOW_DMA_READS | SCJIT_SHADOW_DMA_WRITES | SCJIT_SHADOW_DMA_ADDS | SCJIT_SHADOW_WATCHED)
 
 /* A strided view of memory: element i (multi-index) lives at
  * base + sum(index[d] * strides[d]) * element size. */

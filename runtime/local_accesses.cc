@@ -19,8 +19,10 @@ constexpr uint8_t kAdds = SCJIT_SHADOW_DMA_ADDS;
 struct Need {
   uint8_t mask, expect;
 };
-constexpr Need kRead{SCJIT_SHADOW_READ_MASK, kWritten};
-constexpr Need kWrite{SCJIT_SHADOW_WRITE_MASK, 0};
+// (The WATCHED bit sends the kernel's accesses to the runtime, which orders
+// them against fetch_and_adds: it is no problem here.)
+constexpr Need kRead{kWritten | kWrites | kAdds, kWritten};
+constexpr Need kWrite{kReads | kWrites | kAdds, 0};
 // An adding DMA reads what it adds to; other adds may run beside it (they are
 // atomic with respect to each other).
 constexpr Need kAdd{kWritten | kReads | kWrites, kWritten};

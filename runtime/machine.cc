@@ -15,6 +15,12 @@
 #include "runtime/shared_moves.h"
 
 namespace scjit {
+
+namespace {
+constexpr char kAtomicWordsNote[] =
+    "a fetch_and_add is atomic only with respect to the other fetch_and_adds of its word; a barrier, or a semaphore "
+    "signal and wait, between it and the subcore's own loads and stores of the word would order them";
+}  // namespace
 namespace {
 
 constexpr int64_t kAlign = 64;
@@ -413,8 +419,8 @@ int32_t Subcore::FetchAndAdd(int64_t offset, int32_t value, int target, int site
     return Refuse(DiagId::kRtBounds, site,
                   Cat("fetch_and_add addresses byte ", offset, " of an SMEM of ", info.smem_bytes, " bytes"));
   }
-  outbox_.push_back(
-      Effect{Effect::Kind::kFetchAndAdd, part_->first + core_ * info.subcores + target, 0, value, offset, old, nullptr});
+  outbox_.push_back(Effect{Effect::Kind::kFetchAndAdd, part_->first + core_ * info.subcores + target, 0, value, offset,
+                           old, nullptr, site});
   return Park(Wait::kFetchAndAdd, site);
 }
 
@@ -546,7 +552,29 @@ int32_t Subcore::AccessCheck(int site, bool write, const uint8_t* addr, int64_t 
   if (machine_->stopping()) return kStatusCancelled;
   if (local_ == nullptr || bytes <= 0 || !local_->Local(addr, bytes)) return 0;
   std::optional<AccessProblem> problem = local_->Access(addr, bytes, write);
-  return problem ? Fail(AccessFinding(*problem, site)) : 0;
+  if (problem) return Fail(AccessFinding(*problem, site));
+  return atomic_words_ != nullptr ? CheckAtomicWords(site, write, addr, bytes) : 0;
+}
+
+int32_t Subcore::CheckAtomicWords(int site, bool write, const uint8_t* addr, int64_t bytes) {
+  if (addr < ctx.smem || addr + bytes > ctx.smem + layout().smem_bytes) return 0;
+  const uint8_t* state = addr + ctx.shadow_delta;
+  for (int64_t k = 0; k < bytes; ++k) {
+    if ((state[k] & SCJIT_SHADOW_WATCHED) == 0) continue;
+    int64_t word = (addr + k - ctx.smem) / 4 * 4;
+    std::optional<AtomicWords::Access> add = atomic_words_->OwnerAccess(word, site, write, clock());
+    k = word + 3 - (addr - ctx.smem);  // the next word
+    if (!add) continue;
+    const Site& s = layout().sites[static_cast<size_t>(site)];
+    std::string op = s.text.empty() ? s.op : Cat(s.op, " ", s.text);
+    Diagnostic d = Finding(DiagId::kRtRace, site,
+                           {{"detail", Cat(op, write ? " writes " : " reads ", DescribeByte(ctx.smem + word),
+                                           " while the fetch_and_add of ", layout().Describe(add->site), " on ",
+                                           machine_->SubcoreName(add->subcore), " may be adding into it")}});
+    d.notes.push_back(kAtomicWordsNote);
+    return Fail(std::move(d));
+  }
+  return 0;
 }
 
 std::string Subcore::DescribeByte(const uint8_t* p) const {
@@ -873,6 +901,15 @@ void Machine::AddSubcores(const MachinePart& part) {
             std::vector<std::pair<uint8_t*, uint8_t*>>{{c.vmem, c.vmem + l.vmem_bytes}, {c.smem, c.smem + l.smem_bytes}},
             c.shadow_delta, l.semaphores, options_.checks.init, options_.checks.race);
       }
+      // The SMEM words fetch_and_add targets: their accesses come to the runtime.
+      for (const ArenaBuffer& b : l.buffers) {
+        if (!b.fetch_and_add || b.space != MemorySpace::kSmem || !options_.checks.race) continue;
+        if (s->atomic_words_ == nullptr) s->atomic_words_ = std::make_unique<AtomicWords>(part.first + k);
+        int64_t n = b.copies * ByteWidth(b.element);
+        for (int64_t d : b.shape) n *= d;
+        uint8_t* state = c.smem + b.offset + c.shadow_delta;
+        for (int64_t j = 0; j < n; ++j) state[j] |= SCJIT_SHADOW_WATCHED;
+      }
     }
     subcores_.push_back(std::move(s));
   }
@@ -1033,6 +1070,12 @@ absl::Status Machine::Settle() {
         std::memcpy(word, &sum, 4);
         *e.result = old;
         if (t.local_ != nullptr) t.local_->MarkWritten(word, 4);
+        if (t.atomic_words_ != nullptr) {
+          if (std::optional<AtomicWords::Access> own = t.atomic_words_->FetchAndAdd(e.offset, e.site, i, clocks_[static_cast<size_t>(i)])) {
+            Subcore& s = *subcores_[static_cast<size_t>(i)];
+            s.findings_.push_back(s.Made(FetchAndAddRace(s, e, *own)));
+          }
+        }
         if (races_ != nullptr) {  // an atomic: ordered with every other on the word
           Clock& w = word_clocks_[{e.target, e.offset}];
           Join(w, clocks_[static_cast<size_t>(i)]);
@@ -1194,6 +1237,18 @@ void Machine::CheckSharedAccesses() {
     }
   }
   if (!floor.empty()) races_->Forget(floor);
+}
+
+Diagnostic Machine::FetchAndAddRace(const Subcore& s, const Effect& add, const AtomicWords::Access& own) const {
+  const Subcore& owner = *subcores_[static_cast<size_t>(add.target)];
+  const Site& site = s.layout().sites[static_cast<size_t>(add.site)];
+  Diagnostic d = s.Finding(
+      DiagId::kRtRace, add.site,
+      {{"detail", Cat(site.op, " ", site.text, " adds into ", owner.DescribeByte(owner.ctx.smem + add.offset), " of ",
+                      SubcoreName(add.target), " while that subcore's ", owner.layout().Describe(own.site),
+                      " may be ", own.write ? "writing" : "reading", " it")}});
+  d.notes.push_back(kAtomicWordsNote);
+  return d;
 }
 
 Diagnostic Machine::RaceFinding(const SharedRace& race) {

@@ -22,6 +22,7 @@
 #include "runtime/abi.h"
 #include "runtime/findings.h"
 #include "runtime/launch.h"
+#include "runtime/atomic_words.h"
 #include "runtime/local_accesses.h"
 #include "runtime/scheduler.h"
 #include "runtime/memory_pool.h"
@@ -207,6 +208,10 @@ class Subcore {
   // RT-INIT: the DMA at `site` reads `byte` of shared memory, unwritten.
   Diagnostic SharedInitFinding(int site, const uint8_t* byte, bool destination);
   Diagnostic AccessFinding(const AccessProblem& problem, int site);
+  // Race check: the kernel's access at `site` of words of its SMEM that other
+  // subcores fetch_and_add (atomic_words.h), and the RT-RACE of a load or store
+  // against an earlier fetch_and_add of another subcore.
+  int32_t CheckAtomicWords(int site, bool write, const uint8_t* addr, int64_t bytes);
   // Checks and marks the bytes a starting DMA (sem -1: a copy) touches in this
   // subcore's memories.
   int32_t StartAccesses(const scjit_dma& dma, const std::vector<int32_t>& indices, int site, int sem, int64_t credit,
@@ -231,6 +236,7 @@ class Subcore {
   int64_t dma_bytes_ = 0;
   std::vector<int32_t> indices_;  // the index list of an eager or synchronous DMA
   std::unique_ptr<LocalAccesses> local_;  // init or race checks on
+  std::unique_ptr<AtomicWords> atomic_words_;  // race check, SMEM that fetch_and_add targets
   RecordPool* records_ = nullptr;          // race check: where its SharedDma records live
   std::vector<std::shared_ptr<SharedDma>> shared_started_;  // race check: this epoch's
 
@@ -289,6 +295,8 @@ class Machine {
   // Race check between epochs: this epoch's DMAs against the live accesses.
   void CheckSharedAccesses();
   Diagnostic RaceFinding(const SharedRace& race);
+  // RT-RACE of a fetch_and_add of `s` (`add`) against the target's own access `own`.
+  Diagnostic FetchAndAddRace(const Subcore& s, const Effect& add, const AtomicWords::Access& own) const;
   // The memory every subcore may reach: each parameter's in HBM (or host)
   // memory (null for staged ones) and each core's VMEM_SHARED arena.
   std::vector<std::pair<uint8_t*, int64_t>> SharedBuffers() const;

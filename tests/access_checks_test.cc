@@ -417,6 +417,110 @@ TEST(SharedRaceTest, SemaphoreHandshakeOrders) {
             "");
 }
 
+// --- fetch_and_add against plain accesses (runtime/atomic_words.h) -----------------
+
+// Subcore 0 fetch_and_adds a counter in subcore 1's SMEM, subcore 1 stores it,
+// and after a barrier reads it; `sync0` (before the add) and `sync1` (after the store) order
+// them or not; `store_late`: the store comes after the add.
+std::string CounterKernel(const std::string& sync0, const std::string& sync1, bool store_late) {
+  std::string text = R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<1xi32>)
+    mesh vector(cores = 1, subcores = 2)
+    scratch(%count: smem<4xi32>, %buf: vmem<16xi32>, %ready: sem)
+{
+  %me = axis_index subcore : i32
+  %first = cmp eq %me, 0 : i1
+  %one = const 1 : i32
+  if %first {
+    ${SYNC0}
+    %old = fetch_and_add %count[2], 7 {subcore = %one} : i32
+  } else {
+    ${LATE}
+    store %count[2], 5
+    ${SYNC1}
+  }
+  barrier
+  %second = cmp eq %me, 1 : i1
+  if %second {
+    %last = get %count[2] : i32
+    %s = broadcast %last : vector<16xi32>
+    store %buf, %s
+    copy %buf[0:1] -> %o
+  }
+}
+)";
+  auto put = [&](const std::string& key, const std::string& value) { text.replace(text.find(key), key.size(), value); };
+  put("${SYNC0}", sync0);
+  put("${SYNC1}", sync1);
+  // sem_read parks subcore 1 before its store, without ordering anything: the
+  // fetch_and_add comes first.
+  put("${LATE}", store_late ? "%r = sem_read %ready : i32" : "");
+  return text;
+}
+
+constexpr char kAtomicNote[] =
+    "note: a fetch_and_add is atomic only with respect to the other fetch_and_adds of its word; a barrier, or a "
+    "semaphore signal and wait, between it and the subcore's own loads and stores of the word would order them\n";
+
+TEST(AtomicRaceTest, FetchAndAddAgainstAnUnorderedStore) {
+  std::string f = Findings(CounterKernel("", "", false));
+  EXPECT_EQ(f.substr(0, f.find('\n')),
+            "test.scir:10:26: error[RT-RACE]: fetch_and_add %count[2] adds into %count[2] of subcore (core 0, "
+            "subcore 1) while that subcore's store at test.scir:13:5 may be writing it")
+      << f;
+  EXPECT_NE(f.find(kAtomicNote), std::string::npos) << f;
+}
+
+TEST(AtomicRaceTest, StoreAgainstAnUnorderedFetchAndAdd) {
+  std::string f = Findings(CounterKernel("", "", true));
+  EXPECT_EQ(f.substr(0, f.find('\n')),
+            "test.scir:13:5: error[RT-RACE]: store writes %count[2] while the fetch_and_add of fetch_and_add at "
+            "test.scir:10:26 on subcore (core 0, subcore 0) may be adding into it")
+      << f;
+  EXPECT_NE(f.find(kAtomicNote), std::string::npos) << f;
+}
+
+// Ordered by a semaphore handshake either way, or by the barrier before the
+// last read: no finding; the counter's other words are not the race's.
+TEST(AtomicRaceTest, OrderedAccessesAreNoRace) {
+  // Subcore 1 stores, then signals; subcore 0 waits, then adds.
+  std::string ordered =
+      CounterKernel("sem_wait %ready, 1", "%zero = const 0 : i32\n    sem_signal %ready, 1 {subcore = %zero}", false);
+  EXPECT_EQ(Findings(ordered), "");
+  testing::Run run = RunText(ordered);
+  EXPECT_EQ(run.As<int32_t>("o"), std::vector<int32_t>{12});
+  // Without the wait, the same kernel races.
+  EXPECT_NE(Findings(CounterKernel("", "%zero = const 0 : i32\n    sem_signal %ready, 1 {subcore = %zero}", false)),
+            "");
+}
+
+// Every subcore adds into subcore 0's counter, then a barrier, then subcore 0
+// reads it: the common pattern, clean; its value is the sum.
+TEST(AtomicRaceTest, CountersReadAfterABarrier) {
+  testing::Run run = RunText(R"(kernel @k(out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 4)
+    scratch(%count: smem<1xi32>, %buf: vmem<16xi32>)
+{
+  %me = axis_index subcore : i32
+  %first = cmp eq %me, 0 : i1
+  if %first {
+    store %count[0], 100
+  }
+  barrier
+  %zero = const 0 : i32
+  %old = fetch_and_add %count[0], %me {subcore = %zero} : i32
+  barrier
+  if %first {
+    %total = get %count[0] : i32
+    %s = broadcast %total : vector<16xi32>
+    store %buf, %s
+    copy %buf -> %o
+  }
+}
+)");
+  ASSERT_TRUE(run.ok()) << run.status << run.Findings();
+  EXPECT_EQ(run.As<int32_t>("o"), std::vector<int32_t>(16, 106));
+}
+
 // Which bytes a write changed decides a race of two writes: identical bytes
 // are none, whether the memory held a value before or not (the first write
 // into unwritten bytes changes them, the second finds them equal), in shared

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
 #include "lowering/analysis/pipeline_plan.h"
 #include "lowering/base/strings.h"
 
@@ -16,9 +17,21 @@ struct Arenas {
   int semaphores = 0;
 };
 
+// The root refs of the fetch_and_add ops of `r` (FAA-3: at most an indexer on them).
+void FetchAndAddTargets(const Region& r, absl::flat_hash_set<const Value*>* out) {
+  for (const auto& op : r.ops) {
+    if (op->kind == OpKind::kFetchAndAdd && !op->operands.empty() && op->operands[0].value != nullptr) {
+      const Value* v = op->operands[0].value;
+      while (v->def != nullptr && v->def->info().family == OpFamily::kView) v = v->def->operands[0].value;
+      out->insert(v);
+    }
+    for (const auto& region : op->regions) FetchAndAddTargets(*region, out);
+  }
+}
+
 class Planner {
  public:
-  explicit Planner(KernelInfo& info) : info_(info) {}
+  Planner(KernelInfo& info, const KernelDef& kernel) : info_(info) { FetchAndAddTargets(kernel.body, &fetch_and_add_targets_); }
 
   // Gives `v` (a ref or semaphore type) a slot at the current end of its arena;
   // a data ref's slot holds `copies` consecutive copies of it.
@@ -57,7 +70,8 @@ class Planner {
       *end = AlignUp(*end + std::max<int64_t>(bytes * copies, 1), kSlotAlign);
       if (poison) info_.layout.poison.push_back(PoisonRange{t.space(), slot.offset, t.NumElements(), t.element()});
       info_.layout.buffers.push_back(ArenaBuffer{Cat("%", v->name), t.space(), slot.offset, t.element(),
-                                                 Shape(t.shape().begin(), t.shape().end()), copies});
+                                                 Shape(t.shape().begin(), t.shape().end()), copies,
+                                                 fetch_and_add_targets_.contains(v)});
     }
     info_.slots[v] = slot;
     Grow(a);
@@ -90,6 +104,7 @@ class Planner {
 
  private:
   KernelInfo& info_;
+  absl::flat_hash_set<const Value*> fetch_and_add_targets_;
 };
 
 }  // namespace
@@ -121,7 +136,7 @@ KernelInfo PlanKernel(const Module& module, const KernelDef& kernel, TargetId ta
   l.cores = static_cast<int>(kernel.mesh.cores.value_or(t.cores));
   l.subcores = kernel.mesh.kind == MeshKind::kScalar ? 1 : static_cast<int>(kernel.mesh.subcores.value_or(t.subcores));
 
-  Planner planner(info);
+  Planner planner(info, kernel);
   Arenas arenas;
   for (const Param& p : kernel.params) {
     const Type& type = p.value->type;

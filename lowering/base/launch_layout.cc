@@ -57,7 +57,7 @@ Diagnostic LaunchLayout::SiteDiagnostic(DiagId id, int site, std::initializer_li
 
 namespace {
 
-constexpr uint32_t kLayoutVersion = 5;
+constexpr uint32_t kLayoutVersion = 6;
 
 void Put(Writer& w, const Location& l) {
   w.Put<int32_t>(l.line);
@@ -145,6 +145,7 @@ void PutLayout(Writer& w, const LaunchLayout& l) {
     w.Put(static_cast<uint8_t>(b.element));
     w.Put(b.shape);
     w.Put<int32_t>(b.copies);
+    w.Put<uint8_t>(b.fetch_and_add);
   }
   w.Put<uint64_t>(l.sites.size());
   for (const Site& s : l.sites) {
@@ -197,9 +198,12 @@ bool GetLayout(Reader& r, LaunchLayout* out, int depth) {
        });
   ok = ok && GetList(r, &l.buffers, [&](ArenaBuffer* b) {
          int32_t copies = 0;
+         uint8_t fetch_and_add = 0;
          bool got = r.Get(&b->name) && GetEnum(r, &b->space, kSpaces) && r.Get(&b->offset) &&
-                    GetEnum(r, &b->element, kDTypes) && r.Get(&b->shape) && r.Get(&copies) && copies >= 1;
+                    GetEnum(r, &b->element, kDTypes) && r.Get(&b->shape) && r.Get(&copies) && copies >= 1 &&
+                    r.Get(&fetch_and_add) && fetch_and_add <= 1;
          b->copies = copies;
+         b->fetch_and_add = fetch_and_add != 0;
          return got;
        });
   ok = ok && GetList(r, &l.sites, [&](Site* s) {

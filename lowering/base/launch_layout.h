@@ -70,6 +70,9 @@ struct ArenaBuffer {
   ElementType element = ElementType::kI32;
   Shape shape;
   int copies = 1;  // consecutive copies (a pipeline's buffers)
+  // An SMEM buffer fetch_and_add targets: the race check orders other subcores'
+  // fetch_and_adds against the plain accesses of its owner (SCJIT_SHADOW_WATCHED).
+  bool fetch_and_add = false;
 };
 
 // An op that calls into the runtime, for findings ("barrier at k.scir:12:3").
