@@ -318,6 +318,110 @@ void BM_ScatterAdd_Native(benchmark::State& state) {
 }
 BENCHMARK(BM_ScatterAdd_Native)->Arg(4096)->Arg(16)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// --- Histogram of 1M u32 in [0, 256) (v7x, 2 x 16 subcores, a private histogram each) --
+
+constexpr int64_t kHistValues = 1 << 20, kHistBins = 256;
+constexpr int64_t kHistPerWorker = kHistValues / kWorkers;
+
+std::vector<uint32_t> HistogramInput() {
+  std::vector<uint32_t> x(kHistValues);
+  uint32_t s = 4;
+  for (uint32_t& v : x) v = ((s = s * 1664525u + 1013904223u) >> 8) % kHistBins;
+  return x;
+}
+
+// Each worker's 32768 values into its own 256 bins, as the kernel's output.
+void HistogramNative(const std::vector<uint32_t>& x, int32_t* o) {
+  std::memset(o, 0, kWorkers * kHistBins * 4);
+  for (int64_t w = 0; w < kWorkers; ++w) {
+    int32_t* h = o + w * kHistBins;
+    for (int64_t k = 0; k < kHistPerWorker; ++k) ++h[x[w * kHistPerWorker + k]];
+  }
+}
+
+void BM_Histogram_Emulated(benchmark::State& state) {
+  auto kernel = Compiled("histogram_1m.scir", CheckedRun(state), EngineOf(state));
+  std::vector<uint32_t> x = HistogramInput();
+  std::vector<int32_t> o(kWorkers * kHistBins), want(o.size());
+  std::vector<Buffer> params = Buffers(kernel, {x.data(), o.data()});
+  LaunchOptions options = RunOptionsOf(state);
+  for (auto _ : state) {
+    absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
+    if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
+  }
+  HistogramNative(x, want.data());
+  if (o != want) state.SkipWithError("wrong result");
+  state.SetItemsProcessed(state.iterations() * kHistValues);
+}
+BENCHMARK(BM_Histogram_Emulated)->Apply(KernelArgs);
+
+void BM_Histogram_Native(benchmark::State& state) {
+  std::vector<uint32_t> x = HistogramInput();
+  std::vector<int32_t> o(kWorkers * kHistBins);
+  for (auto _ : state) {
+    HistogramNative(x, o.data());
+    benchmark::DoNotOptimize(o.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * kHistValues);
+}
+BENCHMARK(BM_Histogram_Native)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// --- Segment sum: 131072 rows of 16 f32 into 1024 segments per core (v7x, 2 x 16,
+// adding DMAs into VMEM_SHARED, barriers) ---------------------------------------------
+
+constexpr int64_t kSegRows = 131072, kSegWidth = 16, kSegments = 1024;
+
+struct SegmentData {
+  std::vector<float> x = std::vector<float>(kSegRows * kSegWidth);
+  std::vector<int32_t> ids = std::vector<int32_t>(kSegRows);
+  SegmentData() {  // integer-valued floats: the sums are exact in any order
+    uint32_t s = 5;
+    auto next = [&] { return s = s * 1664525u + 1013904223u; };
+    for (float& v : x) v = static_cast<float>(static_cast<int32_t>(next() >> 24) - 128);
+    for (int32_t& i : ids) i = static_cast<int32_t>((next() >> 8) % kSegments);
+  }
+};
+
+// Core c sums the rows of its half.
+void SegmentSumNative(const SegmentData& d, float* o) {
+  std::memset(o, 0, 2 * kSegments * kSegWidth * 4);
+  for (int64_t r = 0; r < kSegRows; ++r) {
+    float* acc = o + ((r / (kSegRows / 2)) * kSegments + d.ids[r]) * kSegWidth;
+    for (int64_t c = 0; c < kSegWidth; ++c) acc[c] += d.x[r * kSegWidth + c];
+  }
+}
+
+void BM_SegmentSum_Emulated(benchmark::State& state) {
+  auto kernel = Compiled("segment_sum_128k.scir", CheckedRun(state), EngineOf(state));
+  SegmentData d;
+  std::vector<float> o(2 * kSegments * kSegWidth), want(o.size());
+  std::vector<Buffer> params = Buffers(kernel, {d.x.data(), d.ids.data(), o.data()});
+  LaunchOptions options = RunOptionsOf(state);
+  for (auto _ : state) {
+    absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
+    if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
+  }
+  SegmentSumNative(d, want.data());
+  if (std::memcmp(o.data(), want.data(), o.size() * 4) != 0) state.SkipWithError("wrong result");
+  state.SetItemsProcessed(state.iterations() * kSegRows);
+  state.SetBytesProcessed(state.iterations() * kSegRows * (kSegWidth * 4 + 4));
+}
+BENCHMARK(BM_SegmentSum_Emulated)->Apply(KernelArgs);
+
+void BM_SegmentSum_Native(benchmark::State& state) {
+  SegmentData d;
+  std::vector<float> o(2 * kSegments * kSegWidth);
+  for (auto _ : state) {
+    SegmentSumNative(d, o.data());
+    benchmark::DoNotOptimize(o.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * kSegRows);
+  state.SetBytesProcessed(state.iterations() * kSegRows * (kSegWidth * 4 + 4));
+}
+BENCHMARK(BM_SegmentSum_Native)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // --- Indirect DMAs: the guide's gather and a scatter-add of rows (v7x, 2 x 16) -------
 
 constexpr int kRowTable = 4096, kRowWidth = 128, kRowIndices = 131072;

@@ -950,16 +950,16 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   if (PastDeadline()) return TimedOut("allocating the arenas and staging the parameters", start);
   if (options_.threads > 1) {
     shared_writes_ = std::make_unique<SharedWrites>();
-    for (const auto& [base, bytes] : SharedBuffers()) shared_writes_->AddRegion(base, bytes);
+    for (const SharedBuffer& b : SharedBuffers()) shared_writes_->AddRegion(b.base, b.bytes);
   }
   subcores_.clear();
   for (const MachinePart& part : parts_) AddSubcores(part);
   int n = static_cast<int>(subcores_.size());
   if (options_.checks.race) {
     races_ = std::make_unique<SharedAccesses>();
-    for (const auto& [base, bytes] : SharedBuffers()) {
-      auto lo = reinterpret_cast<uintptr_t>(base);
-      races_->AddRegion(lo, lo + static_cast<uintptr_t>(bytes));
+    for (const SharedBuffer& b : SharedBuffers()) {
+      auto lo = reinterpret_cast<uintptr_t>(b.base);
+      races_->AddRegion(lo, lo + static_cast<uintptr_t>(b.bytes), b.first, b.count);
     }
     clocks_.assign(static_cast<size_t>(n), Clock(static_cast<size_t>(n), 0));
     sem_clocks_.resize(static_cast<size_t>(n));
@@ -1161,12 +1161,15 @@ absl::Status Machine::Settle() {
   return absl::OkStatus();
 }
 
-std::vector<std::pair<uint8_t*, int64_t>> Machine::SharedBuffers() const {
-  std::vector<std::pair<uint8_t*, int64_t>> out;
-  for (size_t p = 0; p < hbm_.size(); ++p) out.emplace_back(hbm_[p], hbm_bytes_[p]);
+std::vector<Machine::SharedBuffer> Machine::SharedBuffers() const {
+  std::vector<SharedBuffer> out;
+  auto all = static_cast<int>(subcores_.size());
+  for (size_t p = 0; p < hbm_.size(); ++p) out.push_back(SharedBuffer{hbm_[p], hbm_bytes_[p], 0, all});
   for (const MachinePart& part : parts_) {
-    for (int c = 0; c < part.layout->cores; ++c) {
-      out.emplace_back(part.shared + c * part.shared_stride, part.layout->vmem_shared_bytes);
+    const LaunchLayout& l = *part.layout;
+    for (int c = 0; c < l.cores; ++c) {
+      out.push_back(SharedBuffer{part.shared + c * part.shared_stride, l.vmem_shared_bytes, part.first + c * l.subcores,
+                                 l.subcores});
     }
   }
   return out;
@@ -1205,6 +1208,25 @@ absl::Status Machine::TrackSharedInit() {
 }
 
 void Machine::CheckSharedAccesses() {
+  // First forget what nobody can race with any more, after a barrier opened
+  // (which orders much) or now and then. What this epoch's DMAs started with
+  // bounds it too: they are checked next.
+  if (barrier_opened_ || ++settles_ % 16 == 0) {
+    barrier_opened_ = false;
+    std::vector<const Clock*> bounds(subcores_.size(), nullptr);
+    std::vector<Clock> starts(subcores_.size());
+    for (auto& s : subcores_) {
+      auto i = static_cast<size_t>(s->index_);
+      if (!s->shared_started_.empty()) {  // the first started has the least clock
+        const auto& start = s->shared_started_.front()->start;
+        starts[i].assign(start.begin(), start.end());
+        bounds[i] = &starts[i];
+      } else if (!s->finished_) {
+        bounds[i] = &clocks_[i];
+      }
+    }
+    races_->Forget(bounds);
+  }
   std::vector<SharedRace> races;
   std::vector<std::shared_ptr<SharedDma>> unwritten;  // reads of unwritten shared bytes
   for (auto& s : subcores_) {
@@ -1224,19 +1246,6 @@ void Machine::CheckSharedAccesses() {
     Subcore& s = *subcores_[static_cast<size_t>(dma->subcore)];
     s.findings_.push_back(s.Made(s.SharedInitFinding(dma->site, dma->unwritten, dma->unwritten_destination)));
   }
-  // Now and then, forget what every subcore that may still run is ordered after.
-  if (++settles_ % 16 != 0) return;
-  Clock floor;
-  for (auto& s : subcores_) {
-    if (s->finished_) continue;
-    const Clock& c = clocks_[static_cast<size_t>(s->index_)];
-    if (floor.empty()) {
-      floor = c;
-    } else {
-      for (size_t k = 0; k < floor.size(); ++k) floor[k] = std::min(floor[k], c[k]);
-    }
-  }
-  if (!floor.empty()) races_->Forget(floor);
 }
 
 Diagnostic Machine::FetchAndAddRace(const Subcore& s, const Effect& add, const AtomicWords::Access& own) const {
@@ -1318,6 +1327,7 @@ bool Machine::OpenBarriers() {
       for (int k = 0; k < l.subcores; ++k) scheduler_->MakeRunnable(first + k);
       opened = true;
       if (races_ == nullptr) continue;
+      barrier_opened_ = true;
       // Everything before the barrier on these subcores is before everything after it.
       Clock met;
       for (int k = 0; k < l.subcores; ++k) Join(met, clocks_[static_cast<size_t>(first + k)]);

@@ -297,9 +297,15 @@ class Machine {
   Diagnostic RaceFinding(const SharedRace& race);
   // RT-RACE of a fetch_and_add of `s` (`add`) against the target's own access `own`.
   Diagnostic FetchAndAddRace(const Subcore& s, const Effect& add, const AtomicWords::Access& own) const;
-  // The memory every subcore may reach: each parameter's in HBM (or host)
-  // memory (null for staged ones) and each core's VMEM_SHARED arena.
-  std::vector<std::pair<uint8_t*, int64_t>> SharedBuffers() const;
+  // The memory subcores share: each parameter's in HBM (or host) memory (null
+  // for staged ones), which every subcore reaches, and each core's VMEM_SHARED
+  // arena, which that core's subcores reach ([first, first + count)).
+  struct SharedBuffer {
+    uint8_t* base;
+    int64_t bytes;
+    int first, count;
+  };
+  std::vector<SharedBuffer> SharedBuffers() const;
   // The init check's state of the memories subcores share.
   absl::Status TrackSharedInit();
   void Stage(std::span<const ParamBuffer> params, bool in);
@@ -346,6 +352,7 @@ class Machine {
   std::vector<std::vector<Clock>> sem_clocks_;
   std::map<std::pair<int, int64_t>, Clock> word_clocks_;  // fetch_and_add words
   int64_t settles_ = 0;
+  bool barrier_opened_ = false;  // race check: since the last Forget
   std::atomic<bool> stopping_{false};
   std::atomic<bool> timed_out_{false};
   std::chrono::steady_clock::time_point deadline_;

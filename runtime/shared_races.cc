@@ -53,18 +53,23 @@ void SharedAccesses::Cover(uintptr_t lo, uintptr_t hi) {
   }
 }
 
-void SharedAccesses::AddRegion(uintptr_t lo, uintptr_t hi) {
+void SharedAccesses::AddRegion(uintptr_t lo, uintptr_t hi, int first, int count) {
   if (lo == 0 || lo >= hi) return;
   // Buffers that overlap (one array passed twice) make one region.
+  int end = first + count;
   std::erase_if(regions_, [&](const Region& r) {
     if (r.hi <= lo || hi <= r.lo) return false;
     lo = std::min(lo, r.lo);
     hi = std::max(hi, r.hi);
+    first = std::min(first, r.first);
+    end = std::max(end, r.first + r.count);
     return true;
   });
   Region r;
   r.lo = lo;
   r.hi = hi;
+  r.first = first;
+  r.count = end - first;
   regions_.insert(std::upper_bound(regions_.begin(), regions_.end(), lo,
                                    [](uintptr_t p, const Region& x) { return p < x.lo; }),
                   std::move(r));
@@ -160,19 +165,48 @@ void SharedAccesses::Resolve(std::vector<SharedRace>* races) {
   });
 }
 
-void SharedAccesses::Forget(const Clock& floor) {
-  auto forgotten = [&](const SharedDma& d) {
-    return d.end != 0 && static_cast<size_t>(d.subcore) < floor.size() && floor[d.subcore] >= d.end;
+void SharedAccesses::Forget(const std::vector<const Clock*>& bounds) {
+  // The least clock of the subcores [first, first + count) that may still act
+  // (empty: none may).
+  auto floor_of = [&](int first, int count) {
+    Clock floor;
+    for (int i = first; i < first + count && i < static_cast<int>(bounds.size()); ++i) {
+      const Clock* c = bounds[static_cast<size_t>(i)];
+      if (c == nullptr) continue;
+      if (floor.empty()) {
+        floor = *c;
+      } else {
+        for (size_t k = 0; k < floor.size() && k < c->size(); ++k) floor[k] = std::min(floor[k], (*c)[k]);
+      }
+    }
+    return floor;
   };
-  auto done = [&](const Entry& e) { return forgotten(*e.dma); };
+  // An access nobody is unordered with any more; with no floor, nobody may act.
+  auto forgotten = [](const SharedDma& d, const Clock& floor) {
+    return d.end != 0 && (floor.empty() || (static_cast<size_t>(d.subcore) < floor.size() && floor[d.subcore] >= d.end));
+  };
+  std::vector<Clock> floors;
   for (Region& r : regions_) {
-    std::erase_if(r.held, [&](const std::shared_ptr<SharedDma>& d) { return forgotten(*d); });
+    floors.push_back(floor_of(r.first, r.count));
+    std::erase_if(r.held, [&](const std::shared_ptr<SharedDma>& d) { return forgotten(*d, floors.back()); });
     if (r.held.empty()) r.kinds = 0;
   }
+  Clock everyone = floor_of(0, static_cast<int>(bounds.size()));
   for (auto it = segments_.begin(); it != segments_.end();) {
+    Region* r = RegionOf(it->first);
+    const Clock& floor = r != nullptr ? floors[static_cast<size_t>(r - regions_.data())] : everyone;
     auto& entries = it->second.entries;
-    entries.erase(std::remove_if(entries.begin(), entries.end(), done), entries.end());
-    it = it->second.entries.empty() ? segments_.erase(it) : std::next(it);
+    entries.erase(std::remove_if(entries.begin(), entries.end(), [&](const Entry& e) { return forgotten(*e.dma, floor); }),
+                  entries.end());
+    it = entries.empty() ? segments_.erase(it) : std::next(it);
+  }
+  // A mapped region with nothing left in the map holds its accesses again.
+  for (Region& r : regions_) {
+    if (!r.mapped) continue;
+    auto it = segments_.lower_bound(r.lo);
+    bool empty = it == segments_.end() || it->first >= r.hi;
+    if (empty && it != segments_.begin()) empty = std::prev(it)->second.hi <= r.lo;
+    if (empty && r.held.empty()) r.mapped = false;
   }
 }
 

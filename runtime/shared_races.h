@@ -78,7 +78,9 @@ class SharedAccesses {
  public:
   // A buffer the kernel's subcores share: [lo, hi) of host memory. Runs in no
   // region are put in the map at once.
-  void AddRegion(uintptr_t lo, uintptr_t hi);
+  // Only subcores [first, first + count) reach it (a core's VMEM_SHARED: that
+  // core's), which decides when its accesses may be forgotten.
+  void AddRegion(uintptr_t lo, uintptr_t hi, int first, int count);
   // Checks `dma` (just started, or started this epoch) against the accesses it
   // may race with and records it. Races of two plain writes wait until both
   // have moved their bytes (Resolve).
@@ -86,9 +88,11 @@ class SharedAccesses {
   // The write-write races whose DMAs have both moved: those whose shared bytes
   // both changed.
   void Resolve(std::vector<SharedRace>* races);
-  // Forgets the accesses every subcore that may still run is ordered after:
-  // `floor[s]` is the least clock any such subcore has of subcore s.
-  void Forget(const Clock& floor);
+  // Forgets the accesses that every subcore that may still access their bytes
+  // is ordered after: `bounds[i]` is the least clock subcore i may still act
+  // with (null: it is done), for each region the least over the subcores that
+  // reach it. A region left with nothing in the map holds its accesses again.
+  void Forget(const std::vector<const Clock*>& bounds);
 
  private:
   struct Entry {
@@ -105,6 +109,7 @@ class SharedAccesses {
   };
   struct Region {
     uintptr_t lo, hi;
+    int first = 0, count = 0;  // the subcores that reach it
     bool mapped = false;  // its accesses are in the map
     uint8_t kinds = 0;    // of the held accesses
     std::vector<std::shared_ptr<SharedDma>> held;  // in the order they were added

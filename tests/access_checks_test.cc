@@ -397,6 +397,37 @@ TEST(SharedRaceTest, ReadAgainstWriteWithoutABarrier) {
       << f;
 }
 
+// Accesses before a barrier are forgotten once every subcore that reaches the
+// memory is past it (each core's VMEM_SHARED: that core's, whatever the other
+// core does); races after it are still found.
+TEST(SharedRaceTest, RacesAfterABarrierAreStillFound) {
+  std::string f = Findings(R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<2x16xi32>)
+    mesh vector(cores = 2, subcores = 2)
+    scratch(%acc: vmem_shared<16xi32>, %buf: vmem<16xi32>)
+{
+  %c = axis_index core : i32
+  %me = axis_index subcore : i32
+  %first = cmp eq %me, 0 : i1
+  copy %x -> %buf
+  if %first {
+    copy %x -> %acc
+  }
+  barrier
+  if %first {
+    copy %acc -> %buf
+    copy %buf -> %o[%c]
+  } else {
+    copy %buf -> %acc
+  }
+}
+)");
+  EXPECT_NE(f.find("test.scir:17:5: error[RT-RACE]: copy %buf -> %acc writes %acc[0] of core 0 while the DMA of copy at "
+                   "test.scir:14:5 on "
+                   "subcore (core 0, subcore 0) may still be reading it"),
+            std::string::npos)
+      << f;
+}
+
 TEST(SharedRaceTest, SemaphoreHandshakeOrders) {
   EXPECT_EQ(Findings(R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<16xi32>)
     mesh vector(cores = 1, subcores = 2)
