@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <string>
 
-#include "absl/functional/function_ref.h"
 #include "runtime/abi.h"
 
 namespace scjit {
@@ -57,13 +56,7 @@ void Transfer(const scjit_dma& dma, const int32_t* indices = nullptr);
 void TransferRun(const scjit_dma& dma, uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride,
                  int64_t n);
 
-// The bytes Transfer moves, as it moves them: visit(dst, dst_stride, src,
-// src_stride, n) for each run of `n` elements (strides in elements), in
-// Transfer's order; skipped index entries have none. The checks use it to find
-// the bytes a DMA reads and writes.
-using RunVisitor =
-    absl::FunctionRef<void(uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n)>;
-void ForEachRun(const scjit_dma& dma, const int32_t* indices, const RunVisitor& visit);
+// ForEachRun, the runs Transfer moves, is in runtime/dma_walk.h.
 
 }  // namespace scjit
 

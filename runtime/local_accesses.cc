@@ -5,7 +5,7 @@
 
 #include "lowering/base/spaces.h"
 #include "runtime/avx2_clones.h"
-#include "runtime/dma_engine.h"
+#include "runtime/dma_walk.h"
 
 namespace scjit {
 namespace {
@@ -62,6 +62,17 @@ bool LocalAccesses::Local(const uint8_t* p, int64_t bytes) const {
     if (p >= lo && bytes <= hi - lo && p - lo <= (hi - lo) - bytes) return true;
   }
   return false;
+}
+
+LocalAccesses::Place LocalAccesses::PlaceOf(const scjit_ref& view, int64_t elem_bytes) const {
+  int64_t extent = ExtentBytes(view, static_cast<int>(elem_bytes));
+  if (extent <= 0) return Place::kEither;
+  if (Local(view.base, extent)) return Place::kLocal;
+  const uint8_t* hi = view.base + extent;
+  for (const auto& [lo, end] : arenas_) {
+    if (view.base < end && lo < hi) return Place::kEither;
+  }
+  return Place::kElsewhere;
 }
 
 std::optional<AccessProblem> LocalAccesses::Find(const uint8_t* lo, const uint8_t* hi, uint8_t mask,
@@ -149,10 +160,16 @@ void LocalAccesses::AddSpans(const scjit_dma& dma, const int32_t* indices, InFli
       add(lo, stride == 1 ? base + n * w : lo + w);
     }
   };
-  auto add = [&](absl::InlinedVector<Span, 2>& spans, const uint8_t* base, int64_t stride, int64_t n,
+  // Where each side's runs lie, known for the whole view when its extent is
+  // in one memory or in none (a scatter's thousand rows are not looked up
+  // one by one).
+  Place src_place = PlaceOf(dma.src, w), dst_place = PlaceOf(dma.dst, w);
+  uintptr_t last_hi = 0;  // of shared->runs.back() (0: none yet)
+  SharedDma::Kind last_kind = SharedDma::kRead;
+  auto add = [&](absl::InlinedVector<Span, 2>& spans, Place place, const uint8_t* base, int64_t stride, int64_t n,
                  SharedDma::Kind kind) {
     if (n <= 0 || stride < 0) return;
-    if (Local(base, ((n - 1) * stride + 1) * w)) {
+    if (place == Place::kLocal || (place == Place::kEither && Local(base, ((n - 1) * stride + 1) * w))) {
       pieces(base, stride, n, [&](const uint8_t* lo, const uint8_t* hi) {
         if (!spans.empty() && spans.back().hi == lo) {
           spans.back().hi = const_cast<uint8_t*>(hi);
@@ -164,31 +181,57 @@ void LocalAccesses::AddSpans(const scjit_dma& dma, const int32_t* indices, InFli
       pieces(base, stride, n, [&](const uint8_t* lo, const uint8_t* hi) {
         auto l = reinterpret_cast<uintptr_t>(lo), h = reinterpret_cast<uintptr_t>(hi);
         auto& runs = shared->runs;
-        if (!runs.empty() && runs.back().hi == l && runs.back().kind == kind) {
+        // (The last run's end and kind are kept here, not read back from the
+        // run just stored: a scatter's rows would each wait on that store.)
+        if (l == last_hi && kind == last_kind) {
           runs.back().hi = h;
         } else {
-          runs.push_back(SharedDma::Run{l, h, kind});
+          SharedDma::Run& run = runs.emplace_back();
+          run.lo = l;
+          run.hi = h;
+          run.kind = kind;
+          last_kind = kind;
         }
+        last_hi = h;
       });
     }
   };
   SharedDma::Kind write = dma.add ? SharedDma::kAdd : SharedDma::kWrite;
+  if (shared != nullptr && dma.indexed != SCJIT_DMA_PLAIN && src_place != dst_place) {
+    shared->runs.reserve(static_cast<size_t>(dma.index_count));
+  }
   ForEachRun(dma, indices, [&](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
-    add(d->reads, src, src_stride, n, SharedDma::kRead);
-    add(d->writes, dst, dst_stride, n, write);
+    add(d->reads, src_place, src, src_stride, n, SharedDma::kRead);
+    add(d->writes, dst_place, dst, dst_stride, n, write);
   });
+}
+
+absl::InlinedVector<LocalAccesses::Span, 2> LocalAccesses::ListSpans(const scjit_dma& dma) const {
+  absl::InlinedVector<Span, 2> spans;
+  if (dma.indexed == SCJIT_DMA_PLAIN || !dma.list_in_vmem || dma.index_count <= 0) return spans;
+  auto* list = reinterpret_cast<uint8_t*>(const_cast<int32_t*>(dma.indices));
+  if (dma.index_stride == 1 && dma.index_count < (int64_t{1} << 40) && Local(list, dma.index_count * 4)) {
+    spans.push_back(Span{list, list + dma.index_count * 4});
+    return spans;
+  }
+  for (int64_t i = 0; i < dma.index_count; ++i) {
+    uint8_t* entry = list + i * dma.index_stride * 4;
+    if (!Local(entry, 4)) continue;
+    if (!spans.empty() && spans.back().hi == entry) {
+      spans.back().hi = entry + 4;
+    } else {
+      spans.push_back(Span{entry, entry + 4});
+    }
+  }
+  return spans;
 }
 
 std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const int32_t* indices, int site, int sem,
                                                      int64_t credit, std::shared_ptr<SharedDma> shared) {
   // An index list in VMEM is read now, at the start.
-  if (dma.indexed != SCJIT_DMA_PLAIN && dma.list_in_vmem) {
-    const auto* list = reinterpret_cast<const uint8_t*>(dma.indices);
-    for (int64_t i = 0; i < dma.index_count; ++i) {
-      const uint8_t* entry = list + i * dma.index_stride * 4;
-      if (!Local(entry, 4)) continue;
-      if (std::optional<AccessProblem> problem = Find(entry, entry + 4, kRead.mask, kRead.expect)) return problem;
-    }
+  absl::InlinedVector<Span, 2> list = ListSpans(dma);
+  for (const Span& s : list) {
+    if (std::optional<AccessProblem> problem = Find(s.lo, s.hi, kRead.mask, kRead.expect)) return problem;
   }
   InFlight d;
   d.site = site;
@@ -198,16 +241,11 @@ std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const
   if (shared != nullptr && shared->runs.empty()) shared = nullptr;
   // The DMA may read its index list until the wait (runtime.md §4): writing
   // it before then is a race, as writing the source is.
-  if (dma.indexed != SCJIT_DMA_PLAIN && dma.list_in_vmem) {
-    auto* list = reinterpret_cast<uint8_t*>(const_cast<int32_t*>(dma.indices));
-    for (int64_t i = 0; i < dma.index_count; ++i) {
-      uint8_t* entry = list + i * dma.index_stride * 4;
-      if (!Local(entry, 4)) continue;
-      if (!d.reads.empty() && d.reads.back().hi == entry) {
-        d.reads.back().hi = entry + 4;
-      } else {
-        d.reads.push_back(Span{entry, entry + 4});
-      }
+  for (const Span& s : list) {
+    if (!d.reads.empty() && d.reads.back().hi == s.lo) {
+      d.reads.back().hi = s.hi;
+    } else {
+      d.reads.push_back(s);
     }
   }
   d.shared = std::move(shared);

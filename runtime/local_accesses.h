@@ -110,6 +110,12 @@ class LocalAccesses {
   // spans are set with memset.
   void Mark(const InFlight& d);
   std::shared_ptr<SharedDma> Retire(size_t index);
+  // The entries of a DMA's index list in the subcore's memories.
+  absl::InlinedVector<Span, 2> ListSpans(const scjit_dma& dma) const;
+  // Where a DMA's view lies: wholly in one of the subcore's memories, wholly
+  // outside them, or either (then each run is looked up).
+  enum class Place : uint8_t { kLocal, kElsewhere, kEither };
+  Place PlaceOf(const scjit_ref& view, int64_t elem_bytes) const;
   // The parts of a DMA in the subcore's memories, and (with `shared`) the runs
   // of the others.
   void AddSpans(const scjit_dma& dma, const int32_t* indices, InFlight* d, SharedDma* shared) const;

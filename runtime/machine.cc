@@ -1213,19 +1213,16 @@ void Machine::CheckSharedAccesses() {
   // bounds it too: they are checked next.
   if (barrier_opened_ || ++settles_ % 16 == 0) {
     barrier_opened_ = false;
-    std::vector<const Clock*> bounds(subcores_.size(), nullptr);
-    std::vector<Clock> starts(subcores_.size());
+    forget_bounds_.assign(subcores_.size(), {});
     for (auto& s : subcores_) {
       auto i = static_cast<size_t>(s->index_);
       if (!s->shared_started_.empty()) {  // the first started has the least clock
-        const auto& start = s->shared_started_.front()->start;
-        starts[i].assign(start.begin(), start.end());
-        bounds[i] = &starts[i];
+        forget_bounds_[i] = s->shared_started_.front()->start;
       } else if (!s->finished_) {
-        bounds[i] = &clocks_[i];
+        forget_bounds_[i] = clocks_[i];
       }
     }
-    races_->Forget(bounds);
+    races_->Forget(forget_bounds_);
   }
   std::vector<SharedRace> races;
   std::vector<std::shared_ptr<SharedDma>> unwritten;  // reads of unwritten shared bytes

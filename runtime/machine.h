@@ -353,6 +353,7 @@ class Machine {
   std::map<std::pair<int, int64_t>, Clock> word_clocks_;  // fetch_and_add words
   int64_t settles_ = 0;
   bool barrier_opened_ = false;  // race check: since the last Forget
+  std::vector<std::span<const uint32_t>> forget_bounds_;  // Forget's argument (kept: it runs after every barrier)
   std::atomic<bool> stopping_{false};
   std::atomic<bool> timed_out_{false};
   std::chrono::steady_clock::time_point deadline_;

@@ -6,21 +6,22 @@
 #include <cstring>
 #include <new>
 
-#include "runtime/dma_engine.h"
+#include "runtime/dma_walk.h"
 
 namespace scjit {
 
 bool SharedInit::AddRegion(const uint8_t* lo, int64_t bytes, const uint8_t* state) {
   if (lo == nullptr || bytes <= 0) return true;
   size_t words = static_cast<size_t>((bytes + 63) / 64);
-  Region r{lo, lo + bytes, std::unique_ptr<uint64_t[]>(new (std::nothrow) uint64_t[words])};
+  Region r{lo, lo + bytes, std::unique_ptr<uint64_t[]>(new (std::nothrow) uint64_t[words]),
+           std::make_unique<std::atomic<int64_t>>(bytes)};
   if (r.written == nullptr) return false;
   std::memset(r.written.get(), 0, words * 8);
-  for (int64_t i = 0; state != nullptr && i < bytes;) {
-    int64_t run = 0;
-    while (i + run < bytes && (state[i + run] & SCJIT_SHADOW_WRITTEN) != 0) ++run;
-    Set(r.written.get(), i, run);
-    i += run + 1;
+  for (int64_t i = 0; state != nullptr && i < bytes;) {  // each run of written bytes
+    while (i < bytes && (state[i] & SCJIT_SHADOW_WRITTEN) == 0) ++i;
+    int64_t first = i;
+    while (i < bytes && (state[i] & SCJIT_SHADOW_WRITTEN) != 0) ++i;
+    if (i > first) Set(r, first, i - first);
   }
   auto at = std::upper_bound(regions_.begin(), regions_.end(), lo,
                              [](const uint8_t* p, const Region& x) { return p < x.lo; });
@@ -28,23 +29,28 @@ bool SharedInit::AddRegion(const uint8_t* lo, int64_t bytes, const uint8_t* stat
   return true;
 }
 
-void SharedInit::Set(uint64_t* bits, int64_t first, int64_t count) {
+void SharedInit::Set(const Region& r, int64_t first, int64_t count) {
+  uint64_t* bits = r.written.get();
   // A word this run covers in part may hold bits of bytes in another stripe of
   // SharedWrites, which another thread may be writing: set them atomically.
+  int64_t made = 0;  // bits set here that were clear
   auto part = [&](int64_t from, int64_t to) {  // within one word
     if (from >= to) return;
     uint64_t mask = (to - from == 64 ? ~uint64_t{0} : ((uint64_t{1} << (to - from)) - 1)) << (from % 64);
-    std::atomic_ref<uint64_t>(bits[from / 64]).fetch_or(mask, std::memory_order_relaxed);
+    uint64_t was = std::atomic_ref<uint64_t>(bits[from / 64]).fetch_or(mask, std::memory_order_relaxed);
+    made += std::popcount(mask & ~was);
   };
   int64_t end = first + count;
   int64_t head_end = std::min(end, (first + 63) / 64 * 64);
   part(first, head_end);
-  first = head_end;
-  if (int64_t whole = (end - first) / 64; whole > 0) {
-    std::memset(bits + first / 64, 0xff, static_cast<size_t>(whole) * 8);
-    first += whole * 64;
+  // Whole words lie in the run's own stripes: plain stores.
+  for (first = head_end; first + 64 <= end; first += 64) {
+    made += 64 - std::popcount(bits[first / 64]);
+    bits[first / 64] = ~uint64_t{0};
   }
   part(first, end);
+  // (Decreased only after the bits are set: who reads 0 needs no bit.)
+  if (made != 0) r.unwritten->fetch_sub(made, std::memory_order_relaxed);
 }
 
 const SharedInit::Region* SharedInit::RegionOf(const uint8_t* p) const {
@@ -55,11 +61,9 @@ const SharedInit::Region* SharedInit::RegionOf(const uint8_t* p) const {
   return p < it->hi ? &*it : nullptr;
 }
 
-const uint8_t* SharedInit::FirstUnwritten(const uint8_t* p, int64_t bytes) const {
-  const Region* r = RegionOf(p);
-  if (r == nullptr) return nullptr;
-  int64_t first = p - r->lo, end = std::min<int64_t>(first + bytes, r->hi - r->lo);
-  uint64_t* bits = r->written.get();
+const uint8_t* SharedInit::FirstUnwritten(const Region& r, const uint8_t* p, int64_t bytes) {
+  int64_t first = p - r.lo, end = std::min<int64_t>(first + bytes, r.hi - r.lo);
+  uint64_t* bits = r.written.get();
   auto word = [&](int64_t i) { return std::atomic_ref<uint64_t>(bits[i / 64]).load(std::memory_order_relaxed); };
   for (int64_t i = first; i < end;) {
     uint64_t w = word(i) >> (i % 64);
@@ -92,7 +96,8 @@ bool SharedInit::NoneWritten(const uint8_t* p, int64_t bytes) const {
   return any == 0;
 }
 
-bool SharedInit::Meets(const scjit_ref& r, int64_t elem_bytes) const {
+bool SharedInit::MayHoldUnwritten(const scjit_ref& r, int64_t elem_bytes) const {
+  if (regions_.empty()) return false;
   int64_t extent = ExtentBytes(r, static_cast<int>(elem_bytes));
   if (extent < 0) return true;  // (not a valid view: let the walk decide)
   const uint8_t* lo = r.base;
@@ -100,52 +105,60 @@ bool SharedInit::Meets(const scjit_ref& r, int64_t elem_bytes) const {
   // The first region ending after lo is the only one that may start before hi.
   auto it = std::upper_bound(regions_.begin(), regions_.end(), lo,
                              [](const uint8_t* p, const Region& x) { return p < x.hi; });
-  return it != regions_.end() && it->lo < hi;
+  if (it == regions_.end() || it->lo >= hi) return false;
+  bool within = it->lo <= lo && hi <= it->hi;
+  return !within || it->unwritten->load(std::memory_order_relaxed) != 0;
 }
 
 const uint8_t* SharedInit::FirstUnwrittenRead(const scjit_dma& dma, const int32_t* indices,
                                               bool* destination) const {
   const uint8_t* first = nullptr;
-  // Most DMAs read no region (an input array, a subcore's own VMEM): no walk.
-  if (regions_.empty() || (!Meets(dma.src, dma.elem_bytes) && !(dma.add && Meets(dma.dst, dma.elem_bytes)))) {
-    return first;
-  }
+  // Most DMAs read no region (an input array, a subcore's own VMEM): no walk;
+  // nor a side of one that meets none (a scatter-add's source rows).
+  bool src = MayHoldUnwritten(dma.src, dma.elem_bytes);
+  bool dst = dma.add && MayHoldUnwritten(dma.dst, dma.elem_bytes);
+  if (!src && !dst) return first;
   int64_t w = dma.elem_bytes;
+  const Region* last = nullptr;
+  auto unwritten = [&](const uint8_t* p, int64_t bytes) -> const uint8_t* {
+    const Region* r = RegionOf(p, last);
+    if (r == nullptr) return nullptr;
+    last = r;
+    return FirstUnwritten(*r, p, bytes);
+  };
   auto check = [&](const uint8_t* base, int64_t stride, int64_t n) {
     if (first != nullptr || n <= 0) return;
     if (stride == 1) {
-      first = FirstUnwritten(base, n * w);
+      first = unwritten(base, n * w);
       return;
     }
-    for (int64_t i = 0; i < n && first == nullptr; ++i) first = FirstUnwritten(base + i * stride * w, w);
+    for (int64_t i = 0; i < n && first == nullptr; ++i) first = unwritten(base + i * stride * w, w);
   };
-  ForEachRun(dma, indices, [&](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
-    check(src, src_stride, n);
-    if (first != nullptr || !dma.add) return;
-    check(dst, dst_stride, n);
+  ForEachRun(dma, indices, [&](uint8_t* dst_base, int64_t dst_stride, const uint8_t* src_base, int64_t src_stride,
+                               int64_t n) {
+    if (src) check(src_base, src_stride, n);
+    if (first != nullptr || !dst) return;
+    check(dst_base, dst_stride, n);
     *destination = first != nullptr;
   });
   return first;
 }
 
-void SharedInit::MarkWritten(const scjit_dma& dma, const int32_t* indices) {
-  if (regions_.empty()) return;
-  ForEachRun(dma, indices, [&](uint8_t* dst, int64_t dst_stride, const uint8_t*, int64_t, int64_t n) {
-    MarkWrittenRun(dst, dst_stride, n, dma.elem_bytes);
-  });
-}
-
-void SharedInit::MarkWrittenRun(const uint8_t* dst, int64_t stride, int64_t n, int64_t w) {
-  if (regions_.empty() || n <= 0) return;
-  auto mark = [&](const uint8_t* p, int64_t bytes) {
-    Region* r = RegionOf(p);
-    if (r != nullptr) Set(r->written.get(), p - r->lo, std::min<int64_t>(bytes, r->hi - p));
-  };
+void SharedInit::RunMarker::Mark(const uint8_t* dst, int64_t stride, int64_t n, int64_t w) {
+  if (init_->regions_.empty() || n <= 0) return;
   if (stride == 1) {
-    mark(dst, n * w);
+    MarkBytes(dst, n * w);
     return;
   }
-  for (int64_t i = 0; i < n; ++i) mark(dst + i * stride * w, w);
+  for (int64_t i = 0; i < n; ++i) MarkBytes(dst + i * stride * w, w);
+}
+
+void SharedInit::RunMarker::MarkBytes(const uint8_t* p, int64_t bytes) {
+  const Region* r = init_->RegionOf(p, last_);
+  if (r == nullptr) return;
+  last_ = r;
+  if (r->unwritten->load(std::memory_order_relaxed) == 0) return;  // nothing left to mark
+  Set(*r, p - r->lo, std::min<int64_t>(bytes, r->hi - p));
 }
 
 }  // namespace scjit

@@ -5,7 +5,7 @@
 // wrote; the bytes a DMA moves count as written from then on. One bit per
 // memory byte (an out parameter may be large): set once written.
 //
-// Thread safety: FirstUnwritten and MarkWritten touch plain words, like the
+// Thread safety: FirstUnwritten and RunMarker touch plain words, like the
 // DMAs they follow: concurrent calls on the same bytes are the kernel races
 // the race check reports, and the writes are made under the data's own
 // SharedWrites guard (whose stripes are 64-byte multiples: a bitmap word covers
@@ -13,6 +13,7 @@
 #ifndef SCJIT_RUNTIME_SHARED_INIT_H_
 #define SCJIT_RUNTIME_SHARED_INIT_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -32,28 +33,53 @@ class SharedInit {
 
   // The first byte of [p, p + bytes) nothing has written, or null. Bytes in
   // no region count as written.
-  const uint8_t* FirstUnwritten(const uint8_t* p, int64_t bytes) const;
+  const uint8_t* FirstUnwritten(const uint8_t* p, int64_t bytes) const {
+    const Region* r = RegionOf(p);
+    return r != nullptr ? FirstUnwritten(*r, p, bytes) : nullptr;
+  }
   // True when [p, p + bytes) lies in a region and nothing has written any of it.
   bool NoneWritten(const uint8_t* p, int64_t bytes) const;
   // The first unwritten byte `dma` reads in these memories (its source, and
   // its destination when it adds), or null; `destination`: it is the latter.
   const uint8_t* FirstUnwrittenRead(const scjit_dma& dma, const int32_t* indices, bool* destination) const;
-  // The bytes `dma` writes hold values now.
-  void MarkWritten(const scjit_dma& dma, const int32_t* indices);
-  // The same for one run of it: n elements of w bytes at dst, `stride` elements apart.
-  void MarkWrittenRun(const uint8_t* dst, int64_t stride, int64_t n, int64_t w);
 
  private:
   struct Region {
     const uint8_t* lo;
     const uint8_t* hi;
     std::unique_ptr<uint64_t[]> written;  // bit i of word i / 64: byte lo + i
+    // How many of its bytes nothing has written: at 0 (a buffer written once
+    // and then read or added into, the common case) no DMA's bytes need looking at.
+    std::unique_ptr<std::atomic<int64_t>> unwritten;
   };
+
+ public:
+  // Marks the runs of a DMA written as it moves them: n elements of w bytes
+  // at dst, `stride` elements apart. Remembers the region of the last run (a
+  // DMA's runs, a scatter's rows, mostly fall in one).
+  class RunMarker {
+   public:
+    explicit RunMarker(SharedInit* init) : init_(init) {}
+    void Mark(const uint8_t* dst, int64_t stride, int64_t n, int64_t w);
+
+   private:
+    void MarkBytes(const uint8_t* p, int64_t bytes);
+    SharedInit* init_;
+    const Region* last_ = nullptr;
+  };
+
+ private:
   const Region* RegionOf(const uint8_t* p) const;
-  // True when some region has a byte of view `r` (whose extent is known valid).
-  bool Meets(const scjit_ref& r, int64_t elem_bytes) const;
-  Region* RegionOf(const uint8_t* p) { return const_cast<Region*>(std::as_const(*this).RegionOf(p)); }
-  static void Set(uint64_t* bits, int64_t first, int64_t count);
+  // RegionOf, trying `last` (the region of the run before) first.
+  const Region* RegionOf(const uint8_t* p, const Region* last) const {
+    return last != nullptr && p >= last->lo && p < last->hi ? last : RegionOf(p);
+  }
+  static const uint8_t* FirstUnwritten(const Region& r, const uint8_t* p, int64_t bytes);
+  // True when view `r` may hold a byte nothing has written: some region has a
+  // byte of it, and not all of that region is written.
+  bool MayHoldUnwritten(const scjit_ref& r, int64_t elem_bytes) const;
+  // Sets bits [first, first + count) of `r` and counts the bytes they made written.
+  static void Set(const Region& r, int64_t first, int64_t count);
 
   std::vector<Region> regions_;  // sorted by lo, disjoint
 };

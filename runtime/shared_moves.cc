@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "runtime/avx2_clones.h"
-#include "runtime/dma_engine.h"
+#include "runtime/dma_walk.h"
 
 namespace scjit {
 namespace {
@@ -108,6 +108,7 @@ std::vector<uint8_t> DestinationBytes(const scjit_dma& dma, const int32_t* indic
 
 void MoveShared(const scjit_dma& dma, const std::vector<int32_t>& indices, SharedDma* changes, SharedInit* init) {
   int64_t w = dma.elem_bytes;
+  SharedInit::RunMarker marker(init);
   if (changes != nullptr && RepeatsRows(dma, indices)) {
     // Compared, after the move, with what the destination held before it.
     std::vector<uint8_t> before = DestinationBytes(dma, indices.data());
@@ -116,7 +117,7 @@ void MoveShared(const scjit_dma& dma, const std::vector<int32_t>& indices, Share
     ForEachRun(dma, indices.data(), [&](uint8_t* dst, int64_t dst_stride, const uint8_t*, int64_t, int64_t n) {
       NoteRun(changes, dst, dst_stride, was, 1, n, w, nullptr);
       was += n * w;
-      if (init != nullptr) init->MarkWrittenRun(dst, dst_stride, n, w);
+      if (init != nullptr) marker.Mark(dst, dst_stride, n, w);
     });
   } else {
     // Compared, run by run, with the source about to move there.
@@ -124,7 +125,7 @@ void MoveShared(const scjit_dma& dma, const std::vector<int32_t>& indices, Share
                [&](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
                  if (changes != nullptr) NoteRun(changes, dst, dst_stride, src, src_stride, n, w, init);
                  TransferRun(dma, dst, dst_stride, src, src_stride, n);
-                 if (init != nullptr) init->MarkWrittenRun(dst, dst_stride, n, w);
+                 if (init != nullptr) marker.Mark(dst, dst_stride, n, w);
                });
   }
   if (changes != nullptr) changes->moved = true;

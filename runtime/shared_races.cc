@@ -90,10 +90,31 @@ bool SharedAccesses::CannotRace(const Region& r, SharedDma::Kind kind) {
   return kinds == SharedDma::kRead || kinds == SharedDma::kAdd;
 }
 
+bool SharedAccesses::HoldWhole(const std::shared_ptr<SharedDma>& dma) {
+  if (dma->runs.empty()) return false;
+  uintptr_t lo = dma->runs[0].lo, hi = dma->runs[0].hi;
+  uint8_t kinds = 0;
+  for (const SharedDma::Run& run : dma->runs) {
+    lo = std::min(lo, run.lo);
+    hi = std::max(hi, run.hi);
+    kinds |= run.kind;
+  }
+  Region* r = RegionOf(lo);
+  if (r == nullptr || hi > r->hi || r->mapped) return false;
+  uint8_t all = (r->held.empty() ? 0 : r->kinds) | kinds;
+  if (all != SharedDma::kRead && all != SharedDma::kAdd) return false;
+  r->kinds = all;
+  r->held.push_back(dma);
+  return true;
+}
+
 void SharedAccesses::Add(const std::shared_ptr<SharedDma>& dma, std::vector<SharedRace>* races) {
+  if (HoldWhole(dma)) return;
+  Region* last = nullptr;  // a DMA's runs mostly fall in one region
   for (size_t k = 0; k < dma->runs.size(); ++k) {
     const SharedDma::Run& run = dma->runs[k];
-    Region* r = RegionOf(run.lo);
+    Region* r = last != nullptr && run.lo >= last->lo && run.lo < last->hi ? last : RegionOf(run.lo);
+    last = r;
     if (r == nullptr || run.hi > r->hi || r->mapped) {
       Map(dma, run, races);
     } else if (CannotRace(*r, run.kind)) {
@@ -165,36 +186,52 @@ void SharedAccesses::Resolve(std::vector<SharedRace>* races) {
   });
 }
 
-void SharedAccesses::Forget(const std::vector<const Clock*>& bounds) {
-  // The least clock of the subcores [first, first + count) that may still act
-  // (empty: none may).
-  auto floor_of = [&](int first, int count) {
-    Clock floor;
+void SharedAccesses::Forget(const std::vector<std::span<const uint32_t>>& bounds) {
+  if (segments_.empty() && std::all_of(regions_.begin(), regions_.end(), [](const Region& r) { return r.held.empty(); })) {
+    return;  // nothing to forget
+  }
+  // The least clock of the subcores [first, first + count) that may still act,
+  // into `floor` (empty: none may).
+  auto floor_of = [&](int first, int count, Clock& floor) {
+    floor.clear();
     for (int i = first; i < first + count && i < static_cast<int>(bounds.size()); ++i) {
-      const Clock* c = bounds[static_cast<size_t>(i)];
-      if (c == nullptr) continue;
+      std::span<const uint32_t> c = bounds[static_cast<size_t>(i)];
+      if (c.empty()) continue;
       if (floor.empty()) {
-        floor = *c;
+        floor.assign(c.begin(), c.end());
       } else {
-        for (size_t k = 0; k < floor.size() && k < c->size(); ++k) floor[k] = std::min(floor[k], (*c)[k]);
+        size_t n = std::min(floor.size(), c.size());
+        for (size_t k = 0; k < n; ++k) floor[k] = std::min(floor[k], c[k]);
       }
     }
-    return floor;
   };
   // An access nobody is unordered with any more; with no floor, nobody may act.
   auto forgotten = [](const SharedDma& d, const Clock& floor) {
     return d.end != 0 && (floor.empty() || (static_cast<size_t>(d.subcore) < floor.size() && floor[d.subcore] >= d.end));
   };
-  std::vector<Clock> floors;
-  for (Region& r : regions_) {
-    floors.push_back(floor_of(r.first, r.count));
-    std::erase_if(r.held, [&](const std::shared_ptr<SharedDma>& d) { return forgotten(*d, floors.back()); });
+  // Each floor is made when first needed: most regions hold nothing.
+  floors_.resize(regions_.size());
+  floor_known_.assign(regions_.size(), false);
+  auto region_floor = [&](size_t i) -> const Clock& {
+    if (!floor_known_[i]) floor_of(regions_[i].first, regions_[i].count, floors_[i]);
+    floor_known_[i] = true;
+    return floors_[i];
+  };
+  for (size_t i = 0; i < regions_.size(); ++i) {
+    Region& r = regions_[i];
+    if (!r.held.empty()) {
+      std::erase_if(r.held, [&](const std::shared_ptr<SharedDma>& d) { return forgotten(*d, region_floor(i)); });
+    }
     if (r.held.empty()) r.kinds = 0;
   }
-  Clock everyone = floor_of(0, static_cast<int>(bounds.size()));
+  bool everyone_known = false;
   for (auto it = segments_.begin(); it != segments_.end();) {
     Region* r = RegionOf(it->first);
-    const Clock& floor = r != nullptr ? floors[static_cast<size_t>(r - regions_.data())] : everyone;
+    if (r == nullptr && !everyone_known) {
+      floor_of(0, static_cast<int>(bounds.size()), everyone_);
+      everyone_known = true;
+    }
+    const Clock& floor = r != nullptr ? region_floor(static_cast<size_t>(r - regions_.data())) : everyone_;
     auto& entries = it->second.entries;
     entries.erase(std::remove_if(entries.begin(), entries.end(), [&](const Entry& e) { return forgotten(*e.dma, floor); }),
                   entries.end());

@@ -23,6 +23,7 @@
 
 #include <memory>
 #include <utility>
+#include <span>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -92,7 +93,9 @@ class SharedAccesses {
   // is ordered after: `bounds[i]` is the least clock subcore i may still act
   // with (null: it is done), for each region the least over the subcores that
   // reach it. A region left with nothing in the map holds its accesses again.
-  void Forget(const std::vector<const Clock*>& bounds);
+  // (A subcore's bound is a span, empty when it is done: a DMA's start clock
+  // is not a Clock, and this runs after every barrier.)
+  void Forget(const std::vector<std::span<const uint32_t>>& bounds);
 
  private:
   struct Entry {
@@ -123,6 +126,10 @@ class SharedAccesses {
   Region* RegionOf(uintptr_t p);
   // True when holding an access of `kind` in `r` keeps every held access free of races.
   static bool CannotRace(const Region& r, SharedDma::Kind kind);
+  // Holds `dma` when all its runs lie in one region whose held accesses,
+  // with its own, are all reads or all adds (a scatter-add's hundred rows
+  // into one accumulator: one test, not one per row); else false.
+  bool HoldWhole(const std::shared_ptr<SharedDma>& dma);
   // Checks one run against the map and enters it there.
   void Map(const std::shared_ptr<SharedDma>& dma, const SharedDma::Run& run, std::vector<SharedRace>* races);
   // Puts `r`'s held accesses in the map (and those of runs[0, upto) of `dma`).
@@ -133,6 +140,9 @@ class SharedAccesses {
   SegmentMap segments_{RecordAllocator<SegmentMap::value_type>(&nodes_)};  // by first byte, disjoint
   std::vector<Pending> pending_;
   std::vector<SegmentMap::iterator> cover_;
+  std::vector<Clock> floors_;  // Forget's, per region (kept to save allocations)
+  std::vector<bool> floor_known_;
+  Clock everyone_;
 };
 
 }  // namespace scjit
