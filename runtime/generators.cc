@@ -265,8 +265,12 @@ std::string RangeText(ElementType t) {
 double IntToDouble(int128 v, bool round_to_odd) {
   bool negative = v < 0;
   uint128 mag = negative ? uint128(0) - static_cast<uint128>(v) : static_cast<uint128>(v);
-  int width = 0;
-  for (uint128 m = mag; m != 0; m >>= 1) ++width;
+  auto high = static_cast<uint64_t>(mag >> 64), low = static_cast<uint64_t>(mag);
+  if (high == 0 && low < (uint64_t{1} << 53)) {  // exact: the common case (an iota, a fill)
+    double d = static_cast<double>(low);
+    return negative ? -d : d;
+  }
+  int width = high != 0 ? 64 + std::bit_width(high) : std::bit_width(low);
   int shift = width > 53 ? width - 53 : 0;
   uint128 q = mag >> shift;
   if (shift > 0) {

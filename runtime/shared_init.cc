@@ -45,8 +45,10 @@ void SharedInit::Set(const Region& r, int64_t first, int64_t count) {
   part(first, head_end);
   // Whole words lie in the run's own stripes: plain stores.
   for (first = head_end; first + 64 <= end; first += 64) {
-    made += 64 - std::popcount(bits[first / 64]);
-    bits[first / 64] = ~uint64_t{0};
+    uint64_t& word = bits[first / 64];
+    // (Without a popcount of a word untouched or done: the host's may be a call.)
+    if (word != ~uint64_t{0}) made += word == 0 ? 64 : 64 - std::popcount(word);
+    word = ~uint64_t{0};
   }
   part(first, end);
   // (Decreased only after the bits are set: who reads 0 needs no bit.)

@@ -252,6 +252,12 @@ TEST(GeneratorsTest, Randint) {
   EXPECT_EQ(At(big, 0), DoubleToBf16(1000000.0));
   NpyArray huge = Gen("randint:-18446744073709551616:-18446744073709551615", ElementType::kF32, {1});
   EXPECT_EQ(At(huge, 0), F32(-18446744073709551616.0f));
+  // Beyond 2^53 a double rounds to nearest even: 2^53 + 1 -> 2^53, 2^53 + 3 -> 2^53 + 4.
+  EXPECT_EQ(At(Gen("fill:9007199254740993", ElementType::kF64, {1}), 0), F64(9007199254740992.0));
+  EXPECT_EQ(At(Gen("fill:9007199254740995", ElementType::kF64, {1}), 0), F64(9007199254740996.0));
+  // A float rounds once, from the integer (not twice through a double):
+  // 2^54 + 2^30 + 1 is just above f32's halfway point 2^54 + 2^30.
+  EXPECT_EQ(At(Gen("fill:18014399583223809", ElementType::kF32, {1}), 0), F32(18014400656965632.0f));
 }
 
 TEST(GeneratorsTest, Fill) {

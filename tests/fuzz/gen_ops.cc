@@ -1,4 +1,5 @@
 // The value ops of generated kernels: one emitter per form of gen_ops.def.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -175,6 +176,56 @@ bool Gather(Builder& b, const OpRow& op) {
   if (!t) return false;
   std::string v = b.Get(*t), idx = b.Get(VType{E::kI32, t->n});
   b.Line(Result(b, *t), " = gather ", v, ", ", idx, " {axis = 0} : ", t->Text());
+  return true;
+}
+
+// A length the generator gives vectors of `e` (Builder::VectorLength's).
+bool GeneratedLength(Builder& b, E e, int n) {
+  int l = b.lanes();
+  return n == l || n == 2 * l || (PerLane(e) > 1 && n == l * PerLane(e));
+}
+
+// A vector of `op.types` whose half is a generated length too, or nullopt.
+std::optional<VType> Halvable(Builder& b, const OpRow& op) {
+  auto t = b.ChooseType(op.types, op.shapes);
+  if (!t || t->n % 2 != 0 || !GeneratedLength(b, t->e, t->n / 2)) return std::nullopt;
+  return t;
+}
+
+// One half of a vector, by a static value slice.
+bool Slice(Builder& b, const OpRow& op) {
+  auto t = Halvable(b, op);
+  if (!t) return false;
+  int h = t->n / 2, at = b.rng().Chance(50) ? 0 : h;
+  std::string v = b.Get(*t);
+  VType r{t->e, h};
+  b.Line(Result(b, r), " = slice ", v, "[", at, ":", at + h, "] : ", r.Text());
+  return true;
+}
+
+// Two vectors (or one twice) joined.
+bool Concat(Builder& b, const OpRow& op) {
+  auto t = b.ChooseType(op.types, op.shapes);
+  if (!t || !GeneratedLength(b, t->e, 2 * t->n)) return false;
+  std::string x = b.Get(*t), y = b.Get(*t);
+  VType r{t->e, 2 * t->n};
+  b.Line(Result(b, r), " = concat ", x, ", ", y, " {axis = 0} : ", r.Text());
+  return true;
+}
+
+// A rank-2 value on the way: a vector reshaped to two rows, one row sliced
+// (with the minor dimension whole, or as `:`), reshaped back to rank 1.
+bool Regroup(Builder& b, const OpRow& op) {
+  auto t = Halvable(b, op);
+  if (!t) return false;
+  int h = t->n / 2, row = b.rng().Below(2);
+  std::string v = b.Get(*t), grid = b.Fresh(), picked = b.Fresh();
+  std::string e = VType{t->e, 0}.Text();
+  b.Line(grid, " = reshape ", v, " : vector<2x", h, "x", e, ">");
+  std::string minor = b.rng().Chance(50) ? ":" : absl::StrCat("0:", h);
+  b.Line(picked, " = slice ", grid, "[", row, ":", row + 1, ", ", minor, "] : vector<1x", h, "x", e, ">");
+  VType r{t->e, h};
+  b.Line(Result(b, r), " = reshape ", picked, " : ", r.Text());
   return true;
 }
 
