@@ -66,7 +66,7 @@ absl::StatusOr<llvm::Value*> Emitter::Binary(const Op& op, OpKind kind, llvm::Va
     case OpKind::kMax: {
       bool min = kind == OpKind::kMin;
       // Floats propagate NaN and order -0 < +0 (IEEE minimum/maximum).
-      if (fp) return min ? b_.CreateMinimum(a, b) : b_.CreateMaximum(a, b);
+      if (fp) return min ? FloatMinimum(a, b) : FloatMaximum(a, b);
       llvm::Intrinsic::ID id = min ? (is_unsigned ? llvm::Intrinsic::umin : llvm::Intrinsic::smin)
                                    : (is_unsigned ? llvm::Intrinsic::umax : llvm::Intrinsic::smax);
       return b_.CreateBinaryIntrinsic(id, a, b);

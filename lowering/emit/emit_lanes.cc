@@ -13,6 +13,18 @@
 #include "llvm/IR/Intrinsics.h"
 
 namespace scjit::emit {
+llvm::Value* Emitter::QuietNaNs(llvm::Value* v) {
+  return b_.CreateSelect(b_.CreateFCmpUNO(v, v), b_.CreateFAdd(v, v), v);
+}
+
+llvm::Value* Emitter::FloatMinimum(llvm::Value* a, llvm::Value* b) {
+  return b_.CreateMinimum(QuietNaNs(a), QuietNaNs(b));
+}
+
+llvm::Value* Emitter::FloatMaximum(llvm::Value* a, llvm::Value* b) {
+  return b_.CreateMaximum(QuietNaNs(a), QuietNaNs(b));
+}
+
 llvm::Value* Emitter::CombineValues(Combine c, llvm::Value* a, llvm::Value* b, ElementType e) {
   if (IsNarrowFloat(e)) return FromF32(CombineValues(c, ToF32(a, e), ToF32(b, e), ElementType::kF32), e);
   if (IsInt4(e)) return NarrowInt4(CombineValues(c, WidenInt4(a, e), WidenInt4(b, e), Int4Compute(e)), e);
@@ -21,10 +33,10 @@ llvm::Value* Emitter::CombineValues(Combine c, llvm::Value* a, llvm::Value* b, E
     case Combine::kSum:
       return fp ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
     case Combine::kMax:
-      if (fp) return b_.CreateMaximum(a, b);
+      if (fp) return FloatMaximum(a, b);
       return b_.CreateBinaryIntrinsic(SignedOrder(e) ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
     case Combine::kMin:
-      if (fp) return b_.CreateMinimum(a, b);
+      if (fp) return FloatMinimum(a, b);
       return b_.CreateBinaryIntrinsic(SignedOrder(e) ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
     case Combine::kAnd:
       return b_.CreateAnd(a, b);
@@ -121,10 +133,10 @@ absl::Status Emitter::EmitReduce(const Op& op) {
         r = b_.CreateAddReduce(v);
         break;
       case Combine::kMax:
-        r = IsFloat(e) ? b_.CreateFPMaximumReduce(v) : b_.CreateIntMaxReduce(v, SignedOrder(e));
+        r = IsFloat(e) ? b_.CreateFPMaximumReduce(QuietNaNs(v)) : b_.CreateIntMaxReduce(v, SignedOrder(e));
         break;
       case Combine::kMin:
-        r = IsFloat(e) ? b_.CreateFPMinimumReduce(v) : b_.CreateIntMinReduce(v, SignedOrder(e));
+        r = IsFloat(e) ? b_.CreateFPMinimumReduce(QuietNaNs(v)) : b_.CreateIntMinReduce(v, SignedOrder(e));
         break;
       case Combine::kAnd:
         r = b_.CreateAndReduce(v);

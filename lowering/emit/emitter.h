@@ -184,6 +184,16 @@ class Emitter {
   // A stack slot of type `ty` in the entry block (so that every use dominates
   // it and loops do not grow the frame).
   llvm::AllocaInst* EntryAlloca(llvm::Type* ty);
+  // Float minimum/maximum (and their reductions) of operands whose NaNs are
+  // quieted first: LLVM 19's x86 lowering tests an operand for quiet NaNs only
+  // (vfpclass QNaN|-0), so a signalling NaN read from memory lost to a number
+  // (differential seed 505539), and it passes a NaN operand through unchanged,
+  // so the next minimum/maximum met a signalling NaN it took for quiet (seed
+  // 532206). x + x quiets a NaN (canonicalize does not select on x86 in LLVM
+  // 19); LLVM drops the test for operands it knows are not NaN.
+  llvm::Value* FloatMinimum(llvm::Value* a, llvm::Value* b);
+  llvm::Value* FloatMaximum(llvm::Value* a, llvm::Value* b);
+  llvm::Value* QuietNaNs(llvm::Value* v);
   // A DMA descriptor for `src` -> `dst` on semaphore `sem` (an i32; -1: none),
   // adding when `add`; the indirect fields are FillIndirect's.
   llvm::Value* NewDma(const RefVal& src, const RefVal& dst, llvm::Value* sem, bool add);
