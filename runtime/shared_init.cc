@@ -43,13 +43,24 @@ void SharedInit::Set(const Region& r, int64_t first, int64_t count) {
   int64_t end = first + count;
   int64_t head_end = std::min(end, (first + 63) / 64 * 64);
   part(first, head_end);
-  // Whole words lie in the run's own stripes: plain stores.
-  for (first = head_end; first + 64 <= end; first += 64) {
-    uint64_t& word = bits[first / 64];
-    // (Without a popcount of a word untouched or done: the host's may be a call.)
-    if (word != ~uint64_t{0}) made += word == 0 ? 64 : 64 - std::popcount(word);
-    word = ~uint64_t{0};
+  // Whole words lie in the run's own stripes: plain stores. Most runs are
+  // first writes (every word 0): one vectorized test, then a memset.
+  first = head_end;
+  uint64_t* words = bits + first / 64;
+  int64_t whole = (end - first) / 64;
+  uint64_t any = 0;
+  for (int64_t i = 0; i < whole; ++i) any |= words[i];
+  if (any == 0) {
+    made += whole * 64;
+    std::memset(words, 0xff, static_cast<size_t>(whole) * 8);
+  } else {
+    for (int64_t i = 0; i < whole; ++i) {
+      // (Without a popcount of a word untouched or done: the host's may be a call.)
+      if (words[i] != ~uint64_t{0}) made += words[i] == 0 ? 64 : 64 - std::popcount(words[i]);
+      words[i] = ~uint64_t{0};
+    }
   }
+  first += whole * 64;
   part(first, end);
   // (Decreased only after the bits are set: who reads 0 needs no bit.)
   if (made != 0) r.unwritten->fetch_sub(made, std::memory_order_relaxed);
