@@ -1239,7 +1239,7 @@ void Machine::CheckSharedAccesses() {
     s.findings_.push_back(s.Made(RaceFinding(race)));
   }
   for (const std::shared_ptr<SharedDma>& dma : unwritten) {
-    if (dma->reported) continue;  // a race explains it
+    if (dma->raced) continue;  // a race explains it
     Subcore& s = *subcores_[static_cast<size_t>(dma->subcore)];
     s.findings_.push_back(s.Made(s.SharedInitFinding(dma->site, dma->unwritten, dma->unwritten_destination)));
   }
