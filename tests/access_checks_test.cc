@@ -370,27 +370,26 @@ TEST(SharedRaceTest, IdenticalBytesAndOrderedWritesAreNoRace) {
   EXPECT_EQ(Findings(ordered), "");
 }
 
-TEST(SharedRaceTest, ReadAgainstWriteWithoutABarrier) {
-  std::string text = R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<16xi32>)
+// Two subcores sharing %o with nothing ordering them: subcore 0 runs `first`
+// (line 8), subcore 1 `other` (from line 10).
+std::string TwoSubcores(const std::string& first, const std::string& other) {
+  return R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<16xi32>)
     mesh vector(cores = 1, subcores = 2)
     scratch(%buf: vmem<16xi32>)
 {
   %me = axis_index subcore : i32
   %first = cmp eq %me, 0 : i1
   if %first {
-    copy %x -> %o
+    )" + first + R"(
   } else {
-    ${WAIT}
-    copy %o -> %buf
+    )" + other + R"(
   }
 }
 )";
-  auto with = [&](const std::string& wait) {
-    std::string t = text;
-    t.replace(t.find("${WAIT}"), 7, wait);
-    return Findings(t);
-  };
-  std::string f = with("");
+}
+
+TEST(SharedRaceTest, ReadAgainstWriteWithoutABarrier) {
+  std::string f = Findings(TwoSubcores("copy %x -> %o", "\n    copy %o -> %buf"));
   EXPECT_NE(f.find("test.scir:11:5: error[RT-RACE]: copy %o -> %buf reads %o[0] while the DMA of copy at "
                    "test.scir:8:5 on subcore (core 0, subcore 0) may still be writing it"),
             std::string::npos)
@@ -402,19 +401,7 @@ TEST(SharedRaceTest, ReadAgainstWriteWithoutABarrier) {
 // too: with threads the reader may or may not see the writer's bytes, and the
 // findings must not depend on it.
 TEST(SharedRaceTest, AnUnwrittenReadThatRacesIsOnlyTheRace) {
-  std::string f = Findings(R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<16xi32>)
-    mesh vector(cores = 1, subcores = 2)
-    scratch(%buf: vmem<16xi32>)
-{
-  %me = axis_index subcore : i32
-  %first = cmp eq %me, 0 : i1
-  if %first {
-    copy %o -> %buf
-  } else {
-    copy %x -> %o
-  }
-}
-)");
+  std::string f = Findings(TwoSubcores("copy %o -> %buf", "copy %x -> %o"));
   EXPECT_NE(f.find("test.scir:10:5: error[RT-RACE]: copy %x -> %o writes %o[0] while the DMA of copy at "
                    "test.scir:8:5 on subcore (core 0, subcore 0) may still be reading it"),
             std::string::npos)
