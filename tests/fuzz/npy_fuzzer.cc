@@ -59,7 +59,9 @@ class MemFile {
   std::string path_;
 };
 
-void CheckRead(std::string_view bytes, const std::string& path, std::optional<ElementType> raw_as) {
+// Reads `bytes` both ways and checks the promises; returns what was read.
+absl::StatusOr<NpyArray> CheckRead(std::string_view bytes, const std::string& path,
+                                   std::optional<ElementType> raw_as) {
   absl::StatusOr<NpyArray> parsed = ParseNpy(bytes, path, raw_as);
   absl::StatusOr<NpyArray> read = ReadNpyArray(path, raw_as);
   Require(parsed.ok() == read.ok(), "ParseNpy and ReadNpyArray disagree",
@@ -69,7 +71,7 @@ void CheckRead(std::string_view bytes, const std::string& path, std::optional<El
             parsed.status().ToString());
     Require(parsed.status() == read.status(), "ParseNpy and ReadNpyArray give other errors",
             Cat(parsed.status().ToString(), "\n", read.status().ToString()));
-    return;
+    return parsed;
   }
   Require(SameArray(*parsed, *read), "ParseNpy and ReadNpyArray read other arrays");
   Require(parsed->data.size() == static_cast<uint64_t>(parsed->NumBytes()), "an array of the wrong size");
@@ -77,16 +79,29 @@ void CheckRead(std::string_view bytes, const std::string& path, std::optional<El
   absl::StatusOr<NpyArray> again = ParseNpy(SerializeNpy(*parsed), path, parsed->dtype);
   Require(again.ok(), "SerializeNpy's output does not read", again.status().ToString());
   Require(SameArray(*parsed, *again), "an array changes through SerializeNpy");
+  return parsed;
 }
 
 void FuzzNpy(std::string_view bytes) {
   static MemFile file;
   file.Write(bytes);
-  // Without raw_as, and as each type '|V1' can be read as (and one it cannot).
-  constexpr std::array<std::optional<ElementType>, 7> kRawAs = {
-      std::nullopt,        ElementType::kF8E5M2, ElementType::kF8E4M3FN, ElementType::kF8E4M3B11FNUZ,
-      ElementType::kI4,    ElementType::kU4,     ElementType::kF32};
-  for (std::optional<ElementType> raw_as : kRawAs) CheckRead(bytes, file.path(), raw_as);
+  // Without raw_as, and as one type '|V1' can be read as.
+  absl::StatusOr<NpyArray> plain = CheckRead(bytes, file.path(), std::nullopt);
+  absl::StatusOr<NpyArray> as_f8 = CheckRead(bytes, file.path(), ElementType::kF8E5M2);
+  // raw_as names the type of a '|V1' descr only, which reads without it as
+  // IO-NPY-DTYPE; any other file must read the same whatever raw_as says. The
+  // other types a '|V1' file can be read as (and one it cannot) run only then:
+  // most inputs are not '|V1' files, and four reads less make the fuzzer 3x faster.
+  if (plain.ok() || DiagnosticCode(plain.status()) != "IO-NPY-DTYPE") {
+    Require(plain.ok() == as_f8.ok(), "raw_as changes how a file that is not '|V1' reads",
+            Cat(plain.status().ToString(), "\n", as_f8.status().ToString()));
+    Require(plain.ok() ? SameArray(*plain, *as_f8) : plain.status() == as_f8.status(),
+            "raw_as changes how a file that is not '|V1' reads");
+    return;
+  }
+  constexpr std::array<ElementType, 5> kRawAs = {ElementType::kF8E4M3FN, ElementType::kF8E4M3B11FNUZ,
+                                                 ElementType::kI4, ElementType::kU4, ElementType::kF32};
+  for (ElementType raw_as : kRawAs) CheckRead(bytes, file.path(), raw_as);
 }
 
 }  // namespace
