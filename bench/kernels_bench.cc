@@ -19,7 +19,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "scjit/scjit.h"
@@ -91,8 +90,6 @@ void KernelArgs(benchmark::internal::Benchmark* b) {
   b->ArgNames({"threads", "checked", "interp"});
   b->Unit(benchmark::kMillisecond)->UseRealTime();
 }
-
-int HostThreads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 // --- A launch's fixed cost: 16 int32 on one subcore (bench/jax_overhead.py compares
 // it with the same kernel called from jax.jit) ---------------------------------------
@@ -524,21 +521,26 @@ void BM_ScatterAddRows_Native(benchmark::State& state) {
 }
 BENCHMARK(BM_ScatterAddRows_Native)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// --- sort_key_val of 32768 rows of 16 (key, value) pairs (v7x, 2 x 16 subcores) -----
+// --- sort_key_val of rows of 16 (key, value) pairs (v7x, 2 x 16 subcores) ----------
+//
+// sort_rows.scir: 32768 rows, two buffers per array; sort_chunks_1m.scir (issue
+// #14's sort_chunks): 65536 rows (1M pairs), three buffers per array.
 
-constexpr int kSortRows = 32768;
 constexpr int kSortLanes = 16;
-constexpr int64_t kSortElements = int64_t{kSortRows} * kSortLanes;
 
-struct SortRowsData {
+struct SortData {
+  int rows;
   std::vector<int32_t> keys, vals;
+  int64_t elements() const { return int64_t{rows} * kSortLanes; }
 };
 
-const SortRowsData& SortInputs() {
-  static const SortRowsData* data = [] {
-    auto* d = new SortRowsData{std::vector<int32_t>(kSortElements), std::vector<int32_t>(kSortElements)};
+template <int kRows>
+const SortData& SortInputs() {
+  static const SortData* data = [] {
+    auto* d = new SortData{kRows, std::vector<int32_t>(int64_t{kRows} * kSortLanes),
+                           std::vector<int32_t>(int64_t{kRows} * kSortLanes)};
     std::mt19937 rng(1);
-    for (int64_t i = 0; i < kSortElements; ++i) {
+    for (int64_t i = 0; i < d->elements(); ++i) {
       d->keys[i] = static_cast<int32_t>(rng() % 1000) - 500;  // negatives and duplicates
       d->vals[i] = static_cast<int32_t>(i);
     }
@@ -548,8 +550,8 @@ const SortRowsData& SortInputs() {
 }
 
 // The loop a user would write: a stable insertion sort of each row's pairs.
-void SortRowsNative(const SortRowsData& in, std::vector<int32_t>& keys, std::vector<int32_t>& vals) {
-  for (int r = 0; r < kSortRows; ++r) {
+void SortRowsNative(const SortData& in, std::vector<int32_t>& keys, std::vector<int32_t>& vals) {
+  for (int r = 0; r < in.rows; ++r) {
     const int32_t* k = &in.keys[static_cast<size_t>(r) * kSortLanes];
     const int32_t* v = &in.vals[static_cast<size_t>(r) * kSortLanes];
     int32_t* ok = &keys[static_cast<size_t>(r) * kSortLanes];
@@ -566,35 +568,43 @@ void SortRowsNative(const SortRowsData& in, std::vector<int32_t>& keys, std::vec
   }
 }
 
-void BM_SortRows_Emulated(benchmark::State& state) {
-  auto kernel = Compiled("sort_rows.scir", CheckedRun(state), EngineOf(state));
-  const SortRowsData& in = SortInputs();
-  std::vector<int32_t> keys = in.keys, vals = in.vals, ok(kSortElements), ov(kSortElements);
+void SortEmulated(benchmark::State& state, const std::string& file, const SortData& in) {
+  auto kernel = Compiled(file, CheckedRun(state), EngineOf(state));
+  std::vector<int32_t> keys = in.keys, vals = in.vals, ok(in.elements()), ov(in.elements());
   std::vector<Buffer> params = Buffers(kernel, {keys.data(), vals.data(), ok.data(), ov.data()});
   LaunchOptions options = RunOptionsOf(state);
   for (auto _ : state) {
     absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
     if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
   }
-  std::vector<int32_t> want_k(kSortElements), want_v(kSortElements);
+  std::vector<int32_t> want_k(in.elements()), want_v(in.elements());
   SortRowsNative(in, want_k, want_v);
   if (ok != want_k || ov != want_v) state.SkipWithError("wrong result");
-  state.SetItemsProcessed(state.iterations() * kSortRows);
+  state.SetItemsProcessed(state.iterations() * in.rows);
 }
-BENCHMARK(BM_SortRows_Emulated)->Apply(KernelArgs);
 
-void BM_SortRows_Native(benchmark::State& state) {
-  const SortRowsData& in = SortInputs();
-  std::vector<int32_t> ok(kSortElements), ov(kSortElements);
+void SortNative(benchmark::State& state, const SortData& in) {
+  std::vector<int32_t> ok(in.elements()), ov(in.elements());
   for (auto _ : state) {
     SortRowsNative(in, ok, ov);
     benchmark::DoNotOptimize(ok.data());
     benchmark::DoNotOptimize(ov.data());
     benchmark::ClobberMemory();
   }
-  state.SetItemsProcessed(state.iterations() * kSortRows);
+  state.SetItemsProcessed(state.iterations() * in.rows);
 }
+
+void BM_SortRows_Emulated(benchmark::State& state) { SortEmulated(state, "sort_rows.scir", SortInputs<32768>()); }
+BENCHMARK(BM_SortRows_Emulated)->Apply(KernelArgs);
+void BM_SortRows_Native(benchmark::State& state) { SortNative(state, SortInputs<32768>()); }
 BENCHMARK(BM_SortRows_Native)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_SortChunks_Emulated(benchmark::State& state) {
+  SortEmulated(state, "sort_chunks_1m.scir", SortInputs<65536>());
+}
+BENCHMARK(BM_SortChunks_Emulated)->Apply(KernelArgs);
+void BM_SortChunks_Native(benchmark::State& state) { SortNative(state, SortInputs<65536>()); }
+BENCHMARK(BM_SortChunks_Native)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // --- Compile latency ----------------------------------------------------------------
 
