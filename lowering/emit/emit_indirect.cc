@@ -55,9 +55,9 @@ absl::StatusOr<RefVal::Indices> Emitter::IndexList(const Op& op, const IndexEntr
   return out;
 }
 
-absl::Status Emitter::FillIndirect(const Op& op, llvm::Value* dma, const RefVal& src, const RefVal& dst,
+absl::Status Emitter::FillIndirect(const Op& op, Descriptor& dma, const RefVal& src, const RefVal& dst,
                                    const Type* sem) {
-  auto field = [&](DmaField f, llvm::Value* v) { b_.CreateStore(v, FieldPtr(dma, f)); };
+  auto field = [&](DmaField f, llvm::Value* v) { dma.Set({static_cast<unsigned>(f)}, v); };
   // A regular semaphore counts completed DMAs, a DMA semaphore bytes (sc-semantics.md §4.6).
   bool regular = sem != nullptr && sem->is_semaphore() && sem->semaphore_kind() != SemaphoreKind::kDma;
   field(DmaField::kSemUnit, I32(regular ? SCJIT_SEM_ONE : SCJIT_SEM_BYTES));

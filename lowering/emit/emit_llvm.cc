@@ -489,28 +489,52 @@ absl::Status Emitter::CopyView(const Op& op, const RefVal& view, llvm::Value* bu
   return absl::OkStatus();
 }
 
-void Emitter::FillRef(llvm::Value* dst, const RefVal& r) {
-  llvm::Type* dims_ty = RefTy()->getElementType(static_cast<unsigned>(RefField::kSizes));
-  b_.CreateStore(r.ptr, FieldPtr(dst, RefField::kBase));
-  for (int d = 0; d < SCJIT_MAX_RANK; ++d) {
-    llvm::Value* size = d < r.rank() ? r.sizes[d] : I64(1);
-    llvm::Value* stride = d < r.rank() ? r.strides[d] : I64(0);
-    b_.CreateStore(size, b_.CreateConstGEP2_32(dims_ty, FieldPtr(dst, RefField::kSizes), 0, d));
-    b_.CreateStore(stride, b_.CreateConstGEP2_32(dims_ty, FieldPtr(dst, RefField::kStrides), 0, d));
+void Emitter::FillRef(Descriptor& d, const std::vector<unsigned>& at, const RefVal& r) {
+  auto field = [&](RefField f, std::initializer_list<unsigned> below, llvm::Value* v) {
+    std::vector<unsigned> path = at;
+    path.push_back(static_cast<unsigned>(f));
+    path.insert(path.end(), below);
+    d.Set(std::move(path), v);
+  };
+  field(RefField::kBase, {}, r.ptr);
+  // Dimensions past the rank: size 1, stride 0.
+  for (int dim = 0; dim < SCJIT_MAX_RANK; ++dim) {
+    unsigned i = static_cast<unsigned>(dim);
+    field(RefField::kSizes, {i}, dim < r.rank() ? r.sizes[dim] : I64(1));
+    field(RefField::kStrides, {i}, dim < r.rank() ? r.strides[dim] : I64(0));
   }
-  b_.CreateStore(I32(r.rank()), FieldPtr(dst, RefField::kRank));
-  b_.CreateStore(I32(static_cast<int>(r.space)), FieldPtr(dst, RefField::kSpace));
+  field(RefField::kRank, {}, I32(r.rank()));
+  field(RefField::kSpace, {}, I32(static_cast<int>(r.space)));
 }
 
-llvm::Value* Emitter::NewDma(const RefVal& src, const RefVal& dst, llvm::Value* sem, bool add) {
-  llvm::Value* dma = EntryAlloca(DmaTy());
-  FillRef(FieldPtr(dma, DmaField::kSrc), src);
-  FillRef(FieldPtr(dma, DmaField::kDst), dst);
-  b_.CreateStore(I32(ByteWidth(dst.element)), FieldPtr(dma, DmaField::kElemBytes));
-  b_.CreateStore(I32(static_cast<int>(dst.element)), FieldPtr(dma, DmaField::kDtype));
-  b_.CreateStore(sem, FieldPtr(dma, DmaField::kSem));
-  b_.CreateStore(I32(add ? 1 : 0), FieldPtr(dma, DmaField::kAdd));
+Descriptor Emitter::NewDma(const RefVal& src, const RefVal& dst, llvm::Value* sem, bool add) {
+  Descriptor dma(DmaTy(), sizeof(scjit_dma), alignof(scjit_dma));
+  auto field = [&](DmaField f) { return std::vector<unsigned>{static_cast<unsigned>(f)}; };
+  FillRef(dma, field(DmaField::kSrc), src);
+  FillRef(dma, field(DmaField::kDst), dst);
+  dma.Set(field(DmaField::kElemBytes), I32(ByteWidth(dst.element)));
+  dma.Set(field(DmaField::kDtype), I32(static_cast<int>(dst.element)));
+  dma.Set(field(DmaField::kSem), sem);
+  dma.Set(field(DmaField::kAdd), I32(add ? 1 : 0));
   return dma;
+}
+
+llvm::Value* Emitter::Materialize(const Descriptor& d) {
+  llvm::AllocaInst* slot = EntryAlloca(d.type());
+  // One private global per distinct constant part (LLVM uniques constants).
+  llvm::Constant* constant = d.ConstantPart();
+  llvm::GlobalVariable*& global = descriptor_globals_[constant];
+  if (global == nullptr) {
+    global = new llvm::GlobalVariable(module_, d.type(), /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
+                                      constant, "descriptor");
+    global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  }
+  llvm::Align align(d.align());
+  slot->setAlignment(align);
+  global->setAlignment(align);
+  b_.CreateMemCpy(slot, align, global, align, d.bytes());
+  d.StoreVariableFields(b_, slot);
+  return slot;
 }
 
 // ------------------------------------------------------------------------------------

@@ -155,13 +155,13 @@ absl::Status Emitter::EmitDma(const Op& op) {
 }
 
 absl::Status Emitter::IssueDma(const Op& op, const RefVal& src, const RefVal& dst, llvm::Value* sem, int site) {
-  llvm::Value* dma = NewDma(src, dst, sem, op.dma_add);
+  Descriptor dma = NewDma(src, dst, sem, op.dma_add);
   const Type* sem_type = op.operands.size() > 2 ? &op.operands[2].value->type : nullptr;
   if (absl::Status s = FillIndirect(op, dma, src, dst, sem_type); !s.ok()) return s;
   RuntimeFn fn = op.kind == OpKind::kDmaStart  ? RuntimeFn::kDmaStart
                  : op.kind == OpKind::kDmaWait ? RuntimeFn::kDmaWait
                                                : RuntimeFn::kCopy;
-  CallChecked(fn, {ctx_arg_, dma, I32(site)});
+  CallChecked(fn, {ctx_arg_, Materialize(dma), I32(site)});
   return absl::OkStatus();
 }
 
@@ -233,16 +233,17 @@ absl::Status Emitter::EmitSync(const Op& op) {
           CopyUnits(*r, copy, stride, true);
           *r = std::move(flat);
         }
-        llvm::Value* ref = EntryAlloca(RefTy());
+        Descriptor desc(RefTy(), sizeof(scjit_ref), alignof(scjit_ref));
         if (r->semaphore) {  // the view's shape, and its first semaphore's index
           RefVal shape = *r;
           shape.ptr = null;
-          FillRef(ref, shape);
+          FillRef(desc, {}, shape);
           CallChecked(RuntimeFn::kDebugPrint, {ctx_arg_, I32(site), I32(SCJIT_PRINT_SEMS), I32(0), null,
-                                               b_.CreateSExt(r->ptr, b_.getInt64Ty()), ref});
+                                               b_.CreateSExt(r->ptr, b_.getInt64Ty()), Materialize(desc)});
           return absl::OkStatus();
         }
-        FillRef(ref, *r);
+        FillRef(desc, {}, *r);
+        llvm::Value* ref = Materialize(desc);
         CallChecked(RuntimeFn::kDebugPrint,
                     {ctx_arg_, I32(site), I32(SCJIT_PRINT_REF), I32(static_cast<int>(r->element)), null, I64(0), ref});
         return absl::OkStatus();

@@ -132,11 +132,11 @@ void Emitter::CopyBlock(const PipelineBlock& b, const std::vector<llvm::Value*>*
   RefVal buf = b.buffer;
   buf.sizes = mem.sizes;  // a ragged block fills the front of its buffer
   if (b.indirect) buf.sizes[0] = b.buffer.sizes[0];  // one row per list entry
-  llvm::Value* dma = NewDma(in ? mem : buf, in ? buf : mem, I32(-1), /*add=*/false);
+  Descriptor dma = NewDma(in ? mem : buf, in ? buf : mem, I32(-1), /*add=*/false);
   // Only the array's side carries a list, so this cannot fail.
   absl::Status s = FillIndirect(*b.op, dma, in ? mem : buf, in ? buf : mem, nullptr);
   (void)s;
-  CallChecked(RuntimeFn::kCopy, {ctx_arg_, dma, I32(b.copy_site)});
+  CallChecked(RuntimeFn::kCopy, {ctx_arg_, Materialize(dma), I32(b.copy_site)});
 }
 
 void Emitter::PoisonBlock(const PipelineBlock& b, bool padding) {

@@ -10,6 +10,7 @@
 //   emit_views.cc        view_bitcast, view_reshape
 //   emit_view_access.cc  element access to views strides cannot describe
 //   emit_pipeline.cc     pipelines (emit_pipeline)
+//   descriptor.cc        runtime structs (scjit_dma, scjit_ref) filled for a call
 // See emit_llvm.h for what the generated code models.
 #ifndef SCJIT_LOWERING_EMIT_EMITTER_H_
 #define SCJIT_LOWERING_EMIT_EMITTER_H_
@@ -23,6 +24,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "lowering/emit/descriptor.h"
 #include "lowering/emit/emit_llvm.h"
 #include "lowering/emit/runtime_abi.h"
 #include "lowering/ir/ir.h"
@@ -175,11 +177,9 @@ class Emitter {
   void CallChecked(RuntimeFn fn, std::vector<llvm::Value*> args);
   // Branches to the exit with `status` when `fail` holds.
   void ExitIf(llvm::Value* fail, llvm::Value* status);
-  // The address of a field of the context, of the scjit_ref at `ref`, of the
-  // scjit_dma at `dma`; and a context field's value.
+  // The address of a field of the context, and its value. (Runtime structs the
+  // kernel passes are Descriptors: descriptor.h.)
   llvm::Value* FieldPtr(CtxField f) { return b_.CreateStructGEP(CtxTy(), ctx_arg_, static_cast<unsigned>(f)); }
-  llvm::Value* FieldPtr(llvm::Value* ref, RefField f) { return b_.CreateStructGEP(RefTy(), ref, static_cast<unsigned>(f)); }
-  llvm::Value* FieldPtr(llvm::Value* dma, DmaField f) { return b_.CreateStructGEP(DmaTy(), dma, static_cast<unsigned>(f)); }
   llvm::Value* Ctx(CtxField f) { return b_.CreateLoad(CtxTy()->getElementType(static_cast<unsigned>(f)), FieldPtr(f)); }
   // A stack slot of type `ty` in the entry block (so that every use dominates
   // it and loops do not grow the frame).
@@ -196,7 +196,9 @@ class Emitter {
   llvm::Value* QuietNaNs(llvm::Value* v);
   // A DMA descriptor for `src` -> `dst` on semaphore `sem` (an i32; -1: none),
   // adding when `add`; the indirect fields are FillIndirect's.
-  llvm::Value* NewDma(const RefVal& src, const RefVal& dst, llvm::Value* sem, bool add);
+  Descriptor NewDma(const RefVal& src, const RefVal& dst, llvm::Value* sem, bool add);
+  // A descriptor in this frame: a stack slot holding its fields.
+  llvm::Value* Materialize(const Descriptor& d);
   int Site(const Op& op, std::string text = "", Location loc = {}) {
     return info_.AddSite(op, std::move(text), loc);
   }
@@ -291,7 +293,8 @@ class Emitter {
   // Copies a view from (to_buffer) or to memory into a large value's buffer.
   absl::Status CopyView(const Op& op, const RefVal& view, llvm::Value* buffer, const Type& type, bool to_buffer);
   bool Contiguous(const RefVal& r) const;
-  void FillRef(llvm::Value* dst, const RefVal& r);
+  // Sets the scjit_ref fields of `d` at `at` (empty: `d` is a scjit_ref) to `r`.
+  void FillRef(Descriptor& d, const std::vector<unsigned>& at, const RefVal& r);
 
   // --- Access checks (emit_access_checks.cc) --------------------------------------
   // Tags the instructions emitted from now on with `op` (null: none).
@@ -379,7 +382,7 @@ class Emitter {
   // the descriptor fields past `add` (runtime/abi.h scjit_dma) for a DMA
   // between `src` and `dst` on a semaphore of type `sem` (null: none).
   absl::StatusOr<RefVal::Indices> IndexList(const Op& op, const IndexEntry& e);
-  absl::Status FillIndirect(const Op& op, llvm::Value* dma, const RefVal& src, const RefVal& dst, const Type* sem);
+  absl::Status FillIndirect(const Op& op, Descriptor& dma, const RefVal& src, const RefVal& dst, const Type* sem);
   absl::Status EmitSync(const Op& op);
   // pipeline (emit_pipeline.cc, kernel-ir.md §4.6): a loop over this worker's
   // grid points with block copies around the body, in the phases below.
@@ -497,6 +500,8 @@ class Emitter {
   llvm::Value* smem_ = nullptr;
   llvm::Value* shared_ = nullptr;
   llvm::Value* hbm_ = nullptr;
+  // The private global holding each distinct constant part of a descriptor.
+  absl::flat_hash_map<llvm::Constant*, llvm::GlobalVariable*> descriptor_globals_;
   // Access checks: the op being emitted, the ops tagged so far (metadata holds
   // their index), a detached instruction carrying the tag for the builder, and
   // scjit_ctx::shadow_delta.
