@@ -152,6 +152,7 @@ absl::Status Lower(Compilation& c) {
     EmitOptions emit;
     emit.bounds_checks = bounds_checks;
     emit.access_checks = access_checks;
+    emit.conflict_detection = c.options.host_fast_paths && c.session->HasFeature("avx512cd");
     absl::StatusOr<EmittedKernel> emitted = EmitKernelParts(parts, info_ptrs, emit);
     if (!emitted.ok()) return emitted.status();
     c.emitted = *std::move(emitted);
@@ -285,7 +286,8 @@ std::string Compiler::Impl::Key(const Source& source, const CompileOptions& opti
              session != nullptr ? session->host() : "", "\nengine ", EngineName(options.engine), "\nkernel ",
              KernelName(options.kernel), "\ntarget ", options.target, "\nO", options.opt_level, "\nbounds ",
              options.checks.bounds ? "checked" : "clamped", "\naccesses ",
-             options.checks.init || options.checks.race ? "checked" : "unchecked", "\nsource ", Sha256Hex(source.text), " ",
+             options.checks.init || options.checks.race ? "checked" : "unchecked", "\nfast paths ",
+             options.host_fast_paths ? "host" : "portable", "\nsource ", Sha256Hex(source.text), " ",
              source.text.size(), "\n");
 }
 
@@ -420,7 +422,7 @@ absl::StatusOr<std::string> Compiler::Emit(const Source& source, Stage stage, co
   Compilation c(std::make_shared<const SourceFile>(source.name, source.text), options);
   c.need_kernel = stage > Stage::kIr;
   std::shared_ptr<JitSession> session;
-  if (stage >= Stage::kLlvmOpt) {
+  if (stage >= Stage::kLlvm) {  // the host's features shape the LLVM IR too
     absl::StatusOr<std::shared_ptr<JitSession>> s = impl_->Session(options.opt_level);
     if (!s.ok()) return s.status();
     session = *s;

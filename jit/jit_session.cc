@@ -1,6 +1,7 @@
 #include "jit/jit_session.h"
 
 #include "lowering/base/strings.h"
+#include <algorithm>
 #include <map>
 
 #include "llvm/ExecutionEngine/ObjectCache.h"
@@ -153,6 +154,19 @@ absl::StatusOr<std::unique_ptr<JitSession>> JitSession::Create(int opt_level) {
     return st;
   }
   return s;
+}
+
+bool JitSession::HasFeature(std::string_view name) const {
+  // host_ is "CPU +feature,-feature,...".
+  std::string_view rest = host_;
+  rest.remove_prefix(std::min(rest.size(), rest.find(' ') + 1));
+  while (!rest.empty()) {
+    size_t comma = rest.find(',');
+    std::string_view feature = rest.substr(0, comma);
+    if (feature.size() == name.size() + 1 && feature[0] == '+' && feature.substr(1) == name) return true;
+    rest.remove_prefix(comma == std::string_view::npos ? rest.size() : comma + 1);
+  }
+  return false;
 }
 
 JitSession::~JitSession() {

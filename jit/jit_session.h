@@ -58,6 +58,8 @@ class JitSession {
   int opt_level() const { return opt_level_; }
   // "skylake-avx512 +avx512f,+avx2,..." (part of the object cache key).
   const std::string& host() const { return host_; }
+  // Whether the host has CPU feature `name` (LLVM's name, e.g. "avx512cd").
+  bool HasFeature(std::string_view name) const;
 
  private:
   JitSession();

@@ -109,9 +109,10 @@ std::string Kernel(const std::string& x_type, const std::string& out_param, int 
 }
 
 testing::Run RunOn(const Target& target, const std::string& text, const std::vector<uint32_t>& x,
-                   const std::vector<uint32_t>& m) {
+                   const std::vector<uint32_t>& m, bool host_fast_paths = true) {
   CompileOptions options;
   options.target = target.id;
+  options.host_fast_paths = host_fast_paths;
   return RunText(text, {{"x", Bytes(x)}, {"m", Bytes(m)}}, options);
 }
 
@@ -206,14 +207,14 @@ TEST_P(LanesTest, Scans) {
 }
 
 // scan_count with and without a mask: running occurrence counts and the mask of
-// last occurrences.
+// last occurrences; on hosts with AVX-512CD both as vpconflictd and portably.
 TEST_P(LanesTest, ScanCount) {
   const Param& p = GetParam();
   int L = p.target.lanes;
   std::string Ls = std::to_string(L);
   std::vector<uint32_t> x = Data(p.dt, kRows, L, 5), m = Masks(kRows, L, 6);
-  for (bool masked : {false, true}) {
-    SCOPED_TRACE(masked ? "masked" : "unmasked");
+  for (auto [masked, fast] : {std::pair{false, true}, {true, true}, {false, false}, {true, false}}) {
+    SCOPED_TRACE(std::string(masked ? "masked" : "unmasked") + (fast ? ", host fast paths" : ", portable"));
     std::string body = "    %c, %last = scan_count %v" + std::string(masked ? " mask %mask" : "") + " : vector<" + Ls +
                        "xi32>, vector<" + Ls + "xi1>\n    store %o[%r, :], %c\n    %li = convert %last : vector<" + Ls +
                        "xi32>\n    store %l[%r, :], %li\n";
@@ -221,7 +222,7 @@ TEST_P(LanesTest, ScanCount) {
     testing::Run run = RunOn(
         p.target,
         Kernel(Ir(p.dt), "out %o: vmem<" + rows + "x" + Ls + "xi32>, out %l: vmem<" + rows + "x" + Ls + "xi32>", L, body),
-        x, m);
+        x, m, fast);
     ASSERT_TRUE(run.ok()) << run.diagnostics << run.Findings();
     std::vector<int32_t> o = run.As<int32_t>("o"), l = run.As<int32_t>("l");
     for (int r = 0; r < kRows; ++r) {

@@ -67,6 +67,10 @@ struct CompileOptions {
   Checks checks = Checks::All();
   std::string cache_dir;   // a directory for the disk cache; "": memory only (the JIT's code only)
   Engine engine = Engine::kJit;
+  // Instructions of this host beyond x86-64's baseline (today: AVX-512CD's
+  // conflict detection for scan_count) where it has them; false: the portable
+  // lowering everywhere (the same results; tests compare the two).
+  bool host_fast_paths = true;
 };
 
 class Compiler {

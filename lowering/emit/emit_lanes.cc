@@ -3,7 +3,8 @@
 // the mask all-reduces.
 //
 // All of it is vector code: LLVM's vector.reduce intrinsics, scans as log2(L)
-// shift-and-combine steps, scan_count as lane-shift compares. Float sums are the
+// shift-and-combine steps, scan_count as lane-shift compares (vpconflictd on hosts
+// with AVX-512CD). Float sums are the
 // exception: runtime.md §7.6 fixes their order (left to right), so they are a
 // chain of adds. Large values (see Large) run chunk by chunk, carrying the
 // running state from one chunk to the next.
@@ -11,6 +12,7 @@
 #include "lowering/emit/emitter.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/IntrinsicsX86.h"
 
 namespace scjit::emit {
 llvm::Value* Emitter::QuietNaNs(llvm::Value* v) {
@@ -253,6 +255,10 @@ absl::Status Emitter::EmitScanCount(const Op& op) {
   int64_t n = t.shape().back();
   int64_t total = t.NumElements();
   llvm::Type* int_ty = b_.getIntNTy(static_cast<unsigned>(BitWidth(t.element())));
+  if (options_.conflict_detection && total == n && (n == 16 || n == 8) && BitWidth(t.element()) == 32 && !Large(t)) {
+    EmitConflictScanCount(op);
+    return absl::OkStatus();
+  }
   constexpr int64_t kShortRow = 32;
   if (n <= kShortRow && !Large(t) && !Large(count_t)) {
     llvm::Value* bits = b_.CreateBitCast(ValueOf(x), llvm::FixedVectorType::get(int_ty, static_cast<unsigned>(total)));
@@ -304,6 +310,43 @@ absl::Status Emitter::EmitScanCount(const Op& op) {
   SetFromBuffer(op.results[0], counts);
   SetFromBuffer(op.results[1], lasts);
   return absl::OkStatus();
+}
+
+// scan_count of one row of 8 or 16 32-bit lanes with AVX-512CD: vpconflictd gives
+// each lane the bit set of the earlier lanes equal to it, so its count is the
+// population of the masked-in ones plus one; run on the reversed row it gives
+// the later lanes, and a lane with none masked in is the last of its value.
+void Emitter::EmitConflictScanCount(const Op& op) {
+  const Type& t = op.operands[0].value->type;
+  auto lanes = static_cast<unsigned>(t.shape().back());
+  auto* ints = llvm::FixedVectorType::get(b_.getInt32Ty(), lanes);
+  llvm::Function* conflict = llvm::Intrinsic::getDeclaration(
+      &module_, lanes == 16 ? llvm::Intrinsic::x86_avx512_conflict_d_512 : llvm::Intrinsic::x86_avx512_conflict_d_256);
+  std::vector<int> reverse(lanes);
+  for (unsigned i = 0; i < lanes; ++i) reverse[i] = static_cast<int>(lanes - 1 - i);
+  llvm::Value* v = b_.CreateBitCast(ValueOf(op.operands[0]), ints);
+  llvm::Value* earlier = b_.CreateCall(conflict, {v});
+  llvm::Value* later_reversed = b_.CreateCall(conflict, {b_.CreateShuffleVector(v, reverse)});
+  llvm::Value* m = op.mask ? ValueOf(*op.mask) : nullptr;
+  if (m != nullptr) {
+    // The masked-in lanes as a bit set, in every lane.
+    auto lane_bits = [&](llvm::Value* mask) {
+      llvm::Value* bits = b_.CreateBitCast(mask, b_.getIntNTy(lanes));
+      return b_.CreateVectorSplat(lanes, b_.CreateZExt(bits, b_.getInt32Ty()));
+    };
+    earlier = b_.CreateAnd(earlier, lane_bits(m));
+    later_reversed = b_.CreateAnd(later_reversed, lane_bits(b_.CreateShuffleVector(m, reverse)));
+  }
+  llvm::Value* one = b_.CreateVectorSplat(lanes, b_.getInt32(1));
+  llvm::Value* count = b_.CreateAdd(b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, earlier), one);
+  llvm::Value* later = b_.CreateICmpNE(b_.CreateShuffleVector(later_reversed, reverse), llvm::Constant::getNullValue(ints));
+  llvm::Value* last = b_.CreateNot(later);
+  if (m != nullptr) {
+    count = b_.CreateSelect(m, count, one);
+    last = b_.CreateAnd(m, last);
+  }
+  Set(op.results[0], count);
+  Set(op.results[1], last);
 }
 
 // popcount_all / ffs_all (sc-semantics.md §3.14, runtime.md §7.10): every

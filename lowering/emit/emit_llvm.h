@@ -37,6 +37,9 @@ struct EmitOptions {
   // Test the state bytes of every VMEM/SMEM access (init and race checks,
   // emit_access_checks.cc).
   bool access_checks = false;
+  // The host has AVX-512CD: scan_count of a 16- or 8-lane 32-bit row is
+  // vpconflictd (emit_lanes.cc).
+  bool conflict_detection = false;
 };
 
 struct EmittedKernel {

@@ -468,6 +468,7 @@ class Emitter {
   absl::Status EmitReduce(const Op& op);
   absl::Status EmitScan(const Op& op);
   absl::Status EmitScanCount(const Op& op);
+  void EmitConflictScanCount(const Op& op);  // EmitOptions::conflict_detection
   absl::Status EmitMaskReduce(const Op& op);
   // The kPermute family (emit_permute.cc): sort, sort_key_val (bitonic networks),
   // rev and gather; transpose is TensorCore-only.
