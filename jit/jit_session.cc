@@ -1,7 +1,6 @@
 #include "jit/jit_session.h"
 
 #include "lowering/base/strings.h"
-#include <algorithm>
 #include <map>
 
 #include "llvm/ExecutionEngine/ObjectCache.h"
@@ -12,6 +11,7 @@
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -157,16 +157,7 @@ absl::StatusOr<std::unique_ptr<JitSession>> JitSession::Create(int opt_level) {
 }
 
 bool JitSession::HasFeature(std::string_view name) const {
-  // host_ is "CPU +feature,-feature,...".
-  std::string_view rest = host_;
-  rest.remove_prefix(std::min(rest.size(), rest.find(' ') + 1));
-  while (!rest.empty()) {
-    size_t comma = rest.find(',');
-    std::string_view feature = rest.substr(0, comma);
-    if (feature.size() == name.size() + 1 && feature[0] == '+' && feature.substr(1) == name) return true;
-    rest.remove_prefix(comma == std::string_view::npos ? rest.size() : comma + 1);
-  }
-  return false;
+  return machine_->getMCSubtargetInfo()->checkFeatures(Cat("+", name));
 }
 
 JitSession::~JitSession() {

@@ -523,15 +523,15 @@ llvm::Value* Emitter::Materialize(const Descriptor& d) {
   llvm::AllocaInst* slot = EntryAlloca(d.type());
   // One private global per distinct constant part (LLVM uniques constants).
   llvm::Constant* constant = d.ConstantPart();
+  llvm::Align align(d.align());
   llvm::GlobalVariable*& global = descriptor_globals_[constant];
   if (global == nullptr) {
     global = new llvm::GlobalVariable(module_, d.type(), /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
                                       constant, "descriptor");
     global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    global->setAlignment(align);
   }
-  llvm::Align align(d.align());
   slot->setAlignment(align);
-  global->setAlignment(align);
   b_.CreateMemCpy(slot, align, global, align, d.bytes());
   d.StoreVariableFields(b_, slot);
   return slot;
