@@ -37,10 +37,19 @@ SCJIT_AVX2_CLONES bool AnyBad(const uint8_t* s, int64_t n, uint8_t mask,
   return bad != 0;
 }
 
-// s[i] |= bits, and s[i] &= ~bits, over [s, s + n): vectorized like AnyBad.
-SCJIT_AVX2_CLONES void SetBits(uint8_t* s, int64_t n, uint8_t bits) {
-  for (int64_t i = 0; i < n; ++i) s[i] |= bits;
+// s[i] |= bits over [s, s + n), vectorized like AnyBad; true when every
+// state is `all` then.
+SCJIT_AVX2_CLONES bool SetBits(uint8_t* s, int64_t n, uint8_t bits, uint8_t all) {
+  uint8_t every = 0xff, some = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    auto v = static_cast<uint8_t>(s[i] | bits);
+    s[i] = v;
+    every &= v;
+    some |= v;
+  }
+  return every == all && some == all;
 }
+// s[i] &= ~bits over [s, s + n).
 SCJIT_AVX2_CLONES void ClearBits(uint8_t* s, int64_t n, uint8_t bits) {
   auto keep = static_cast<uint8_t>(~bits);
   for (int64_t i = 0; i < n; ++i) s[i] &= keep;
@@ -55,7 +64,9 @@ LocalAccesses::LocalAccesses(std::vector<std::pair<uint8_t*, uint8_t*>> arenas, 
       init_(init),
       race_(race),
       started_(static_cast<size_t>(semaphores), 0),
-      consumed_(static_cast<size_t>(semaphores), 0) {}
+      consumed_(static_cast<size_t>(semaphores), 0) {
+  in_flight_.reserve(8);  // a pipeline's few buffers, without regrowing in every launch
+}
 
 bool LocalAccesses::Local(const uint8_t* p, int64_t bytes) const {
   for (const auto& [lo, hi] : arenas_) {
@@ -148,10 +159,53 @@ void LocalAccesses::MarkUnwritten(const uint8_t* p, int64_t bytes) {
 }
 
 void LocalAccesses::MarkWritten(const uint8_t* p, int64_t bytes) {
-  SetBits(State(p), bytes, kWritten);
+  SetBits(State(p), bytes, kWritten, kWritten);
+}
+
+bool LocalAccesses::AddRows(const scjit_dma& dma, const int32_t* indices, InFlight* d, SharedDma* shared) const {
+  if (dma.indexed == SCJIT_DMA_PLAIN || dma.index_count <= 0 || shared == nullptr) return false;
+  const scjit_ref& x = IndexedSide(dma);
+  const scjit_ref& p = PlainSide(dma);
+  int64_t w = dma.elem_bytes;
+  if (x.rank < 1 || x.strides[0] < 0) return false;
+  // Whole rows, each contiguous; the plain side too, as contiguous as its rows.
+  scjit_ref row = x;
+  row.rank = x.rank - 1;
+  for (int k = 0; k < row.rank; ++k) {
+    row.sizes[k] = x.sizes[k + 1];
+    row.strides[k] = x.strides[k + 1];
+  }
+  int64_t row_bytes = ElementCount(row) * w;
+  if (row_bytes <= 0 || !dma_walk::Dense(dma_walk::Squeeze(row)) || !dma_walk::Dense(dma_walk::Squeeze(p)) ||
+      ElementCount(p) * w != dma.index_count * row_bytes) {
+    return false;
+  }
+  if (PlaceOf(p, w) != Place::kLocal || PlaceOf(x, w) != Place::kElsewhere) return false;
+  // Every entry moves a row (else the plain side's row of one skipped is not touched).
+  int32_t lo = INT32_MAX, hi = INT32_MIN;
+  bool all = true;
+  for (int64_t i = 0; i < dma.index_count; ++i) {
+    int32_t v = indices[i];
+    all &= !(dma.has_ignore && v == dma.ignore) && v >= 0 && v < x.sizes[0];
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  if (!all) return false;
+  Span plain{p.base, p.base + ElementCount(p) * w};
+  (dma.indexed == SCJIT_DMA_GATHER ? d->writes : d->reads).push_back(plain);
+  SharedDma::Rows& rows = shared->rows.emplace();
+  rows.base = reinterpret_cast<uintptr_t>(x.base);
+  rows.stride = x.strides[0] * w;
+  rows.bytes = row_bytes;
+  rows.kind = dma.indexed == SCJIT_DMA_GATHER ? SharedDma::kRead : dma.add ? SharedDma::kAdd : SharedDma::kWrite;
+  rows.list.assign(indices, indices + dma.index_count);
+  rows.lo = rows.base + static_cast<uintptr_t>(lo) * static_cast<uintptr_t>(rows.stride);
+  rows.hi = rows.base + static_cast<uintptr_t>(hi) * static_cast<uintptr_t>(rows.stride) + static_cast<uintptr_t>(row_bytes);
+  return true;
 }
 
 void LocalAccesses::AddSpans(const scjit_dma& dma, const int32_t* indices, InFlight* d, SharedDma* shared) const {
+  if (AddRows(dma, indices, d, shared)) return;
   int64_t w = dma.elem_bytes;
   // Calls add(lo, hi) for each contiguous piece of a run of n elements.
   auto pieces = [&](const uint8_t* base, int64_t stride, int64_t n, auto&& add) {
@@ -238,7 +292,7 @@ std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const
   d.sem = sem;
   d.add = dma.add != 0;
   AddSpans(dma, indices, &d, shared.get());
-  if (shared != nullptr && shared->runs.empty()) shared = nullptr;
+  if (shared != nullptr && !shared->Accesses()) shared = nullptr;
   // The DMA may read its index list until the wait (runtime.md §4): writing
   // it before then is a race, as writing the source is.
   for (const Span& s : list) {
@@ -284,14 +338,17 @@ std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const
   return std::nullopt;
 }
 
-void LocalAccesses::Mark(const InFlight& d) {
+void LocalAccesses::Mark(InFlight& d) {
+  bool all_written = true;
   for (const Span& s : d.reads) {
     if (d.reads_written) {
       std::memset(State(s.lo), kWritten | kReads, static_cast<size_t>(s.hi - s.lo));
     } else {
-      SetBits(State(s.lo), s.hi - s.lo, kReads);
+      all_written &= SetBits(State(s.lo), s.hi - s.lo, kReads, kWritten | kReads);
     }
   }
+  // Reads of bytes all written (most copies out to HBM) retire with a memset.
+  if (all_written) d.reads_written = true;
   // An adding DMA's destination was checked written (it reads it).
   uint8_t state = d.add ? kWritten | kAdds : kWrites;
   for (const Span& s : d.writes) std::memset(State(s.lo), state, static_cast<size_t>(s.hi - s.lo));
@@ -323,7 +380,7 @@ std::shared_ptr<SharedDma> LocalAccesses::Retire(size_t index) {
     }
   }
   // DMAs still in flight over the same bytes keep their bits.
-  for (const InFlight& other : in_flight_) {
+  for (InFlight& other : in_flight_) {
     if (other.bounds.lo < d.bounds.hi && d.bounds.lo < other.bounds.hi) Mark(other);
   }
   return std::move(d.shared);

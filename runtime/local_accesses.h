@@ -85,8 +85,8 @@ class LocalAccesses {
     int64_t end = 0;  // retired once the waits on `sem` have taken this much
     bool add = false;
     // Its reads were checked written (all but a DMA into HBM, which takes
-    // unwritten bytes as they are): their state is then exactly WRITTEN, and
-    // READS while it is in flight.
+    // unwritten bytes as they are), or Mark found them so: their state is then
+    // exactly WRITTEN, and READS while it is in flight.
     bool reads_written = false;
     absl::InlinedVector<Span, 2> reads, writes;
     Span bounds{nullptr, nullptr};  // of reads and writes together
@@ -107,8 +107,9 @@ class LocalAccesses {
   bool InFlightMeets(const uint8_t* lo, const uint8_t* hi, uint8_t bits) const;
   // Sets the DMA bits of `d`. What StartDma checked leaves one state per span
   // (a destination's WRITTEN does not matter while a DMA writes it), so most
-  // spans are set with memset.
-  void Mark(const InFlight& d);
+  // spans are set with memset. Sets d.reads_written when its reads turn out
+  // to be of bytes all written, and of no other state.
+  void Mark(InFlight& d);
   std::shared_ptr<SharedDma> Retire(size_t index);
   // The entries of a DMA's index list in the subcore's memories.
   absl::InlinedVector<Span, 2> ListSpans(const scjit_dma& dma) const;
@@ -119,6 +120,12 @@ class LocalAccesses {
   // The parts of a DMA in the subcore's memories, and (with `shared`) the runs
   // of the others.
   void AddSpans(const scjit_dma& dma, const int32_t* indices, InFlight* d, SharedDma* shared) const;
+  // AddSpans for the common indirect DMA: whole contiguous rows, the plain
+  // side contiguous in the subcore's memories, the indexed side wholly outside
+  // them, every entry moving its row. The plain side is one span, and the
+  // rows go to shared->rows, runs only when the race check needs them. False
+  // (nothing added) for any other DMA.
+  bool AddRows(const scjit_dma& dma, const int32_t* indices, InFlight* d, SharedDma* shared) const;
 
   std::vector<std::pair<uint8_t*, uint8_t*>> arenas_;
   int64_t delta_;

@@ -229,7 +229,7 @@ bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vecto
     e.target = index_;
     e.sem = sem;
     e.amount = credit;
-    e.dma = std::make_shared<StartedDma>(StartedDma{dma, site, credit, std::move(*indices)});
+    e.dma = std::make_shared<StartedDma>(dma, site, credit, std::move(*indices));
     outbox_.push_back(std::move(e));
     if (sem >= 0) {
       sems_[sem].deferred += credit;
@@ -503,7 +503,7 @@ int32_t Subcore::StartAccesses(const scjit_dma& dma, const std::vector<int32_t>&
   // (The walk that checks the DMA's local bytes gives the record its runs.)
   std::optional<AccessProblem> problem = local_->StartDma(dma, indices.data(), site, sem, credit, record);
   if (problem) return Fail(AccessFinding(*problem, site));
-  if (record != nullptr && record->runs.empty()) record = nullptr;
+  if (record != nullptr && !record->Accesses()) record = nullptr;
   if (unwritten != nullptr) {
     if (record == nullptr) return Fail(SharedInitFinding(site, unwritten, destination));
     record->unwritten = unwritten;

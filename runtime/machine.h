@@ -56,6 +56,10 @@ inline constexpr int32_t kStatusCancelled = 2;  // the launch stopped
 // A started DMA: its descriptor, and for an indirect DMA the index list as it
 // was at dma_start (runtime/abi.h).
 struct StartedDma {
+  // (A constructor, not aggregate initialization, which zeroes the large
+  // descriptor before copying it.)
+  StartedDma(const scjit_dma& d, int s, int64_t c, std::vector<int32_t> list = {})
+      : dma(d), site(s), credit(c), indices(std::move(list)) {}
   scjit_dma dma;
   int site;
   int64_t credit;  // what it adds to its semaphore (Credit)

@@ -9,6 +9,34 @@ void Join(Clock& a, const Clock& b) {
   for (size_t i = 0; i < b.size(); ++i) a[i] = std::max(a[i], b[i]);
 }
 
+bool SharedDma::Span(uintptr_t* lo, uintptr_t* hi, uint8_t* kinds) const {
+  if (!Accesses()) return false;
+  *lo = rows ? rows->lo : runs[0].lo;
+  *hi = rows ? rows->hi : runs[0].hi;
+  *kinds = rows ? rows->kind : 0;
+  for (const Run& run : runs) {
+    *lo = std::min(*lo, run.lo);
+    *hi = std::max(*hi, run.hi);
+    *kinds |= run.kind;
+  }
+  return true;
+}
+
+void SharedDma::ExpandRows() {
+  if (!rows) return;
+  runs.reserve(runs.size() + rows->list.size());
+  for (int32_t v : rows->list) {
+    uintptr_t lo = rows->base + static_cast<uintptr_t>(v) * static_cast<uintptr_t>(rows->stride);
+    uintptr_t hi = lo + static_cast<uintptr_t>(rows->bytes);
+    if (!runs.empty() && runs.back().hi == lo && runs.back().kind == rows->kind) {
+      runs.back().hi = hi;
+    } else {
+      runs.push_back(Run{lo, hi, rows->kind});
+    }
+  }
+  rows.reset();
+}
+
 namespace {
 
 // `a` ended before `b` started: b's subcore had seen the wait that retired a.
@@ -83,33 +111,41 @@ SharedAccesses::Region* SharedAccesses::RegionOf(uintptr_t p) {
   return p < it->hi ? &*it : nullptr;
 }
 
-bool SharedAccesses::CannotRace(const Region& r, SharedDma::Kind kind) {
+bool SharedAccesses::CannotRace(const Region& r, uint8_t kinds, uintptr_t lo, uintptr_t hi) {
   if (r.held.empty()) return true;
   // (Not "one subcore only": a subcore's own DMAs in flight race each other.)
-  uint8_t kinds = r.kinds | kind;
-  return kinds == SharedDma::kRead || kinds == SharedDma::kAdd;
+  kinds |= r.kinds;
+  return kinds == SharedDma::kRead || kinds == SharedDma::kAdd || hi <= r.held_lo || lo >= r.held_hi;
+}
+
+void SharedAccesses::Hold(Region& r, const std::shared_ptr<SharedDma>& dma, uint8_t kinds, uintptr_t lo,
+                          uintptr_t hi) {
+  if (r.held.empty()) {
+    r.kinds = 0;
+    r.held_lo = lo;
+    r.held_hi = hi;
+  }
+  r.kinds |= kinds;
+  r.held_lo = std::min(r.held_lo, lo);
+  r.held_hi = std::max(r.held_hi, hi);
+  if (r.held.empty() || r.held.back() != dma) r.held.push_back(dma);
 }
 
 bool SharedAccesses::HoldWhole(const std::shared_ptr<SharedDma>& dma) {
-  if (dma->runs.empty()) return false;
-  uintptr_t lo = dma->runs[0].lo, hi = dma->runs[0].hi;
+  uintptr_t lo = 0, hi = 0;
   uint8_t kinds = 0;
-  for (const SharedDma::Run& run : dma->runs) {
-    lo = std::min(lo, run.lo);
-    hi = std::max(hi, run.hi);
-    kinds |= run.kind;
-  }
+  if (!dma->Span(&lo, &hi, &kinds)) return false;
   Region* r = RegionOf(lo);
   if (r == nullptr || hi > r->hi || r->mapped) return false;
-  uint8_t all = (r->held.empty() ? 0 : r->kinds) | kinds;
-  if (all != SharedDma::kRead && all != SharedDma::kAdd) return false;
-  r->kinds = all;
-  r->held.push_back(dma);
+  // (A DMA's own runs do not race each other.)
+  if (!CannotRace(*r, kinds, lo, hi)) return false;
+  Hold(*r, dma, kinds, lo, hi);
   return true;
 }
 
 void SharedAccesses::Add(const std::shared_ptr<SharedDma>& dma, std::vector<SharedRace>* races) {
   if (HoldWhole(dma)) return;
+  dma->ExpandRows();
   Region* last = nullptr;  // a DMA's runs mostly fall in one region
   for (size_t k = 0; k < dma->runs.size(); ++k) {
     const SharedDma::Run& run = dma->runs[k];
@@ -117,9 +153,8 @@ void SharedAccesses::Add(const std::shared_ptr<SharedDma>& dma, std::vector<Shar
     last = r;
     if (r == nullptr || run.hi > r->hi || r->mapped) {
       Map(dma, run, races);
-    } else if (CannotRace(*r, run.kind)) {
-      r->kinds |= run.kind;
-      if (r->held.empty() || r->held.back() != dma) r->held.push_back(dma);
+    } else if (CannotRace(*r, run.kind, run.lo, run.hi)) {
+      Hold(*r, dma, run.kind, run.lo, run.hi);
     } else {
       MapRegion(*r, dma, k, races);
       Map(dma, run, races);
@@ -131,6 +166,7 @@ void SharedAccesses::MapRegion(Region& r, const std::shared_ptr<SharedDma>& dma,
                                std::vector<SharedRace>* races) {
   r.mapped = true;
   for (const std::shared_ptr<SharedDma>& held : r.held) {
+    held->ExpandRows();
     size_t n = held == dma ? upto : held->runs.size();
     for (size_t k = 0; k < n; ++k) {
       const SharedDma::Run& run = held->runs[k];

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 
 #include <memory>
 #include <utility>
@@ -51,6 +52,19 @@ struct SharedDma {
   uint32_t end = 0;  // its subcore's own clock entry at the wait that retired it; 0: in flight
   int end_site = -1;
   absl::InlinedVector<Run, 2> runs;
+  // An indirect DMA's rows on the shared side, kept as its index list until
+  // its runs are needed (ExpandRows): the rows of most (a scatter-add's into
+  // an accumulator only added into, a gather's from a table only read) never
+  // are, and a run per row costs more than the row's move.
+  struct Rows {
+    uintptr_t base = 0;  // row 0
+    int64_t stride = 0;  // bytes from a row to the next
+    int64_t bytes = 0;   // of a row: one run
+    Kind kind = kRead;
+    std::vector<int32_t> list;  // the rows moved, in list order
+    uintptr_t lo = 0, hi = 0;   // the bytes they span
+  };
+  std::optional<Rows> rows;
   // Plain writes: the bytes the DMA changed when it moved them.
   absl::InlinedVector<std::pair<uintptr_t, uintptr_t>, 1> changed;
   bool moved = false;
@@ -60,6 +74,13 @@ struct SharedDma {
   // written at its start (RT-INIT unless it is a party to a race).
   const uint8_t* unwritten = nullptr;
   bool unwritten_destination = false;  // that byte is of the destination it adds into
+
+  // True when it accesses some shared bytes.
+  bool Accesses() const { return !runs.empty() || rows.has_value(); }
+  // The bytes [*lo, *hi) its accesses span and their kinds (false: it has none).
+  bool Span(uintptr_t* lo, uintptr_t* hi, uint8_t* kinds) const;
+  // Appends the runs of `rows` (a run per row, adjacent rows' merged) to `runs`.
+  void ExpandRows();
 };
 
 // One race found: `later` (the DMA checked) against `earlier`, at byte `byte`.
@@ -72,10 +93,12 @@ struct SharedRace {
 // The live accesses to shared memory, by byte range.
 //
 // Many buffers are only read (a gather's table) or only added into (a
-// scatter-add's): no access to them can race.
-// Such a buffer's DMAs are only held, not put in the byte-range map, until an
-// access that could race with them arrives; then they enter the map, in order,
-// before it. (Held accesses cannot race each other, so nothing is lost.)
+// scatter-add's), or written in disjoint blocks in address order (a
+// pipeline's output, block after block, subcore after subcore): no access to
+// them can race. Such a buffer's DMAs are only held, not put in the
+// byte-range map, until an access that could race with them arrives; then
+// they enter the map, in order, before it. (Held accesses cannot race each
+// other, so nothing is lost.)
 class SharedAccesses {
  public:
   // A buffer the kernel's subcores share: [lo, hi) of host memory. Runs in no
@@ -116,6 +139,7 @@ class SharedAccesses {
     int first = 0, count = 0;  // the subcores that reach it
     bool mapped = false;  // its accesses are in the map
     uint8_t kinds = 0;    // of the held accesses
+    uintptr_t held_lo = 0, held_hi = 0;  // the bytes they span (while any are held)
     std::vector<std::shared_ptr<SharedDma>> held;  // in the order they were added
   };
   // The map's nodes come from a pool (a DMA may make one).
@@ -125,11 +149,15 @@ class SharedAccesses {
   void Cover(uintptr_t lo, uintptr_t hi);
   // The region holding byte `p`, or null.
   Region* RegionOf(uintptr_t p);
-  // True when holding an access of `kind` in `r` keeps every held access free of races.
-  static bool CannotRace(const Region& r, SharedDma::Kind kind);
-  // Holds `dma` when all its runs lie in one region whose held accesses,
-  // with its own, are all reads or all adds (a scatter-add's hundred rows
-  // into one accumulator: one test, not one per row); else false.
+  // True when holding an access of `kinds` (SharedDma::Kind bits) to [lo, hi)
+  // in `r` keeps every held access free of races: all of them read, or all
+  // add, or it lies outside the bytes they span.
+  static bool CannotRace(const Region& r, uint8_t kinds, uintptr_t lo, uintptr_t hi);
+  // Holds `dma`'s access of `kinds` to [lo, hi) in `r` (CannotRace said it may).
+  static void Hold(Region& r, const std::shared_ptr<SharedDma>& dma, uint8_t kinds, uintptr_t lo, uintptr_t hi);
+  // Holds `dma` when all its runs lie in one region where CannotRace holds
+  // for them together (a scatter-add's hundred rows into one accumulator: one
+  // test, not one per row); else false.
   bool HoldWhole(const std::shared_ptr<SharedDma>& dma);
   // Checks one run against the map and enters it there.
   void Map(const std::shared_ptr<SharedDma>& dma, const SharedDma::Run& run, std::vector<SharedRace>* races);
