@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "runtime/avx2_clones.h"
+
 namespace scjit {
 
 void Join(Clock& a, const Clock& b) {
@@ -38,6 +40,12 @@ void SharedDma::ExpandRows() {
 }
 
 namespace {
+
+// a[i] = min(a[i], b[i]) over n entries (Forget's floors: a clock entry per
+// subcore, per region, after every barrier).
+SCJIT_AVX2_CLONES void MinInto(uint32_t* a, const uint32_t* b, size_t n) {
+  for (size_t i = 0; i < n; ++i) a[i] = std::min(a[i], b[i]);
+}
 
 // `a` ended before `b` started: b's subcore had seen the wait that retired a.
 bool Before(const SharedDma& a, const SharedDma& b) {
@@ -232,50 +240,55 @@ void SharedAccesses::Forget(const std::vector<std::span<const uint32_t>>& bounds
   if (segments_.empty() && std::all_of(regions_.begin(), regions_.end(), [](const Region& r) { return r.held.empty(); })) {
     return;  // nothing to forget
   }
-  // The least clock of the subcores [first, first + count) that may still act,
-  // into `floor` (empty: none may).
-  auto floor_of = [&](int first, int count, Clock& floor) {
-    floor.clear();
-    for (int i = first; i < first + count && i < static_cast<int>(bounds.size()); ++i) {
-      std::span<const uint32_t> c = bounds[static_cast<size_t>(i)];
+  // The least clock of the subcores that reach region i (i ==
+  // regions_.size(): all of them) and may still act, in its entries of those
+  // subcores (the only ones its accesses are of; the others are 0), or empty
+  // when none may. Made when first needed: most regions hold nothing.
+  size_t n = bounds.size();
+  floors_.resize(regions_.size() + 1);
+  floor_known_.assign(regions_.size() + 1, false);
+  auto floor = [&](size_t i) -> const Clock& {
+    Clock& f = floors_[i];
+    if (floor_known_[i]) return f;
+    floor_known_[i] = true;
+    size_t first = i < regions_.size() ? static_cast<size_t>(regions_[i].first) : 0;
+    size_t end = std::min(n, i < regions_.size() ? first + static_cast<size_t>(regions_[i].count) : n);
+    f.clear();
+    for (size_t j = first; j < end; ++j) {
+      std::span<const uint32_t> c = bounds[j];
       if (c.empty()) continue;
-      if (floor.empty()) {
-        floor.assign(c.begin(), c.end());
+      if (c.size() < end) {  // (not a whole clock: nothing is forgotten)
+        f.assign(n, 0);
+        break;
+      }
+      if (f.empty()) {
+        f.assign(n, 0);
+        std::copy(c.begin() + static_cast<std::ptrdiff_t>(first), c.begin() + static_cast<std::ptrdiff_t>(end),
+                  f.begin() + static_cast<std::ptrdiff_t>(first));
       } else {
-        size_t n = std::min(floor.size(), c.size());
-        for (size_t k = 0; k < n; ++k) floor[k] = std::min(floor[k], c[k]);
+        MinInto(f.data() + first, c.data() + first, end - first);
       }
     }
+    return f;
   };
   // An access nobody is unordered with any more; with no floor, nobody may act.
-  auto forgotten = [](const SharedDma& d, const Clock& floor) {
-    return d.end != 0 && (floor.empty() || (static_cast<size_t>(d.subcore) < floor.size() && floor[d.subcore] >= d.end));
-  };
-  // Each floor is made when first needed: most regions hold nothing.
-  floors_.resize(regions_.size());
-  floor_known_.assign(regions_.size(), false);
-  auto region_floor = [&](size_t i) -> const Clock& {
-    if (!floor_known_[i]) floor_of(regions_[i].first, regions_[i].count, floors_[i]);
-    floor_known_[i] = true;
-    return floors_[i];
+  auto forgotten = [&](const SharedDma& d, size_t region) {
+    if (d.end == 0) return false;
+    const Clock& f = floor(region);
+    return f.empty() || (static_cast<size_t>(d.subcore) < f.size() && f[d.subcore] >= d.end);
   };
   for (size_t i = 0; i < regions_.size(); ++i) {
     Region& r = regions_[i];
     if (!r.held.empty()) {
-      std::erase_if(r.held, [&](const std::shared_ptr<SharedDma>& d) { return forgotten(*d, region_floor(i)); });
+      std::erase_if(r.held, [&](const std::shared_ptr<SharedDma>& d) { return forgotten(*d, i); });
     }
     if (r.held.empty()) r.kinds = 0;
   }
-  bool everyone_known = false;
   for (auto it = segments_.begin(); it != segments_.end();) {
     Region* r = RegionOf(it->first);
-    if (r == nullptr && !everyone_known) {
-      floor_of(0, static_cast<int>(bounds.size()), everyone_);
-      everyone_known = true;
-    }
-    const Clock& floor = r != nullptr ? region_floor(static_cast<size_t>(r - regions_.data())) : everyone_;
+    size_t region = r != nullptr ? static_cast<size_t>(r - regions_.data()) : regions_.size();
     auto& entries = it->second.entries;
-    entries.erase(std::remove_if(entries.begin(), entries.end(), [&](const Entry& e) { return forgotten(*e.dma, floor); }),
+    entries.erase(std::remove_if(entries.begin(), entries.end(), [&](const Entry& e) { return forgotten(*e.dma, region); }),
                   entries.end());
     it = entries.empty() ? segments_.erase(it) : std::next(it);
   }

@@ -169,9 +169,9 @@ class SharedAccesses {
   SegmentMap segments_{RecordAllocator<SegmentMap::value_type>(&nodes_)};  // by first byte, disjoint
   std::vector<Pending> pending_;
   std::vector<SegmentMap::iterator> cover_;
-  std::vector<Clock> floors_;  // Forget's, per region (kept to save allocations)
+  // Forget's floors, per region and one for all subcores (kept to save allocations).
+  std::vector<Clock> floors_;
   std::vector<bool> floor_known_;
-  Clock everyone_;
 };
 
 }  // namespace scjit
