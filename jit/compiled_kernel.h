@@ -17,7 +17,7 @@
 namespace scjit {
 
 // Code compiled once and shared by every Kernel made from it (a cache entry).
-// Immutable but for `stacks`, which is thread-safe.
+// Immutable but for its pools, which are thread-safe.
 struct CompiledCode {
   std::shared_ptr<JitSession> session;  // keeps the JIT's code mapped
   // The interpreter's programs, and the IR they interpret (engine interp).
@@ -29,6 +29,8 @@ struct CompiledCode {
   std::unique_ptr<StackPool> stacks;
   // Arena memory reused by the kernel's launches (thread-safe).
   std::unique_ptr<MemoryPool> memory = std::make_unique<MemoryPool>();
+  // Host threads reused by the kernel's launches (thread-safe).
+  std::unique_ptr<WorkerPool> workers = std::make_unique<WorkerPool>();
 };
 
 namespace internal {

@@ -71,6 +71,7 @@ absl::StatusOr<RunOptions> Decide(const LaunchOptions& o, const internal::Compil
   r.log = o.log;
   r.stacks = k.code->stacks.get();
   r.memory = k.code->memory.get();
+  r.workers = k.code->workers.get();
   return r;
 }
 

@@ -16,6 +16,7 @@
 #include "runtime/abi.h"
 #include "runtime/fiber.h"
 #include "runtime/memory_pool.h"
+#include "runtime/worker_pool.h"
 #include "scjit/launch.h"
 
 namespace scjit {
@@ -52,6 +53,9 @@ struct RunOptions {
   // stacks (much faster for small kernels). Null, or too small for the kernel's
   // frame: a pool for this launch only.
   StackPool* stacks = nullptr;
+  // Where the threads beside the caller's come from (null: threads started
+  // for this launch only).
+  WorkerPool* workers = nullptr;
   // Where the arenas and their state bytes come from (null: fresh memory).
   MemoryPool* memory = nullptr;
 };

@@ -975,7 +975,9 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   size_t stack_bytes = StackBytesFor(layout_);  // every part's
   bool use_pool = options_.stacks != nullptr && options_.stacks->stack_bytes() >= stack_bytes;
   StackPool own_stacks(stack_bytes);
-  scheduler_ = std::make_unique<SubcoreScheduler>(n, options_.threads, use_pool ? *options_.stacks : own_stacks);
+  WorkerPool own_workers;
+  scheduler_ = std::make_unique<SubcoreScheduler>(n, options_.threads, use_pool ? *options_.stacks : own_stacks,
+                                                  options_.workers != nullptr ? *options_.workers : own_workers);
   absl::Status status = scheduler_->Run(
       [this](int i) {
         Subcore& s = *subcores_[i];
@@ -985,7 +987,7 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
       [this] { return Settle(); });
   int threads = scheduler_->threads();
   int64_t epochs = scheduler_->epochs();
-  scheduler_ = nullptr;  // fibers go back to the pool before `own_stacks` ends
+  scheduler_ = nullptr;  // fibers go back to the pool before `own_stacks` ends, threads before `own_workers`
   if (!status.ok()) return status;
   Stage(params, /*in=*/false);
   StageSemaphores(params, /*in=*/false);

@@ -1,13 +1,11 @@
 #include "runtime/scheduler.h"
 
-#include <barrier>
 #include <chrono>
-#include <thread>
 
 namespace scjit {
 
-SubcoreScheduler::SubcoreScheduler(int tasks, int threads, StackPool& stacks)
-    : tasks_(tasks), threads_(std::max(1, std::min(threads, tasks))), stacks_(stacks) {}
+SubcoreScheduler::SubcoreScheduler(int tasks, int threads, StackPool& stacks, WorkerPool& workers)
+    : tasks_(tasks), threads_(std::max(1, std::min(threads, tasks))), stacks_(stacks), workers_(workers) {}
 
 SubcoreScheduler::~SubcoreScheduler() = default;
 
@@ -32,19 +30,9 @@ absl::Status SubcoreScheduler::Run(std::function<void(int)> body, std::function<
   runnable_.assign(tasks_, 1);
 
   std::vector<int> order;
-  bool stop = false;
-  std::barrier start(threads_), end(threads_);
-  std::vector<std::thread> workers;
-  for (int w = 1; w < threads_; ++w) {
-    workers.emplace_back([&] {
-      while (true) {
-        start.arrive_and_wait();
-        if (stop) return;
-        RunEpochShare(order);
-        end.arrive_and_wait();
-      }
-    });
-  }
+  WorkerPool::Crew crew = workers_.Lease(threads_ - 1);
+  threads_ = 1 + crew.size();
+  const std::function<void()> share = [&] { RunEpochShare(order); };
 
   absl::Status status = absl::OkStatus();
   while (true) {
@@ -67,17 +55,14 @@ absl::Status SubcoreScheduler::Run(std::function<void(int)> body, std::function<
     // (Which thread runs a task never changes the result.)
     bool parallel = threads_ > 1 && order.size() > 1 && last_epoch_ns_per_task_ >= kParallelThresholdNs;
     auto epoch_start = std::chrono::steady_clock::now();
-    if (parallel) start.arrive_and_wait();
+    if (parallel) crew.Start(share);
     RunEpochShare(order);
-    if (parallel) end.arrive_and_wait();
+    if (parallel) crew.Wait();
     auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - epoch_start);
     last_epoch_ns_per_task_ = ns.count() * (parallel ? threads_ : 1) / static_cast<int64_t>(order.size());
     status = settle();
     if (!status.ok()) break;
   }
-  stop = true;
-  if (threads_ > 1) start.arrive_and_wait();  // releases the workers to see `stop`
-  for (std::thread& w : workers) w.join();
   return status;
 }
 

@@ -21,6 +21,7 @@
 
 #include "absl/status/status.h"
 #include "runtime/fiber.h"
+#include "runtime/worker_pool.h"
 
 namespace scjit {
 
@@ -28,8 +29,9 @@ namespace scjit {
 // (on a worker thread); everything else from the thread that called Run().
 class SubcoreScheduler {
  public:
-  // Fiber stacks come from `stacks` (which must outlive the scheduler).
-  SubcoreScheduler(int tasks, int threads, StackPool& stacks);
+  // Fiber stacks come from `stacks`, the threads beside the caller's from
+  // `workers` (which must outlive the scheduler).
+  SubcoreScheduler(int tasks, int threads, StackPool& stacks, WorkerPool& workers);
   ~SubcoreScheduler();
 
   // Runs `body(task)` for every task, all runnable at first. After each epoch,
@@ -43,6 +45,7 @@ class SubcoreScheduler {
   void MakeRunnable(int task) { runnable_[task] = true; }
   bool finished(int task) const { return fibers_[task] == nullptr || fibers_[task]->finished(); }
   int64_t epochs() const { return epochs_; }
+  // (Fewer than asked for when the host would not start more.)
   int threads() const { return threads_; }
 
  private:
@@ -51,6 +54,7 @@ class SubcoreScheduler {
   int tasks_;
   int threads_;
   StackPool& stacks_;
+  WorkerPool& workers_;
   std::vector<std::unique_ptr<Fiber>> fibers_;
   std::vector<char> runnable_;  // written between epochs only
   std::atomic<size_t> next_{0};
