@@ -33,12 +33,19 @@ int64_t AlignUp(int64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 void FillPoison(uint8_t* data, int64_t count, ElementType e) {
   if (count <= 0) return;
   uint64_t bits = PoisonBits(e);
-  size_t total = static_cast<size_t>(count) * ByteWidth(e);
-  std::memcpy(data, &bits, static_cast<size_t>(ByteWidth(e)));
-  // Double the filled prefix until the whole range holds the pattern.
-  for (size_t filled = ByteWidth(e); filled < total; filled *= 2) {
-    std::memcpy(data + filled, data, std::min(filled, total - filled));
+  size_t width = static_cast<size_t>(ByteWidth(e));
+  size_t total = static_cast<size_t>(count) * width;
+  if (width == 0 || 64 % width != 0) {  // (no such type today)
+    for (size_t i = 0; i + width <= total && width != 0; i += width) std::memcpy(data + i, &bits, width);
+    return;
   }
+  // A 64-byte block of the pattern, stored block after block: stores only,
+  // no reads of what was filled before.
+  alignas(64) uint8_t block[64];
+  for (size_t i = 0; i < sizeof block; i += width) std::memcpy(block + i, &bits, width);
+  size_t i = 0;
+  for (; i + sizeof block <= total; i += sizeof block) std::memcpy(data + i, block, sizeof block);
+  std::memcpy(data + i, block, total - i);
 }
 
 // HLO-style dtype names, as the SparseCore log recorder prints them.
