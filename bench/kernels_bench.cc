@@ -608,9 +608,11 @@ BENCHMARK(BM_SortChunks_Native)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // --- Compile latency ----------------------------------------------------------------
 
-// Issue #14's six workloads, by index (the `kernel` argument below).
+// Issue #14's six workloads, by index (the `kernel` argument below), and a
+// kernel of five ops: what any compile costs.
 constexpr const char* kWorkloads[] = {"add_one_4096x128.scir", "gather_rows.scir",   "segment_sum_128k.scir",
-                                      "sort_chunks_1m.scir",   "histogram_1m.scir", "exchange.scir"};
+                                      "sort_chunks_1m.scir",   "histogram_1m.scir", "exchange.scir",
+                                      "tiny_add_one.scir"};
 
 // Cold: a fresh compiler each time (JIT session included), at the default
 // options (every check compiled in) and -O2, or -O0.
@@ -626,9 +628,32 @@ void BM_Compile_Cold(benchmark::State& state) {
   state.SetLabel(name);
 }
 BENCHMARK(BM_Compile_Cold)
-    ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {2}})
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6}, {2}})
     ->Args({0, 0})
     ->ArgNames({"kernel", "opt"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// Cold in a session: the compile a process makes once its compiler has made
+// its JIT session (the host's target machines and the JIT; a process compiles
+// its kernels with one compiler). Each iteration compiles the kernel with
+// another comment, which the cache does not know: every stage runs.
+void BM_Compile_ColdInSession(benchmark::State& state) {
+  const char* name = kWorkloads[state.range(0)];
+  Source base = KernelFile(name);
+  CompileOptions options;
+  Compiler compiler;
+  if (!compiler.Compile(base, options).ok()) state.SkipWithError("compile failed");  // makes the session
+  int64_t i = 0;
+  for (auto _ : state) {
+    Source variant{base.name, base.text + "// variant " + std::to_string(i++) + "\n"};
+    if (!compiler.Compile(variant, options).ok()) state.SkipWithError("compile failed");
+  }
+  state.SetLabel(name);
+}
+BENCHMARK(BM_Compile_ColdInSession)
+    ->DenseRange(0, 6)
+    ->ArgName("kernel")
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -87,6 +87,44 @@ class ObjectCapture : public llvm::ObjectCache {
   std::map<std::string, std::string> objects_;
 };
 
+// The compile layer's compiler: like ORC's ConcurrentIRCompiler, a target
+// machine per compilation running at once (one is not thread-safe), but kept
+// for the next compilation instead of made anew: making one (its subtarget,
+// its assembler info) costs as much as compiling a small kernel.
+class PooledIRCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
+ public:
+  PooledIRCompiler(llvm::orc::JITTargetMachineBuilder builder, llvm::ObjectCache* cache)
+      : IRCompiler(llvm::orc::irManglingOptionsFromTargetOptions(builder.getOptions())),
+        builder_(std::move(builder)),
+        cache_(cache) {}
+
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module& m) override {
+    std::unique_ptr<llvm::TargetMachine> machine;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!free_.empty()) {
+        machine = std::move(free_.back());
+        free_.pop_back();
+      }
+    }
+    if (machine == nullptr) {
+      llvm::Expected<std::unique_ptr<llvm::TargetMachine>> made = builder_.createTargetMachine();
+      if (!made) return made.takeError();
+      machine = std::move(*made);
+    }
+    llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> object = llvm::orc::SimpleCompiler(*machine, cache_)(m);
+    std::lock_guard<std::mutex> lock(mu_);
+    free_.push_back(std::move(machine));
+    return object;
+  }
+
+ private:
+  llvm::orc::JITTargetMachineBuilder builder_;
+  llvm::ObjectCache* cache_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<llvm::TargetMachine>> free_;
+};
+
 }  // namespace jit_internal
 
 JitSession::JitSession() : objects_(std::make_unique<jit_internal::ObjectCapture>()) {}
@@ -119,7 +157,7 @@ absl::StatusOr<std::unique_ptr<JitSession>> JitSession::Create(int opt_level) {
   s->machine_ = std::move(*tm);
 
   // (3) The JIT, compiling for the same host.
-  // Each compilation gets a target machine of its own (ConcurrentIRCompiler), so
+  // Each compilation gets a target machine of its own (PooledIRCompiler), so
   // that threads compiling at once never share one; the object cache captures
   // the object code for the disk cache.
   jit_internal::ObjectCapture* capture = s->objects_.get();
@@ -128,7 +166,7 @@ absl::StatusOr<std::unique_ptr<JitSession>> JitSession::Create(int opt_level) {
           .setJITTargetMachineBuilder(std::move(*jtmb))
           .setCompileFunctionCreator([capture](llvm::orc::JITTargetMachineBuilder builder)
                                          -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
-            return std::make_unique<llvm::orc::ConcurrentIRCompiler>(std::move(builder), capture);
+            return std::make_unique<jit_internal::PooledIRCompiler>(std::move(builder), capture);
           })
           .create();
   if (!jit) return ToStatus(jit.takeError(), "creating the ORC JIT");
