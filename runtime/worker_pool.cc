@@ -1,5 +1,7 @@
 #include "runtime/worker_pool.h"
 
+#include <unistd.h>
+
 #include <system_error>
 
 namespace scjit {
@@ -18,7 +20,10 @@ void WorkerPool::Worker::Loop() {
   }
 }
 
+WorkerPool::WorkerPool() : pid_(getpid()) {}
+
 WorkerPool::~WorkerPool() {
+  if (getpid() != pid_) ForgetForkedThreads();
   for (const std::unique_ptr<Worker>& w : workers_) {
     {
       std::lock_guard<std::mutex> lock(w->mu);
@@ -29,8 +34,18 @@ WorkerPool::~WorkerPool() {
   }
 }
 
+void WorkerPool::ForgetForkedThreads() {
+  // Their std::thread objects may neither be joined nor destroyed (a joinable
+  // one terminates the process): kept, unreachable, for the child's lifetime.
+  new std::vector<std::unique_ptr<Worker>>(std::move(workers_));
+  workers_.clear();
+  idle_.clear();
+  pid_ = getpid();
+}
+
 WorkerPool::Crew WorkerPool::Lease(int n) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (getpid() != pid_) ForgetForkedThreads();
   std::vector<Worker*> crew;
   while (static_cast<int>(crew.size()) < n && !idle_.empty()) {
     crew.push_back(idle_.back());

@@ -6,8 +6,14 @@
 //
 // Thread-safe: launches running at once lease disjoint crews (the pool makes
 // threads as needed). A Crew is used by the thread that leased it.
+//
+// A child process made by fork() has none of its parent's threads: the pool
+// forgets them there (they are never joined, their few bytes never freed) and
+// makes new ones, so a kernel compiled before a fork launches in the child.
 #ifndef SCJIT_RUNTIME_WORKER_POOL_H_
 #define SCJIT_RUNTIME_WORKER_POOL_H_
+
+#include <sys/types.h>
 
 #include <condition_variable>
 #include <functional>
@@ -22,7 +28,7 @@ class WorkerPool {
   struct Worker;
 
  public:
-  WorkerPool() = default;
+  WorkerPool();
   ~WorkerPool();  // joins every thread (no crew may be leased then)
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
@@ -58,8 +64,11 @@ class WorkerPool {
     void Loop();
   };
   void Return(std::vector<Worker*>& workers);
+  // In a child of fork(): forgets the parent's threads (mu_ held).
+  void ForgetForkedThreads();
 
   std::mutex mu_;
+  pid_t pid_;  // the process whose threads workers_ are
   std::vector<std::unique_ptr<Worker>> workers_;  // every thread made
   std::vector<Worker*> idle_;
 };

@@ -3,6 +3,9 @@
 // crews leased at once do not share a thread.
 #include "runtime/worker_pool.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <functional>
 #include <mutex>
@@ -69,6 +72,26 @@ TEST(WorkerPoolTest, AnEmptyCrewRunsNothing) {
   EXPECT_EQ(crew.size(), 0);
   EXPECT_TRUE(RunJob(crew, 3).empty());
 }
+
+#if !defined(__SANITIZE_THREAD__)  // (ThreadSanitizer does not follow threads made after a fork)
+TEST(WorkerPoolTest, AChildOfForkMakesThreadsOfItsOwn) {
+  WorkerPool pool;
+  { WorkerPool::Crew crew = pool.Lease(2); }  // the parent's threads, idle now
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // The parent's threads do not exist here: a crew of them would never run.
+    alarm(20);
+    WorkerPool::Crew crew = pool.Lease(2);
+    bool ok = crew.size() == 2 && RunJob(crew, 3).size() == 6;
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child did not exit (signal " << WTERMSIG(status) << ")";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+#endif
 
 }  // namespace
 }  // namespace scjit

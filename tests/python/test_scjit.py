@@ -210,6 +210,26 @@ def test_explain_and_targets():
     assert scjit.describe_target("v7x").startswith("v7x (the default target)\n")
 
 
+def test_a_kernel_compiled_before_a_fork_launches_in_the_child():
+    # The kernel's launches keep their helper threads; a child of fork() has
+    # none of them, and must make its own rather than wait for them forever.
+    import multiprocessing
+
+    k = scjit.compile(ADD_ONE).with_options(threads=2)
+    x = np.arange(64, dtype=np.int32).reshape(4, 16)
+    np.testing.assert_array_equal(k(x), x + 1)  # the parent's threads exist now
+    ctx = multiprocessing.get_context("fork")
+    results = ctx.Queue()
+    child = ctx.Process(target=lambda: results.put(k(x)))  # (fork: nothing is pickled)
+    child.start()
+    child.join(timeout=60)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("the launch in the child of fork() did not finish")
+    assert child.exitcode == 0
+    np.testing.assert_array_equal(results.get(timeout=5), x + 1)
+
+
 def test_many_threads_compile_and_launch_at_once():
     errors = []
 
