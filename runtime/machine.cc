@@ -12,6 +12,7 @@
 #include "runtime/element_text.h"
 #include "runtime/half.h"
 #include "runtime/host_memory.h"
+#include "runtime/poison.h"
 #include "runtime/shared_moves.h"
 
 namespace scjit {
@@ -29,24 +30,6 @@ constexpr size_t kMinStackBytes = size_t{1} << 20;
 constexpr size_t kStackHeadroom = size_t{256} << 10;
 
 int64_t AlignUp(int64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
-
-void FillPoison(uint8_t* data, int64_t count, ElementType e) {
-  if (count <= 0) return;
-  uint64_t bits = PoisonBits(e);
-  size_t width = static_cast<size_t>(ByteWidth(e));
-  size_t total = static_cast<size_t>(count) * width;
-  if (width == 0 || 64 % width != 0) {  // (no such type today)
-    for (size_t i = 0; i + width <= total && width != 0; i += width) std::memcpy(data + i, &bits, width);
-    return;
-  }
-  // A 64-byte block of the pattern, stored block after block: stores only,
-  // no reads of what was filled before.
-  alignas(64) uint8_t block[64];
-  for (size_t i = 0; i < sizeof block; i += width) std::memcpy(block + i, &bits, width);
-  size_t i = 0;
-  for (; i + sizeof block <= total; i += sizeof block) std::memcpy(data + i, block, sizeof block);
-  std::memcpy(data + i, block, total - i);
-}
 
 // HLO-style dtype names, as the SparseCore log recorder prints them.
 std::string_view HloName(ElementType e) {
@@ -253,7 +236,8 @@ bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vecto
     if (shared) {
       // Race check: which shared destination bytes a plain DMA changes. A
       // local destination is no other subcore's to race on.
-      MoveShared(dma, *indices, dma.add ? nullptr : shared_record.get(), machine_->shared_init());
+      MoveShared(dma, *indices, dma.add ? nullptr : shared_record.get(), machine_->shared_init(),
+                 machine_->deferred_poison());
     } else {
       Transfer(dma, indices->data());
     }
@@ -497,6 +481,14 @@ int32_t Subcore::Alloc(void* data, int64_t count, int dtype, int first_sem) {
 int32_t Subcore::StartAccesses(const scjit_dma& dma, const std::vector<int32_t>& indices, int site, int sem,
                                int64_t credit, std::shared_ptr<SharedDma>* shared) {
   if (local_ == nullptr) return 0;
+  // A DMA from a parameter nothing writes into this subcore's own memories:
+  // its reads can neither race nor find unwritten bytes, so only its local
+  // side has anything to check (the common pipeline's copy in).
+  if (!dma.add && machine_->ReadOnly(dma.src.base, ExtentBytes(dma.src, dma.elem_bytes)) &&
+      local_->Local(dma.dst.base, ExtentBytes(dma.dst, dma.elem_bytes))) {
+    std::optional<AccessProblem> problem = local_->StartDma(dma, indices.data(), site, sem, credit, nullptr);
+    return problem ? Fail(AccessFinding(*problem, site)) : 0;
+  }
   const uint8_t* unwritten = nullptr;
   bool destination = false;
   if (SharedInit* init = machine_->shared_init(); init != nullptr && ReadsShared(dma)) {
@@ -861,6 +853,59 @@ bool Machine::PoisonInChunks(uint8_t* data, int64_t count, ElementType e) {
   return true;
 }
 
+bool Machine::Alone(std::span<const ParamBuffer> params, size_t p) {
+  for (size_t q = 0; q < params.size(); ++q) {
+    bool apart = q == p || params[q].data + params[q].bytes <= params[p].data ||
+                 params[p].data + params[p].bytes <= params[q].data;
+    if (!apart) return false;
+  }
+  return true;
+}
+
+bool Machine::ReadOnly(const uint8_t* p, int64_t bytes) const {
+  if (bytes <= 0) return false;
+  for (const auto& [lo, hi] : read_only_) {
+    if (p >= lo && bytes <= hi - lo && p - lo <= (hi - lo) - bytes) return true;
+  }
+  return false;
+}
+
+int Machine::PoisonOutParams(std::span<const ParamBuffer> params) {
+  deferred_poison_ = std::make_unique<DeferredPoison>();
+  deferred_params_.clear();
+  for (size_t p = 0; p < params.size(); ++p) {
+    const ParamLayout& param = layout_.params[p];
+    if (param.direction != ParamDirection::kOut || param.staged() || param.semaphore) continue;
+    // (A buffer another parameter overlaps can be read through that one.)
+    bool alone = Alone(params, p);
+    for (const MachinePart& part : parts_) alone = alone && part.layout->params[p].write_only;
+    if (alone && deferred_poison_->Add(params[p].data, param.num_elements(), param.dtype)) {
+      deferred_params_.push_back(p);
+      continue;
+    }
+    if (!PoisonInChunks(params[p].data, param.num_elements(), param.dtype)) return static_cast<int>(p);
+  }
+  return -1;
+}
+
+void Machine::FinishDeferredPoison() {
+  if (deferred_poison_ == nullptr) return;
+  auto in_time = [this] {
+    return options_.time_limit_seconds <= 0 || std::chrono::steady_clock::now() < deadline_;
+  };
+  int late = deferred_poison_->Fill(in_time);
+  if (late >= 0 && !timed_out_.exchange(true)) {
+    Diagnostic d = layout_.SiteDiagnostic(DiagId::kRtTimeout, -1,
+                                          {{"what", Cat("kernel @", layout_.kernel)},
+                                           {"seconds", absl::StrFormat("%g", options_.time_limit_seconds)}});
+    d.notes.push_back(Cat("the time ran out while filling the bytes of %", layout_.params[deferred_params_[late]].name,
+                          " the kernel did not write with the poison pattern"));
+    d.help = "raise the limit with --time-limit, or give the kernel smaller buffers";
+    findings_.push_back(SubcoreFinding{std::move(d), 0, 0, /*name_subcore=*/false});
+  }
+  deferred_poison_ = nullptr;
+}
+
 LaunchResult Machine::TimedOut(std::string_view during, std::chrono::steady_clock::time_point start) {
   Diagnostic d = layout_.SiteDiagnostic(DiagId::kRtTimeout, -1,
                                         {{"what", Cat("kernel @", layout_.kernel)},
@@ -949,9 +994,15 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
     if (param.staged() || param.semaphore) continue;
     hbm_[p] = params[p].data;
     hbm_bytes_[p] = params[p].bytes;
-    if (param.direction == ParamDirection::kOut && !PoisonInChunks(params[p].data, param.num_elements(), param.dtype)) {
-      return TimedOut(Cat("filling %", param.name, " with the poison pattern"), start);
-    }
+  }
+  read_only_.clear();
+  for (size_t p = 0; p < params.size(); ++p) {
+    bool read_only = !layout_.params[p].staged() && !layout_.params[p].semaphore;
+    for (const MachinePart& part : parts_) read_only = read_only && part.layout->params[p].read_only;
+    if (read_only && Alone(params, p)) read_only_.emplace_back(params[p].data, params[p].data + params[p].bytes);
+  }
+  if (int late = PoisonOutParams(params); late >= 0) {
+    return TimedOut(Cat("filling %", layout_.params[late].name, " with the poison pattern"), start);
   }
   Stage(params, /*in=*/true);
   if (PastDeadline()) return TimedOut("allocating the arenas and staging the parameters", start);
@@ -995,6 +1046,7 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   int threads = scheduler_->threads();
   int64_t epochs = scheduler_->epochs();
   scheduler_ = nullptr;  // fibers go back to the pool before `own_stacks` ends, threads before `own_workers`
+  FinishDeferredPoison();
   if (!status.ok()) return status;
   Stage(params, /*in=*/false);
   StageSemaphores(params, /*in=*/false);

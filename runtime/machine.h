@@ -26,6 +26,7 @@
 #include "runtime/local_accesses.h"
 #include "runtime/scheduler.h"
 #include "runtime/memory_pool.h"
+#include "runtime/poison.h"
 #include "runtime/record_pool.h"
 #include "runtime/shared_init.h"
 #include "runtime/shared_races.h"
@@ -286,8 +287,14 @@ class Machine {
   // semaphore's (what the signals to it knew), by subcore and index.
   std::vector<Clock>* clocks() { return races_ != nullptr ? &clocks_ : nullptr; }
   Clock& sem_clock(int subcore, int sem) { return sem_clocks_[subcore][sem]; }
+  // True when [p, p + bytes) lies in an `in` parameter the kernel never
+  // writes (ParamLayout::read_only) that no other parameter overlaps.
+  bool ReadOnly(const uint8_t* p, int64_t bytes) const;
   // Init check on shared memory (null when off).
   SharedInit* shared_init() { return shared_init_.get(); }
+  // The `out` parameters whose poison fill waits for the launch's end (null
+  // when none does: runtime/poison.h).
+  DeferredPoison* deferred_poison() { return deferred_poison_ != nullptr && !deferred_poison_->empty() ? deferred_poison_.get() : nullptr; }
   // "%o[3, 0]" for a byte of an HBM parameter or a VMEM_SHARED arena.
   std::string DescribeShared(uintptr_t byte) const;
 
@@ -324,6 +331,14 @@ class Machine {
   // Fills `count` elements at `data` with the poison pattern, 16 MiB at a time,
   // checking the time limit before each; false when it ran out.
   bool PoisonInChunks(uint8_t* data, int64_t count, ElementType e);
+  // Poisons the `out` parameters in HBM: now, or (a write-only one that no
+  // other parameter overlaps) at the end of the launch, where it was not
+  // written. The parameter whose fill the time limit cut, or -1.
+  int PoisonOutParams(std::span<const ParamBuffer> params);
+  // True when no other parameter's buffer overlaps parameter `p`'s.
+  static bool Alone(std::span<const ParamBuffer> params, size_t p);
+  // The end of the deferred fills; an RT-TIMEOUT finding if the time runs out.
+  void FinishDeferredPoison();
   // The result of a launch whose time ran out `during` a step before the kernel
   // started: one RT-TIMEOUT finding.
   LaunchResult TimedOut(std::string_view during, std::chrono::steady_clock::time_point start);
@@ -352,6 +367,9 @@ class Machine {
   // Race check (runtime/shared_races.h).
   std::unique_ptr<SharedAccesses> races_;
   std::unique_ptr<SharedInit> shared_init_;  // init check (runtime/shared_init.h)
+  std::unique_ptr<DeferredPoison> deferred_poison_;
+  std::vector<size_t> deferred_params_;  // the parameter of each of its regions
+  std::vector<std::pair<const uint8_t*, const uint8_t*>> read_only_;  // ReadOnly's [lo, hi)
   std::vector<Clock> clocks_;
   std::vector<std::vector<Clock>> sem_clocks_;
   std::map<std::pair<int, int64_t>, Clock> word_clocks_;  // fetch_and_add words

@@ -71,9 +71,16 @@ SCJIT_AVX2_CLONES void NoteChangedBlocks(SharedDma* record, const uint8_t* dst, 
 // they held before the move, or the source about to move there). Bytes
 // nothing has written yet (`init` knows) change whatever is written there:
 // a later write of the same bytes is what compares equal.
+// With `all`, every element counts as changed.
 void NoteRun(SharedDma* record, const uint8_t* dst, int64_t dst_stride, const uint8_t* was, int64_t was_stride,
-             int64_t n, int64_t w, const SharedInit* init) {
-  if (dst_stride == 1 && init != nullptr && init->NoneWritten(dst, n * w)) return NoteChanged(record, dst, dst + n * w);
+             int64_t n, int64_t w, const SharedInit* init, bool all = false) {
+  if (dst_stride == 1 && (all || (init != nullptr && init->NoneWritten(dst, n * w)))) {
+    return NoteChanged(record, dst, dst + n * w);
+  }
+  if (all) {
+    for (int64_t i = 0; i < n; ++i) NoteChanged(record, dst + i * dst_stride * w, dst + i * dst_stride * w + w);
+    return;
+  }
   if (dst_stride == 1 && was_stride == 1) return NoteChangedBlocks(record, dst, was, n * w);
   for (int64_t i = 0; i < n; ++i) {
     const uint8_t* d = dst + i * dst_stride * w;
@@ -106,16 +113,35 @@ std::vector<uint8_t> DestinationBytes(const scjit_dma& dma, const int32_t* indic
 
 }  // namespace
 
-void MoveShared(const scjit_dma& dma, const std::vector<int32_t>& indices, SharedDma* changes, SharedInit* init) {
+void MoveShared(const scjit_dma& dma, const std::vector<int32_t>& indices, SharedDma* changes, SharedInit* init,
+                DeferredPoison* deferred) {
   int64_t w = dma.elem_bytes;
   SharedInit::RunMarker marker(init);
+  // Notes the run changed if it holds an element no DMA wrote yet (the caller's
+  // bytes stand for the poison pattern there), else compares it with `was`.
+  auto note = [&](uint8_t* dst, int64_t dst_stride, const uint8_t* was, int64_t was_stride, int64_t n) {
+    if (deferred != nullptr && deferred->Unwritten(dst, dst_stride, n, w)) {
+      NoteRun(changes, dst, dst_stride, dst, dst_stride, n, w, nullptr, /*all=*/true);
+    } else {
+      NoteRun(changes, dst, dst_stride, was, was_stride, n, w, init);
+    }
+  };
   if (changes != nullptr && RepeatsRows(dma, indices)) {
     // Compared, after the move, with what the destination held before it.
     std::vector<uint8_t> before = DestinationBytes(dma, indices.data());
+    std::vector<bool> unwritten;  // per run, before the move
+    if (deferred != nullptr) {
+      ForEachRun(dma, indices.data(), [&](uint8_t* dst, int64_t dst_stride, const uint8_t*, int64_t, int64_t n) {
+        unwritten.push_back(deferred->Unwritten(dst, dst_stride, n, w));
+        deferred->Written(dst, dst_stride, n, w);
+      });
+    }
     Transfer(dma, indices.data());
     const uint8_t* was = before.data();
+    size_t run = 0;
     ForEachRun(dma, indices.data(), [&](uint8_t* dst, int64_t dst_stride, const uint8_t*, int64_t, int64_t n) {
-      NoteRun(changes, dst, dst_stride, was, 1, n, w, nullptr);
+      bool all = deferred != nullptr && unwritten[run++];
+      NoteRun(changes, dst, dst_stride, was, 1, n, w, all ? nullptr : init, all);
       was += n * w;
       if (init != nullptr) marker.Mark(dst, dst_stride, n, w);
     });
@@ -123,7 +149,8 @@ void MoveShared(const scjit_dma& dma, const std::vector<int32_t>& indices, Share
     // Compared, run by run, with the source about to move there.
     ForEachRun(dma, indices.data(),
                [&](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
-                 if (changes != nullptr) NoteRun(changes, dst, dst_stride, src, src_stride, n, w, init);
+                 if (changes != nullptr) note(dst, dst_stride, src, src_stride, n);
+                 if (deferred != nullptr) deferred->Written(dst, dst_stride, n, w);
                  TransferRun(dma, dst, dst_stride, src, src_stride, n);
                  if (init != nullptr) marker.Mark(dst, dst_stride, n, w);
                });

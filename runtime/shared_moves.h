@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/abi.h"
+#include "runtime/poison.h"
 #include "runtime/shared_init.h"
 #include "runtime/shared_races.h"
 
@@ -19,8 +20,10 @@ namespace scjit {
 // record), notes in changes->changed the destination bytes whose value it
 // changed, by 64-byte blocks of a contiguous run (a block counts as changed
 // when any of its bytes does) or by elements of a strided one; with `init`,
-// marks the bytes it wrote as written there.
-void MoveShared(const scjit_dma& dma, const std::vector<int32_t>& indices, SharedDma* changes, SharedInit* init);
+// marks the bytes it wrote as written there; with `deferred`, that they need
+// no fill (an element it had not seen written counts as changed).
+void MoveShared(const scjit_dma& dma, const std::vector<int32_t>& indices, SharedDma* changes, SharedInit* init,
+                DeferredPoison* deferred);
 
 }  // namespace scjit
 

@@ -246,6 +246,28 @@ TEST(ApiTest, LaunchesByNameAndByPosition) {
   EXPECT_EQ((*all)[1].span<int32_t>()[5], 1);  // zeros + 1
 }
 
+// An `out` buffer that is also another parameter's is filled with the
+// pattern before the kernel runs, as the kernel reads it through that one (the
+// fill of an output the kernel only writes otherwise waits for its end).
+TEST(ApiTest, AnOutputSharingAnInputsBytesIsPoisonedFirst) {
+  Compiler compiler;
+  Kernel k = MustCompile(compiler, R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<16xi32>)
+{
+  copy %x -> %buf
+  copy %buf -> %o
+}
+)");
+  Buffer both = Ints({16}, 7);
+  ASSERT_TRUE(k.Launch({both, both}).ok());
+  EXPECT_EQ(both.span<uint32_t>()[0], 0xBEBEBEBEu);
+  EXPECT_EQ(both.span<uint32_t>()[15], 0xBEBEBEBEu);
+  Buffer x = Ints({16}, 7), o = Ints({16}, 100);
+  ASSERT_TRUE(k.Launch({x, o}).ok());
+  EXPECT_EQ(o.span<int32_t>()[15], 22);
+}
+
 TEST(ApiTest, BindingMistakesAreRefusedBeforeAnythingRuns) {
   Compiler compiler;
   Kernel k = MustCompile(compiler, testing::kAddOneKernel);

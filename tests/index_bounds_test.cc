@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "lowering/analysis/index_bounds.h"
+#include "lowering/analysis/kernel_info.h"
 #include "scjit/scjit.h"
 #include "tests/ir_loader.h"
 #include "tests/test_util.h"
@@ -83,7 +84,7 @@ std::string IdsBound(const std::string& extra, const std::string& list = "%iv") 
   testing::Loaded loaded = testing::Load(text);
   EXPECT_NE(loaded.module, nullptr) << loaded.diagnostics;
   if (loaded.module == nullptr) return "not loaded";
-  std::optional<IndexBound> b = IndexBounds(*loaded.module->kernels[0])[2];
+  std::optional<IndexBound> b = IndexBounds(*loaded.module->kernels.front())[2];
   return b ? std::to_string(b->size) + " " + b->ref : "none";
 }
 
@@ -120,13 +121,43 @@ TEST(IndexBoundsTest, EveryStagingSourceGetsTheBound) {
 }
 )");
   ASSERT_NE(loaded.module, nullptr) << loaded.diagnostics;
-  std::vector<std::optional<IndexBound>> b = IndexBounds(*loaded.module->kernels[0]);
+  std::vector<std::optional<IndexBound>> b = IndexBounds(*loaded.module->kernels.front());
   ASSERT_EQ(b.size(), 4u);
   EXPECT_FALSE(b[0]);
   ASSERT_TRUE(b[1] && b[2]);
   EXPECT_EQ(b[1]->size, 64);
   EXPECT_EQ(b[2]->ref, "x");
   EXPECT_FALSE(b[3]);
+}
+
+// The other facts the plan records of each HBM parameter (runtime/poison.h,
+// docs/runtime.md §Memory): an `out` one the kernel never reads (its poison
+// fill waits for the end of a launch), an `in` one it never writes (the checks
+// skip DMAs from it). A DMA source is read, its destination written (an `add`
+// reads it too), a wait touches nothing, any other use counts as both.
+TEST(ParamFactsTest, WriteOnlyOutputsAndReadOnlyInputs) {
+  testing::Loaded loaded = testing::Load(R"(kernel @k(in %x: hbm<16xi32>, in %y: hbm<16xi32>, out %o: hbm<16xi32>,
+          out %p: hbm<16xi32>, out %q: hbm<16xi32>, inout %z: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<16xi32>, %sem: dma_sem)
+{
+  %v = view %x[ds(0, 8)] : hbm<8xi32>
+  dma_start %v -> %buf[ds(0, 8)], %sem
+  dma_wait %v -> %buf[ds(0, 8)], %sem
+  copy %buf -> %y
+  copy %buf -> %o
+  dma_wait %buf -> %p, %sem
+  copy %q -> %buf
+  copy %buf -> %z add
+}
+)");
+  ASSERT_NE(loaded.module, nullptr) << loaded.diagnostics;
+  KernelInfo info = PlanKernel(*loaded.module, *loaded.module->kernels.front(), TargetId::kV7x);
+  std::string facts;
+  for (const ParamLayout& p : info.layout.params) {
+    facts += p.name + (p.read_only ? " read_only" : "") + (p.write_only ? " write_only" : "") + "; ";
+  }
+  EXPECT_EQ(facts, "x read_only; y; o write_only; p write_only; q; z; ");
 }
 
 }  // namespace

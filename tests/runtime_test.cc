@@ -388,7 +388,9 @@ TEST(FindingsTest, TheTimeLimitBoundsThePoisonFill) {
   launch.time_limit_seconds = 0.001;
   testing::Run run = RunText(R"(kernel @k(out %o: hbm<67108864xi32>)
     mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<16xi32>)
 {
+  copy %o[ds(0, 16)] -> %buf
 }
 )",
                              {}, {}, launch);
@@ -404,7 +406,9 @@ help: raise the limit with --time-limit, or give the kernel smaller buffers
   launch.time_limit_start = std::chrono::steady_clock::now() - std::chrono::seconds(2);
   run = RunText(R"(kernel @k(out %o: hbm<16xi32>)
     mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<16xi32>)
 {
+  copy %o -> %buf
 }
 )",
                 {}, {}, launch);
@@ -412,6 +416,21 @@ help: raise the limit with --time-limit, or give the kernel smaller buffers
 note: the time ran out while filling %o with the poison pattern, before any subcore ran
 help: raise the limit with --time-limit, or give the kernel smaller buffers
 )");
+  // The fill of an output the kernel only writes comes after it ran, where it
+  // did not write, and the limit bounds it too.
+  launch.time_limit_seconds = 0.02;
+  launch.time_limit_start = std::nullopt;
+  run = RunText(R"(kernel @k(out %o: hbm<134217728xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+}
+)",
+                {}, {}, launch);
+  EXPECT_EQ(run.Findings(), R"(test.scir: error[RT-TIMEOUT]: kernel @k ran longer than 0.02 s and was stopped
+note: the time ran out while filling the bytes of %o the kernel did not write with the poison pattern
+help: raise the limit with --time-limit, or give the kernel smaller buffers
+)");
+  EXPECT_EQ(run.stats.subcores, 1);
 }
 
 // debug_check (pl.debug_check): a false condition stops its subcore with RT-CHECK
@@ -627,6 +646,77 @@ TEST(MachineTest, OutBuffersStartPoisoned) {
   ASSERT_TRUE(run.ok()) << run.Findings();
   EXPECT_EQ(run.As<uint32_t>("o"), std::vector<uint32_t>(16, 0xBEBEBEBEu));
   EXPECT_EQ(run.As<uint32_t>("f"), std::vector<uint32_t>(16, 0x7FC00000u));
+}
+
+// An `out` buffer the kernel only writes gets its fill pattern at the end of
+// the launch, where nothing wrote it (runtime/poison.h): the bytes are those of
+// an early fill, with a contiguous run, a strided column and a scatter written
+// by two subcores, on one thread and two, checked and unchecked.
+TEST(MachineTest, AWriteOnlyOutputHoldsThePatternWhereNothingWroteIt) {
+  constexpr char kPartial[] = R"(kernel @k(in %x: hbm<64xi32>, in %y: hbm<2x4xi32>, in %rows: hbm<2xi32>,
+                 out %o: hbm<64xi32>, out %p: hbm<8x8xi32>, out %q: hbm<8x4xi32>)
+    mesh vector(cores = 1, subcores = 2)
+    scratch(%buf: vmem<16xi32>, %col: vmem<8xi32>, %two: vmem<2x4xi32>, %list: vmem<2xi32>)
+{
+  %s = axis_index subcore : i32
+  %start = mul %s, 32 : i32
+  copy %x[ds(%start, 16)] -> %buf
+  copy %buf -> %o[ds(%start, 16)]
+  copy %x[ds(0, 8)] -> %col
+  copy %col -> %p[:, %s]
+  %second = cmp eq %s, 1 : i1
+  if %second {
+    copy %rows -> %list
+    copy %y -> %two
+    copy %two -> %q[idx(%list)]
+  }
+}
+)";
+  std::vector<int32_t> x(64);
+  for (int i = 0; i < 64; ++i) x[i] = 1000 + i;
+  std::vector<int32_t> y = {1, 2, 3, 4, 5, 6, 7, 8}, rows = {6, 1};
+  constexpr int32_t kPoison = static_cast<int32_t>(0xBEBEBEBEu);
+  std::vector<int32_t> o(64, kPoison), p(64, kPoison), q(32, kPoison);
+  for (int i = 0; i < 16; ++i) {
+    o[i] = x[i];
+    o[32 + i] = x[32 + i];
+  }
+  for (int r = 0; r < 8; ++r) p[r * 8] = p[r * 8 + 1] = x[r];
+  for (int j = 0; j < 4; ++j) {
+    q[6 * 4 + j] = y[j];
+    q[1 * 4 + j] = y[4 + j];
+  }
+  for (bool checked : {false, true}) {
+    for (int threads : {1, 2}) {
+      LaunchOptions launch = With(threads);
+      if (!checked) launch.checks = Checks::None();
+      testing::Run run = RunText(kPartial, {{"x", Bytes(x)}, {"y", Bytes(y)}, {"rows", Bytes(rows)}}, {}, launch);
+      ASSERT_TRUE(run.ok()) << run.diagnostics << run.Findings();
+      EXPECT_EQ(run.As<int32_t>("o"), o) << checked << threads;
+      EXPECT_EQ(run.As<int32_t>("p"), p) << checked << threads;
+      EXPECT_EQ(run.As<int32_t>("q"), q) << checked << threads;
+    }
+  }
+}
+
+// An `out` buffer the kernel reads holds the pattern from the start: a DMA
+// of it reads the pattern (unchecked: checked, RT-INIT reports the read).
+TEST(MachineTest, AnOutputTheKernelReadsIsPoisonedFirst) {
+  testing::Run run = RunText(R"(kernel @k(out %o: hbm<16xi32>, out %seen: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<16xi32>)
+{
+  copy %o -> %buf
+  copy %buf -> %seen
+}
+)",
+                             {}, {}, [] {
+                               LaunchOptions o = With(1);
+                               o.checks = Checks::None();
+                               return o;
+                             }());
+  ASSERT_TRUE(run.ok()) << run.Findings();
+  EXPECT_EQ(run.As<uint32_t>("seen"), std::vector<uint32_t>(16, 0xBEBEBEBEu));
 }
 
 }  // namespace

@@ -29,6 +29,75 @@ void FetchAndAddTargets(const Region& r, absl::flat_hash_set<const Value*>* out)
   }
 }
 
+const Value* RootOf(const Value* v) {
+  while (v != nullptr && v->def != nullptr && v->def->info().family == OpFamily::kView) v = v->def->operands[0].value;
+  return v;
+}
+
+// The root refs the ops of a kernel may read and may write (through views):
+// every ref an operand names, in an indexer or an attribute too, counts as
+// both, except the source (read) and destination (written; read too by an
+// `add`) of a dma_start or copy, a dma_wait's operands (a wait moves nothing)
+// and a pipeline's inputs (read) and outputs (written).
+class RefUses {
+ public:
+  absl::flat_hash_set<const Value*> read, written;
+
+  void Walk(const Region& r) {
+    for (const auto& op : r.ops) {
+      Visit(*op);
+      for (const auto& region : op->regions) Walk(*region);
+    }
+  }
+
+ private:
+  void Visit(const Op& op) {
+    if (op.kind == OpKind::kDmaWait) return;
+    bool dma = op.kind == OpKind::kDmaStart || op.kind == OpKind::kCopy;
+    bool view = op.info().family == OpFamily::kView;
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+      if (view && i == 0) {
+        Use(op.operands[i], false, false);  // its uses are the view's
+      } else if (dma && i == 0) {
+        Use(op.operands[i], true, false);
+      } else if (dma && i == 1) {
+        Use(op.operands[i], op.dma_add, true);
+      } else {
+        Use(op.operands[i], true, true);
+      }
+    }
+    for (const Operand& o : op.index_vectors) Use(o, true, true);
+    if (op.mask) Use(*op.mask, true, true);
+    for (const Attribute& a : op.attrs) Use(a.value);
+    for (const IndexEntry& e : op.map_entries) Use(e);
+    if (op.pipeline == nullptr) return;
+    for (const Operand& g : op.pipeline->grid) Use(g, true, true);
+    for (const PipelineOperand& p : op.pipeline->operands) {
+      Use(p.ref, !p.is_output, p.is_output);
+      if (p.map != nullptr) Walk(*p.map);
+    }
+  }
+
+  // `o` names its ref, and reads the values of its indexer.
+  void Use(const Operand& o, bool reads, bool writes) {
+    if (o.is_value() && o.value != nullptr) {
+      if (reads) read.insert(RootOf(o.value));
+      if (writes) written.insert(RootOf(o.value));
+    }
+    for (const IndexEntry& e : o.index) Use(e);
+  }
+  void Use(const IndexEntry& e) {
+    Use(e.start, true, true);
+    Use(e.size, true, true);
+    if (e.stride) Use(*e.stride, true, true);
+    if (e.ignore) Use(*e.ignore, true, true);
+  }
+  void Use(const AttrValue& a) {
+    if (a.kind == AttrValue::Kind::kOperand) Use(a.operand, true, true);
+    for (const AttrValue& item : a.list) Use(item);
+  }
+};
+
 class Planner {
  public:
   Planner(KernelInfo& info, const KernelDef& kernel) : info_(info) { FetchAndAddTargets(kernel.body, &fetch_and_add_targets_); }
@@ -138,6 +207,8 @@ KernelInfo PlanKernel(const Module& module, const KernelDef& kernel, TargetId ta
 
   Planner planner(info, kernel);
   Arenas arenas;
+  RefUses uses;
+  uses.Walk(kernel.body);
   for (const Param& p : kernel.params) {
     const Type& type = p.value->type;
     ParamLayout pl;
@@ -149,6 +220,8 @@ KernelInfo PlanKernel(const Module& module, const KernelDef& kernel, TargetId ta
     pl.space = type.is_semaphore() ? MemorySpace::kSmem : type.space();
     pl.type_text = type.ToString();
     if (type.is_ref() && OffCore(type.space())) {
+      pl.write_only = p.direction == ParamDirection::kOut && !uses.read.contains(p.value);
+      pl.read_only = p.direction == ParamDirection::kIn && !uses.written.contains(p.value);
       Slot slot;
       slot.space = type.space();
       slot.param = p.value->index;  // ctx->hbm is indexed by parameter position

@@ -57,7 +57,7 @@ Diagnostic LaunchLayout::SiteDiagnostic(DiagId id, int site, std::initializer_li
 
 namespace {
 
-constexpr uint32_t kLayoutVersion = 6;
+constexpr uint32_t kLayoutVersion = 7;
 
 void Put(Writer& w, const Location& l) {
   w.Put<int32_t>(l.line);
@@ -124,6 +124,8 @@ void PutLayout(Writer& w, const LaunchLayout& l) {
     w.Put(p.offset);
     w.Put<int64_t>(p.index_bound.value_or(0));
     w.Put(p.indexed_ref);
+    w.Put<uint8_t>(p.write_only);
+    w.Put<uint8_t>(p.read_only);
   }
   w.Put(l.vmem_bytes);
   w.Put(l.smem_bytes);
@@ -181,13 +183,15 @@ bool GetLayout(Reader& r, LaunchLayout* out, int depth) {
             GetEnum(r, &l.target, kTargetCount) && GetEnum(r, &l.mesh, 2) && r.Get(&cores) && r.Get(&subcores) &&
             r.Get(&lanes);
   ok = ok && GetList(r, &l.params, [&](ParamLayout* p) {
-         uint8_t semaphore = 0;
+         uint8_t semaphore = 0, write_only = 0, read_only = 0;
          int64_t bound = 0;  // 0: none
          bool got = r.Get(&p->name) && GetEnum(r, &p->direction, 3) && r.Get(&semaphore) &&
                     GetEnum(r, &p->dtype, kDTypes) && r.Get(&p->shape) && GetEnum(r, &p->space, kSpaces) &&
                     r.Get(&p->type_text) && r.Get(&p->offset) && r.Get(&bound) && bound >= 0 &&
-                    r.Get(&p->indexed_ref);
+                    r.Get(&p->indexed_ref) && r.Get(&write_only) && r.Get(&read_only);
          p->semaphore = semaphore != 0;
+         p->write_only = write_only != 0;
+         p->read_only = read_only != 0;
          if (bound > 0) p->index_bound = bound;
          return got;
        });

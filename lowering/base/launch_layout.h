@@ -45,6 +45,14 @@ struct ParamLayout {
   // dimension they index and its ref (lowering/analysis/index_bounds.h).
   std::optional<int64_t> index_bound;
   std::string indexed_ref;  // without '%'
+  // An `out` parameter in HBM (or host memory) the kernel only writes, as the
+  // destination of plain DMAs: nothing reads it, so its poison fill can wait
+  // for the end of a launch (runtime/poison.h).
+  bool write_only = false;
+  // An `in` parameter in HBM (or host memory) nothing the kernel does writes:
+  // its bytes are all written and never change, so a DMA reading them can
+  // neither race nor read unwritten bytes (the checks skip them).
+  bool read_only = false;
 
   bool staged() const { return !semaphore && !OffCore(space); }
   int64_t num_elements() const;
