@@ -40,8 +40,8 @@ uint64_t BitRange(int64_t lo, int64_t hi) {
 bool DeferredPoison::Add(uint8_t* base, int64_t count, ElementType e) {
   if (count <= 0) return true;
   int64_t words = (count + kWordBits - 1) / kWordBits;
-  Region r{base, count, e, ByteWidth(e), nullptr};
-  r.bits.reset(new (std::nothrow) std::atomic<uint64_t>[static_cast<size_t>(words)]());
+  Region r{base, count, e, ByteWidth(e)};
+  r.bits.reset(static_cast<uint64_t*>(std::calloc(static_cast<size_t>(words), sizeof(uint64_t))));
   if (r.bits == nullptr) return false;
   regions_.push_back(std::move(r));
   return true;
@@ -65,15 +65,15 @@ void DeferredPoison::SetBits(Region& r, int64_t first, int64_t last) {
     if (lo == 0 && hi == kWordBits) {
       // Whole words are this run's alone to set: a plain store (another
       // thread's bits in it are set by this store too).
-      r.bits[word].store(~uint64_t{0}, std::memory_order_relaxed);
+      Word(r, word).store(~uint64_t{0}, std::memory_order_relaxed);
     } else {
-      r.bits[word].fetch_or(BitRange(lo, hi), std::memory_order_relaxed);
+      Word(r, word).fetch_or(BitRange(lo, hi), std::memory_order_relaxed);
     }
   }
 }
 
 bool DeferredPoison::Seen(const Region& r, int64_t element) const {
-  return (r.bits[element / kWordBits].load(std::memory_order_relaxed) >> (element % kWordBits) & 1) != 0;
+  return (Word(r, element / kWordBits).load(std::memory_order_relaxed) >> (element % kWordBits) & 1) != 0;
 }
 
 void DeferredPoison::WrittenBytes(Region& r, int64_t lo, int64_t hi) {
@@ -89,7 +89,7 @@ void DeferredPoison::WrittenBytes(Region& r, int64_t lo, int64_t hi) {
     for (int64_t b = element * r.width; b < (element + 1) * r.width; ++b) {
       if (b < lo || b >= hi) r.base[b] = reinterpret_cast<const uint8_t*>(&pattern)[b - element * r.width];
     }
-    r.bits[element / kWordBits].fetch_or(uint64_t{1} << (element % kWordBits), std::memory_order_relaxed);
+    Word(r, element / kWordBits).fetch_or(uint64_t{1} << (element % kWordBits), std::memory_order_relaxed);
   };
   if (lo % r.width != 0) part(first++);
   if (hi % r.width != 0 && last > first) part(--last);
@@ -103,7 +103,7 @@ void DeferredPoison::Written(const uint8_t* dst, int64_t stride, int64_t n, int6
   if (stride == 1) return WrittenBytes(*r, at, at + n * w);
   if (w == r->width && at % w == 0) {
     for (int64_t i = at / w, k = 0; k < n && i >= 0 && i < r->count; ++k, i += stride) {
-      r->bits[i / kWordBits].fetch_or(uint64_t{1} << (i % kWordBits), std::memory_order_relaxed);
+      Word(*r, i / kWordBits).fetch_or(uint64_t{1} << (i % kWordBits), std::memory_order_relaxed);
     }
     return;
   }
@@ -124,7 +124,7 @@ bool DeferredPoison::Unwritten(const uint8_t* dst, int64_t stride, int64_t n, in
     int64_t lo = at + k * stride * w, hi = std::min(lo + w, end);
     for (int64_t i = lo / r->width; i * r->width < hi; ++i) {
       if (i % kWordBits == 0 && (i + kWordBits) * r->width <= hi &&
-          r->bits[i / kWordBits].load(std::memory_order_relaxed) == ~uint64_t{0}) {
+          Word(*r, i / kWordBits).load(std::memory_order_relaxed) == ~uint64_t{0}) {
         i += kWordBits - 1;  // a whole word of written elements
         continue;
       }
@@ -151,7 +151,7 @@ int DeferredPoison::Fill(const std::function<bool()>& go_on) {
       open = -1;
     };
     for (int64_t word = 0; word < words; ++word) {
-      uint64_t written = r.bits[word].load(std::memory_order_relaxed);
+      uint64_t written = Word(r, word).load(std::memory_order_relaxed);
       int64_t base = word * kWordBits;
       if (written == ~uint64_t{0}) {
         close(base);

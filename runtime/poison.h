@@ -14,6 +14,7 @@
 #define SCJIT_RUNTIME_POISON_H_
 
 #include <atomic>
+#include <cstdlib>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -57,7 +58,9 @@ class DeferredPoison {
     int64_t count;
     ElementType element;
     int64_t width;                                 // bytes per element
-    std::unique_ptr<std::atomic<uint64_t>[]> bits;  // one per element: written
+    // A bit per element, set once written; calloc's, so untouched pages cost
+    // nothing, and used through std::atomic_ref (threads set bits at once).
+    std::unique_ptr<uint64_t[], void (*)(void*)> bits{nullptr, std::free};
   };
   Region* Find(const uint8_t* p);
   const Region* Find(const uint8_t* p) const;
@@ -66,6 +69,7 @@ class DeferredPoison {
   // Bytes [lo, hi) of `r` are about to be written.
   void WrittenBytes(Region& r, int64_t lo, int64_t hi);
   bool Seen(const Region& r, int64_t element) const;
+  static std::atomic_ref<uint64_t> Word(const Region& r, int64_t word) { return std::atomic_ref<uint64_t>(r.bits[word]); }
 
   std::vector<Region> regions_;
 };

@@ -418,7 +418,7 @@ help: raise the limit with --time-limit, or give the kernel smaller buffers
 )");
   // The fill of an output the kernel only writes comes after it ran, where it
   // did not write, and the limit bounds it too.
-  launch.time_limit_seconds = 0.02;
+  launch.time_limit_seconds = 0.05;
   launch.time_limit_start = std::nullopt;
   run = RunText(R"(kernel @k(out %o: hbm<134217728xi32>)
     mesh vector(cores = 1, subcores = 1)
@@ -426,7 +426,7 @@ help: raise the limit with --time-limit, or give the kernel smaller buffers
 }
 )",
                 {}, {}, launch);
-  EXPECT_EQ(run.Findings(), R"(test.scir: error[RT-TIMEOUT]: kernel @k ran longer than 0.02 s and was stopped
+  EXPECT_EQ(run.Findings(), R"(test.scir: error[RT-TIMEOUT]: kernel @k ran longer than 0.05 s and was stopped
 note: the time ran out while filling the bytes of %o the kernel did not write with the poison pattern
 help: raise the limit with --time-limit, or give the kernel smaller buffers
 )");
