@@ -484,7 +484,7 @@ int32_t Subcore::StartAccesses(const scjit_dma& dma, const std::vector<int32_t>&
   // A DMA from a parameter nothing writes into this subcore's own memories:
   // its reads can neither race nor find unwritten bytes, so only its local
   // side has anything to check (the common pipeline's copy in).
-  if (!dma.add && machine_->ReadOnly(dma.src.base, ExtentBytes(dma.src, dma.elem_bytes)) &&
+  if (!dma.add && machine_->ReadOnly(dma.src, dma.elem_bytes) &&
       local_->Local(dma.dst.base, ExtentBytes(dma.dst, dma.elem_bytes))) {
     std::optional<AccessProblem> problem = local_->StartDma(dma, indices.data(), site, sem, credit, nullptr);
     return problem ? Fail(AccessFinding(*problem, site)) : 0;
@@ -862,7 +862,10 @@ bool Machine::Alone(std::span<const ParamBuffer> params, size_t p) {
   return true;
 }
 
-bool Machine::ReadOnly(const uint8_t* p, int64_t bytes) const {
+bool Machine::ReadOnly(const scjit_ref& r, int elem_bytes) const {
+  if (read_only_.empty()) return false;
+  const uint8_t* p = r.base;
+  int64_t bytes = ExtentBytes(r, elem_bytes);
   if (bytes <= 0) return false;
   for (const auto& [lo, hi] : read_only_) {
     if (p >= lo && bytes <= hi - lo && p - lo <= (hi - lo) - bytes) return true;
@@ -885,6 +888,7 @@ int Machine::PoisonOutParams(std::span<const ParamBuffer> params) {
     }
     if (!PoisonInChunks(params[p].data, param.num_elements(), param.dtype)) return static_cast<int>(p);
   }
+  if (deferred_poison_->empty()) deferred_poison_ = nullptr;
   return -1;
 }
 

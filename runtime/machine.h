@@ -287,14 +287,14 @@ class Machine {
   // semaphore's (what the signals to it knew), by subcore and index.
   std::vector<Clock>* clocks() { return races_ != nullptr ? &clocks_ : nullptr; }
   Clock& sem_clock(int subcore, int sem) { return sem_clocks_[subcore][sem]; }
-  // True when [p, p + bytes) lies in an `in` parameter the kernel never
+  // True when every byte of `r` lies in an `in` parameter the kernel never
   // writes (ParamLayout::read_only) that no other parameter overlaps.
-  bool ReadOnly(const uint8_t* p, int64_t bytes) const;
+  bool ReadOnly(const scjit_ref& r, int elem_bytes) const;
   // Init check on shared memory (null when off).
   SharedInit* shared_init() { return shared_init_.get(); }
   // The `out` parameters whose poison fill waits for the launch's end (null
   // when none does: runtime/poison.h).
-  DeferredPoison* deferred_poison() { return deferred_poison_ != nullptr && !deferred_poison_->empty() ? deferred_poison_.get() : nullptr; }
+  DeferredPoison* deferred_poison() { return deferred_poison_.get(); }
   // "%o[3, 0]" for a byte of an HBM parameter or a VMEM_SHARED arena.
   std::string DescribeShared(uintptr_t byte) const;
 

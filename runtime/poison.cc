@@ -110,8 +110,6 @@ void DeferredPoison::Written(const uint8_t* dst, int64_t stride, int64_t n, int6
   for (int64_t k = 0; k < n; ++k) WrittenBytes(*r, at + k * stride * w, at + k * stride * w + w);
 }
 
-void DeferredPoison::Written(const uint8_t* dst, int64_t bytes) { Written(dst, 1, bytes, 1); }
-
 bool DeferredPoison::Unwritten(const uint8_t* dst, int64_t stride, int64_t n, int64_t w) const {
   const Region* r = Find(dst);
   if (r == nullptr || n <= 0) return false;

@@ -40,8 +40,6 @@ class DeferredPoison {
   // now (call it before the write, holding what orders writes of those bytes:
   // runtime/shared_writes.h). Bytes outside every region are ignored.
   void Written(const uint8_t* dst, int64_t stride, int64_t n, int64_t w);
-  // The same for `bytes` contiguous bytes.
-  void Written(const uint8_t* dst, int64_t bytes);
   // True when some element a run touches has not been written: what it holds
   // is the caller's, standing for the pattern (the race check counts a write
   // of it as a change, as it would of the pattern).

@@ -21,17 +21,10 @@ struct Arenas {
 void FetchAndAddTargets(const Region& r, absl::flat_hash_set<const Value*>* out) {
   for (const auto& op : r.ops) {
     if (op->kind == OpKind::kFetchAndAdd && !op->operands.empty() && op->operands[0].value != nullptr) {
-      const Value* v = op->operands[0].value;
-      while (v->def != nullptr && v->def->info().family == OpFamily::kView) v = v->def->operands[0].value;
-      out->insert(v);
+      out->insert(ViewRoot(op->operands[0].value));
     }
     for (const auto& region : op->regions) FetchAndAddTargets(*region, out);
   }
-}
-
-const Value* RootOf(const Value* v) {
-  while (v != nullptr && v->def != nullptr && v->def->info().family == OpFamily::kView) v = v->def->operands[0].value;
-  return v;
 }
 
 // The root refs the ops of a kernel may read and may write (through views):
@@ -44,10 +37,7 @@ class RefUses {
   absl::flat_hash_set<const Value*> read, written;
 
   void Walk(const Region& r) {
-    for (const auto& op : r.ops) {
-      Visit(*op);
-      for (const auto& region : op->regions) Walk(*region);
-    }
+    WalkOps(r, [this](const Op& op) { Visit(op); });
   }
 
  private:
@@ -72,17 +62,14 @@ class RefUses {
     for (const IndexEntry& e : op.map_entries) Use(e);
     if (op.pipeline == nullptr) return;
     for (const Operand& g : op.pipeline->grid) Use(g, true, true);
-    for (const PipelineOperand& p : op.pipeline->operands) {
-      Use(p.ref, !p.is_output, p.is_output);
-      if (p.map != nullptr) Walk(*p.map);
-    }
+    for (const PipelineOperand& p : op.pipeline->operands) Use(p.ref, !p.is_output, p.is_output);
   }
 
   // `o` names its ref, and reads the values of its indexer.
   void Use(const Operand& o, bool reads, bool writes) {
     if (o.is_value() && o.value != nullptr) {
-      if (reads) read.insert(RootOf(o.value));
-      if (writes) written.insert(RootOf(o.value));
+      if (reads) read.insert(ViewRoot(o.value));
+      if (writes) written.insert(ViewRoot(o.value));
     }
     for (const IndexEntry& e : o.index) Use(e);
   }

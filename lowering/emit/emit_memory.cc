@@ -212,10 +212,7 @@ absl::Status Emitter::EmitSync(const Op& op) {
           Type t = o.view.is_ref() ? o.view : o.value->type;
           int64_t capacity = t.NumElements();
           if (capacity == kDynamic) {
-            const Value* root = o.value;
-            while (root->def != nullptr && root->def->info().family == OpFamily::kView) {
-              root = root->def->operands[0].value;
-            }
+            const Value* root = ViewRoot(o.value);
             capacity = root->type.NumElements() * ByteWidth(root->type.element()) / ByteWidth(t.element());
           }
           if (capacity < 0) return Unsupported(kernel_, op, "printing a view of a ref of dynamic size");

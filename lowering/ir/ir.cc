@@ -130,6 +130,11 @@ Value* KernelDef::NewValue(std::string name, Type type, Location loc, Value::Kin
   return values.back().get();
 }
 
+const Value* ViewRoot(const Value* v) {
+  while (v != nullptr && v->def != nullptr && v->def->info().family == OpFamily::kView) v = v->def->operands[0].value;
+  return v;
+}
+
 const KernelDef* Module::FindKernel(std::string_view name) const {
   for (const auto& k : kernels) {
     if (k->name == name) return k.get();

@@ -332,6 +332,9 @@ struct Module {
   const KernelDef* FindKernel(std::string_view name) const;
 };
 
+// The ref a chain of views (view, view_bitcast, view_reshape) of `v` starts from.
+const Value* ViewRoot(const Value* v);
+
 // Calls `fn(op)` for every op of `region` and its nested regions, in source order
 // (an op before the ops of its regions).
 template <typename Fn>
