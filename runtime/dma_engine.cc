@@ -140,7 +140,15 @@ scjit_ref MovedShape(const scjit_dma& dma) {
   return r;
 }
 
-int64_t MovedBytes(const scjit_dma& dma) { return ElementCount(MovedShape(dma)) * dma.elem_bytes; }
+int64_t MovedBytes(const scjit_dma& dma) {
+  // (Counted in place, not from a copy of MovedShape: generated code has just
+  // stored the views' bases, and a wide load over one waits for the store.)
+  if (dma.indexed == SCJIT_DMA_PLAIN) return ElementCount(dma.dst) * dma.elem_bytes;
+  const scjit_ref& r = IndexedSide(dma);
+  int64_t n = r.rank > 0 ? dma.index_count : 1;
+  for (int d = 1; d < r.rank; ++d) n *= r.sizes[d];
+  return n * dma.elem_bytes;
+}
 
 int64_t Credit(const scjit_dma& dma, int64_t moved_bytes) {
   return dma.sem_unit == SCJIT_SEM_ONE ? 1 : moved_bytes;

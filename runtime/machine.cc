@@ -161,8 +161,10 @@ bool Subcore::ValidDma(const scjit_dma& dma, int site, int32_t* status) {
       return false;
     }
   }
+  if (!indirect ? SameSqueezedShape(dma.src, dma.dst) : SameSqueezedShape(PlainSide(dma), MovedShape(dma))) {
+    return true;
+  }
   scjit_ref moved = MovedShape(dma);
-  if (SameSqueezedShape(indirect ? PlainSide(dma) : dma.src, moved)) return true;
   const scjit_ref& src = dma.indexed == SCJIT_DMA_GATHER ? moved : dma.src;
   const scjit_ref& dst = dma.indexed == SCJIT_DMA_SCATTER ? moved : dma.dst;
   *status = Refuse(DiagId::kRtBounds, site,
@@ -771,19 +773,21 @@ void Machine::StageSemaphores(std::span<const ParamBuffer> params, bool in) {
 
 namespace {
 
-// State bytes [0, bytes): unwritten in the `unwritten` ranges, written
-// elsewhere, each byte set once.
-void FillShadow(uint8_t* shadow, int64_t bytes, std::vector<std::pair<int64_t, int64_t>> unwritten) {
-  std::sort(unwritten.begin(), unwritten.end());
+// Sets [0, bytes) of `p` to `outside` between the `ranges` ([lo, hi), which
+// may overlap) and, unless `inside` is negative, to `inside` in them; each
+// byte once.
+void FillAround(uint8_t* p, int64_t bytes, std::vector<std::pair<int64_t, int64_t>> ranges, uint8_t outside,
+                int inside) {
+  std::sort(ranges.begin(), ranges.end());
   int64_t at = 0;
-  for (auto [lo, hi] : unwritten) {
+  for (auto [lo, hi] : ranges) {
     lo = std::max(lo, at);
     if (lo >= hi) continue;
-    std::memset(shadow + at, SCJIT_SHADOW_WRITTEN, static_cast<size_t>(lo - at));
-    std::memset(shadow + lo, 0, static_cast<size_t>(hi - lo));
+    std::memset(p + at, outside, static_cast<size_t>(lo - at));
+    if (inside >= 0) std::memset(p + lo, inside, static_cast<size_t>(hi - lo));
     at = hi;
   }
-  std::memset(shadow + at, SCJIT_SHADOW_WRITTEN, static_cast<size_t>(bytes - at));
+  std::memset(p + at, outside, static_cast<size_t>(bytes - at));
 }
 
 }  // namespace
@@ -807,7 +811,6 @@ absl::Status Machine::AllocateArenas() {
   if (absl::Status s = CheckHostMemory(total, what); !s.ok()) return s;
   memory_ = MemoryPool::Acquire(options_.memory, total);
   if (memory_ == nullptr) return HostMemoryError(total, what, "the host is out of memory");
-  std::memset(memory_.get(), 0, static_cast<size_t>(total));
   memory_bytes_ = total;
   bool instrumented = false;
   for (const MachinePart& part : parts_) instrumented = instrumented || part.layout->access_checks;
@@ -836,10 +839,13 @@ absl::Status Machine::AllocateArenas() {
       }
     }
   }
+  // Every other byte starts as zero (the pool's memory holds the last launch's
+  // bytes); poisoned ones are not written twice.
+  FillAround(memory_.get(), total, poisoned, 0, /*inside=*/-1);
   // Poison is what nothing has written (init check); every other byte holds a value.
   if (shadow_ != nullptr) {
     if (!options_.checks.init) poisoned.clear();
-    FillShadow(shadow_.get(), total, std::move(poisoned));
+    FillAround(shadow_.get(), total, std::move(poisoned), SCJIT_SHADOW_WRITTEN, /*inside=*/0);
   }
   return absl::OkStatus();
 }
