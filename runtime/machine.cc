@@ -1260,9 +1260,11 @@ absl::Status Machine::TrackSharedInit() {
     }
   }
   // `out` parameters in HBM, unless the caller passed the same array as
-  // another parameter (then it holds that one's values).
+  // another parameter (then it holds that one's values), or no DMA reads them
+  // (their poison is deferred: its bits tell the race check what is unwritten).
   for (size_t p = 0; p < hbm_.size(); ++p) {
     if (hbm_[p] == nullptr || layout_.params[p].direction != ParamDirection::kOut) continue;
+    if (std::find(deferred_params_.begin(), deferred_params_.end(), p) != deferred_params_.end()) continue;
     bool aliased = false;
     for (size_t q = 0; q < hbm_.size(); ++q) {
       aliased = aliased || (q != p && hbm_[q] != nullptr && hbm_[q] < hbm_[p] + hbm_bytes_[p] &&
