@@ -143,10 +143,18 @@ Fiber::~Fiber() {
   pool_.Release(stack_);
 }
 
+void Fiber::TakeHandOver() {
+  if (!handed_over_) return;
+  handed_over_ = false;
+  caller_stack_bottom_ = handed_bottom_;
+  caller_stack_size_ = handed_size_;
+}
+
 void Fiber::Entry(Fiber* fiber) {
 #if SCJIT_ASAN
   __sanitizer_finish_switch_fiber(nullptr, &fiber->caller_stack_bottom_, &fiber->caller_stack_size_);
 #endif
+  fiber->TakeHandOver();
   fiber->body_();
   fiber->finished_ = true;
 #if SCJIT_ASAN
@@ -187,6 +195,28 @@ void Fiber::Suspend() {
 #if SCJIT_ASAN
   __sanitizer_finish_switch_fiber(fake_stack_, &caller_stack_bottom_, &caller_stack_size_);
 #endif
+  TakeHandOver();
+}
+
+void Fiber::SuspendTo(Fiber* next) {
+  if (next == nullptr) return Suspend();
+  // `next` returns where this one would have.
+  next->caller_sp_ = caller_sp_;
+  next->handed_over_ = true;
+  next->handed_bottom_ = caller_stack_bottom_;
+  next->handed_size_ = caller_stack_size_;
+#if SCJIT_ASAN
+  __sanitizer_start_switch_fiber(&fake_stack_, next->stack_bottom_, next->stack_size_);
+#endif
+#if SCJIT_TSAN
+  next->tsan_caller_ = tsan_caller_;
+  __tsan_switch_to_fiber(next->tsan_fiber_, 0);
+#endif
+  scjit_fiber_switch(&sp_, next->sp_);
+#if SCJIT_ASAN
+  __sanitizer_finish_switch_fiber(fake_stack_, &caller_stack_bottom_, &caller_stack_size_);
+#endif
+  TakeHandOver();
 }
 
 }  // namespace scjit

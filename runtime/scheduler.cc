@@ -9,15 +9,17 @@ SubcoreScheduler::SubcoreScheduler(int tasks, int threads, StackPool& stacks, Wo
 
 SubcoreScheduler::~SubcoreScheduler() = default;
 
-void SubcoreScheduler::Park(int task) { fibers_[task]->Suspend(); }
+void SubcoreScheduler::Park(int task) { fibers_[task]->SuspendTo(TakeNext()); }
 
-// Each thread takes the next runnable task until the list is exhausted.
-void SubcoreScheduler::RunEpochShare(const std::vector<int>& order) {
-  while (true) {
-    size_t i = next_.fetch_add(1, std::memory_order_relaxed);
-    if (i >= order.size()) return;
-    fibers_[order[i]]->Resume();
-  }
+Fiber* SubcoreScheduler::TakeNext() {
+  size_t i = parallel_ ? next_.fetch_add(1, std::memory_order_relaxed) : next_alone_++;
+  return i < order_.size() ? fibers_[order_[i]].get() : nullptr;
+}
+
+// Each thread takes the next runnable task until the list is exhausted (a
+// task that parks hands its thread to the next one itself).
+void SubcoreScheduler::RunEpochShare() {
+  while (Fiber* f = TakeNext()) f->Resume();
 }
 
 absl::Status SubcoreScheduler::Run(std::function<void(int)> body, std::function<absl::Status()> settle) {
@@ -29,37 +31,37 @@ absl::Status SubcoreScheduler::Run(std::function<void(int)> body, std::function<
   }
   runnable_.assign(tasks_, 1);
 
-  std::vector<int> order;
   WorkerPool::Crew crew = workers_.Lease(threads_ - 1);
   threads_ = 1 + crew.size();
-  const std::function<void()> share = [&] { RunEpochShare(order); };
+  const std::function<void()> share = [&] { RunEpochShare(); };
 
   absl::Status status = absl::OkStatus();
   while (true) {
-    order.clear();
+    order_.clear();
     for (int t = 0; t < tasks_; ++t) {
-      if (runnable_[t] && !finished(t)) order.push_back(t);
+      if (runnable_[t] && !finished(t)) order_.push_back(t);
       runnable_[t] = 0;
     }
     bool all_done = true;
     for (int t = 0; t < tasks_ && all_done; ++t) all_done = finished(t);
     if (all_done) break;
-    if (order.empty()) {
+    if (order_.empty()) {
       status = absl::InternalError("the scheduler has unfinished subcores but none to run");
       break;
     }
     ++epochs_;
     next_.store(0, std::memory_order_relaxed);
+    next_alone_ = 0;
     // Waking the other threads costs a few microseconds: when the last epoch
     // gave each task less work than that, run this one on this thread alone.
     // (Which thread runs a task never changes the result.)
-    bool parallel = threads_ > 1 && order.size() > 1 && last_epoch_ns_per_task_ >= kParallelThresholdNs;
+    parallel_ = threads_ > 1 && order_.size() > 1 && last_epoch_ns_per_task_ >= kParallelThresholdNs;
     auto epoch_start = std::chrono::steady_clock::now();
-    if (parallel) crew.Start(share);
-    RunEpochShare(order);
-    if (parallel) crew.Wait();
+    if (parallel_) crew.Start(share);
+    RunEpochShare();
+    if (parallel_) crew.Wait();
     auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - epoch_start);
-    last_epoch_ns_per_task_ = ns.count() * (parallel ? threads_ : 1) / static_cast<int64_t>(order.size());
+    last_epoch_ns_per_task_ = ns.count() * (parallel_ ? threads_ : 1) / static_cast<int64_t>(order_.size());
     status = settle();
     if (!status.ok()) break;
   }

@@ -40,7 +40,8 @@ class SubcoreScheduler {
   // returning an error aborts the launch. Returns when all tasks finished.
   absl::Status Run(std::function<void(int task)> body, std::function<absl::Status()> settle);
 
-  // From inside task `task`: suspends it until MakeRunnable(task).
+  // From inside task `task`: suspends it until MakeRunnable(task). The
+  // epoch's next task, if any is left, runs in its place on this thread.
   void Park(int task);
   void MakeRunnable(int task) { runnable_[task] = true; }
   bool finished(int task) const { return fibers_[task] == nullptr || fibers_[task]->finished(); }
@@ -49,7 +50,9 @@ class SubcoreScheduler {
   int threads() const { return threads_; }
 
  private:
-  void RunEpochShare(const std::vector<int>& order);
+  void RunEpochShare();
+  // The fiber of the epoch's next task not yet taken by any thread, or null.
+  Fiber* TakeNext();
 
   int tasks_;
   int threads_;
@@ -57,7 +60,10 @@ class SubcoreScheduler {
   WorkerPool& workers_;
   std::vector<std::unique_ptr<Fiber>> fibers_;
   std::vector<char> runnable_;  // written between epochs only
-  std::atomic<size_t> next_{0};
+  std::vector<int> order_;      // the epoch's tasks, written between epochs only
+  bool parallel_ = false;       // the epoch runs on several threads
+  std::atomic<size_t> next_{0};  // the first of order_ not taken (shared)
+  size_t next_alone_ = 0;        // the same when one thread runs the epoch
   int64_t epochs_ = 0;
   // Per-task cost of the last epoch (thread time): below the threshold, epochs
   // run on one thread. The first epoch is always shared.
