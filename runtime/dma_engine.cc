@@ -107,11 +107,6 @@ void TransferRun(const scjit_dma& d, uint8_t* dst, int64_t dst_stride, const uin
 }
 
 
-int64_t ElementCount(const scjit_ref& r) {
-  int64_t n = 1;
-  for (int d = 0; d < r.rank; ++d) n *= r.sizes[d];
-  return n;
-}
 
 std::string SqueezedShape(const scjit_ref& r) {
   Squeezed s = Squeeze(r);
@@ -156,15 +151,6 @@ int64_t Credit(const scjit_dma& dma, int64_t moved_bytes) {
 
 int64_t Credit(const scjit_dma& dma) { return Credit(dma, MovedBytes(dma)); }
 
-int64_t ExtentBytes(const scjit_ref& r, int elem_bytes) {
-  if (ElementCount(r) == 0) return 0;
-  int64_t extent = elem_bytes;
-  for (int d = 0; d < r.rank; ++d) {
-    if (r.strides[d] < 0 || r.sizes[d] < 0) return -1;
-    extent += (r.sizes[d] - 1) * r.strides[d] * elem_bytes;
-  }
-  return extent;
-}
 
 void Transfer(const scjit_dma& d, const int32_t* indices) {
   auto run = [&d](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {

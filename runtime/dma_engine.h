@@ -12,12 +12,29 @@
 namespace scjit {
 
 // Elements of a view (the product of its sizes).
-int64_t ElementCount(const scjit_ref& r);
+inline int64_t ElementCount(const scjit_ref& r) {
+  int64_t n = 1;
+  for (int d = 0; d < r.rank; ++d) n *= r.sizes[d];
+  return n;
+}
 
 // The bytes from a view's first element to the end of its last (0 when it has
 // none; -1 when a size or stride is negative): the view lies in
-// [r.base, r.base + ExtentBytes).
-int64_t ExtentBytes(const scjit_ref& r, int elem_bytes);
+// [r.base, r.base + ExtentBytes). (Inline, one pass: every DMA asks it of
+// both views several times.)
+inline int64_t ExtentBytes(const scjit_ref& r, int elem_bytes) {
+  int64_t n = 1;
+  bool negative = false;
+  auto w = static_cast<uint64_t>(elem_bytes);
+  uint64_t extent = w;  // (wraps rather than overflows; a view that wraps is rejected anyway)
+  for (int d = 0; d < r.rank; ++d) {
+    n *= r.sizes[d];
+    negative |= r.strides[d] < 0 || r.sizes[d] < 0;
+    extent += (static_cast<uint64_t>(r.sizes[d]) - 1) * static_cast<uint64_t>(r.strides[d]) * w;
+  }
+  if (n == 0) return 0;
+  return negative ? -1 : static_cast<int64_t>(extent);
+}
 
 // The view's shape without its size-1 dimensions, as "(4, 16)".
 std::string SqueezedShape(const scjit_ref& r);

@@ -228,7 +228,11 @@ void LocalAccesses::AddSpans(const scjit_dma& dma, const int32_t* indices, InFli
         if (!spans.empty() && spans.back().hi == lo) {
           spans.back().hi = const_cast<uint8_t*>(hi);
         } else {
-          spans.push_back(Span{const_cast<uint8_t*>(lo), const_cast<uint8_t*>(hi)});
+          // (Field by field into the vector: GCC built a Span on the stack
+          // and read it back as one 16-byte load, which waits on both stores.)
+          Span& s = spans.emplace_back();
+          s.lo = const_cast<uint8_t*>(lo);
+          s.hi = const_cast<uint8_t*>(hi);
         }
       });
     } else if (shared != nullptr) {

@@ -500,7 +500,8 @@ int32_t Subcore::StartAccesses(const scjit_dma& dma, const std::vector<int32_t>&
   // subcore writes unordered with this read: that race, found when the epoch
   // ends, is the finding to make; the RT-INIT only if there is none.
   if (unwritten != nullptr && machine_->clocks() == nullptr) return Fail(SharedInitFinding(site, unwritten, destination));
-  std::shared_ptr<SharedDma> record = NewRecord(site);
+  std::shared_ptr<SharedDma> record;
+  NewRecord(site, &record);
   // (The walk that checks the DMA's local bytes gives the record its runs.)
   std::optional<AccessProblem> problem = local_->StartDma(dma, indices.data(), site, sem, credit, record);
   if (problem) return Fail(AccessFinding(*problem, site));
@@ -525,14 +526,14 @@ Diagnostic Subcore::SharedInitFinding(int site, const uint8_t* byte, bool destin
 
 Clock& Subcore::clock() { return (*machine_->clocks())[static_cast<size_t>(index_)]; }
 
-std::shared_ptr<SharedDma> Subcore::NewRecord(int site) {
-  if (machine_->clocks() == nullptr) return nullptr;
-  auto record = std::allocate_shared<SharedDma>(RecordAllocator<SharedDma>(records_));
-  record->subcore = index_;
-  record->site = site;
+void Subcore::NewRecord(int site, std::shared_ptr<SharedDma>* record) {
+  if (machine_->clocks() == nullptr) return;
+  *record = std::allocate_shared<SharedDma>(RecordAllocator<SharedDma>(records_));
+  SharedDma& r = **record;
+  r.subcore = index_;
+  r.site = site;
   const Clock& now = clock();
-  record->start.assign(now.begin(), now.end());
-  return record;
+  r.start.assign(now.begin(), now.end());
 }
 
 void Subcore::Consumed(int sem, int64_t amount, int site) {

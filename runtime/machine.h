@@ -208,7 +208,9 @@ class Subcore {
   void TickClock() { ++clock()[static_cast<size_t>(index_)]; }
   // Race check: a record for a DMA started at `site` now, without its runs
   // (LocalAccesses::StartDma adds them); null when the check is off.
-  std::shared_ptr<SharedDma> NewRecord(int site);
+  // (Made in place: returned by value, the caller read it back with a
+  // 16-byte load that waited on the two 8-byte stores that made it.)
+  void NewRecord(int site, std::shared_ptr<SharedDma>* record);
   // RT-INIT or RT-RACE for `problem`, met by the op at `site`.
   // RT-INIT: the DMA at `site` reads `byte` of shared memory, unwritten.
   Diagnostic SharedInitFinding(int site, const uint8_t* byte, bool destination);

@@ -23,13 +23,14 @@ bool SharedInit::AddRegion(const uint8_t* lo, int64_t bytes, const uint8_t* stat
     while (i < bytes && (state[i] & SCJIT_SHADOW_WRITTEN) != 0) ++i;
     if (i > first) Set(r, first, i - first);
   }
+  if (r.unwritten->load(std::memory_order_relaxed) != 0) regions_unwritten_.fetch_add(1, std::memory_order_relaxed);
   auto at = std::upper_bound(regions_.begin(), regions_.end(), lo,
                              [](const uint8_t* p, const Region& x) { return p < x.lo; });
   regions_.insert(at, std::move(r));
   return true;
 }
 
-void SharedInit::Set(const Region& r, int64_t first, int64_t count) {
+bool SharedInit::Set(const Region& r, int64_t first, int64_t count) {
   uint64_t* bits = r.written.get();
   // A word this run covers in part may hold bits of bytes in another stripe of
   // SharedWrites, which another thread may be writing: set them atomically.
@@ -63,7 +64,8 @@ void SharedInit::Set(const Region& r, int64_t first, int64_t count) {
   first += whole * 64;
   part(first, end);
   // (Decreased only after the bits are set: who reads 0 needs no bit.)
-  if (made != 0) r.unwritten->fetch_sub(made, std::memory_order_relaxed);
+  // (One call sees the count reach 0: the bits each sets are its own.)
+  return made != 0 && r.unwritten->fetch_sub(made, std::memory_order_relaxed) == made;
 }
 
 const SharedInit::Region* SharedInit::RegionOf(const uint8_t* p) const {
@@ -89,6 +91,7 @@ const uint8_t* SharedInit::FirstUnwritten(const Region& r, const uint8_t* p, int
 }
 
 bool SharedInit::NoneWritten(const uint8_t* p, int64_t bytes) const {
+  if (AllWritten()) return false;
   const Region* r = RegionOf(p);
   if (r == nullptr || bytes <= 0 || bytes > r->hi - p) return false;
   int64_t first = p - r->lo, end = first + bytes;
@@ -126,6 +129,7 @@ bool SharedInit::MayHoldUnwritten(const scjit_ref& r, int64_t elem_bytes) const 
 const uint8_t* SharedInit::FirstUnwrittenRead(const scjit_dma& dma, const int32_t* indices,
                                               bool* destination) const {
   const uint8_t* first = nullptr;
+  if (AllWritten()) return first;
   // Most DMAs read no region (an input array, a subcore's own VMEM): no walk;
   // nor a side of one that meets none (a scatter-add's source rows).
   bool src = MayHoldUnwritten(dma.src, dma.elem_bytes);
@@ -158,7 +162,7 @@ const uint8_t* SharedInit::FirstUnwrittenRead(const scjit_dma& dma, const int32_
 }
 
 void SharedInit::RunMarker::Mark(const uint8_t* dst, int64_t stride, int64_t n, int64_t w) {
-  if (init_->regions_.empty() || n <= 0) return;
+  if (init_->AllWritten() || n <= 0) return;
   if (stride == 1) {
     MarkBytes(dst, n * w);
     return;
@@ -171,7 +175,9 @@ void SharedInit::RunMarker::MarkBytes(const uint8_t* p, int64_t bytes) {
   if (r == nullptr) return;
   last_ = r;
   if (r->unwritten->load(std::memory_order_relaxed) == 0) return;  // nothing left to mark
-  Set(*r, p - r->lo, std::min<int64_t>(bytes, r->hi - p));
+  if (Set(*r, p - r->lo, std::min<int64_t>(bytes, r->hi - p))) {
+    init_->regions_unwritten_.fetch_sub(1, std::memory_order_relaxed);
+  }
 }
 
 }  // namespace scjit

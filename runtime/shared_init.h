@@ -39,6 +39,9 @@ class SharedInit {
   }
   // True when [p, p + bytes) lies in a region and nothing has written any of it.
   bool NoneWritten(const uint8_t* p, int64_t bytes) const;
+  // True once every byte of every region is written (then no DMA needs a look:
+  // a kernel's scratch and outputs, written in its first steps, stay so).
+  bool AllWritten() const { return regions_unwritten_.load(std::memory_order_relaxed) == 0; }
   // The first unwritten byte `dma` reads in these memories (its source, and
   // its destination when it adds), or null; `destination`: it is the latter.
   const uint8_t* FirstUnwrittenRead(const scjit_dma& dma, const int32_t* indices, bool* destination) const;
@@ -78,10 +81,12 @@ class SharedInit {
   // True when view `r` may hold a byte nothing has written: some region has a
   // byte of it, and not all of that region is written.
   bool MayHoldUnwritten(const scjit_ref& r, int64_t elem_bytes) const;
-  // Sets bits [first, first + count) of `r` and counts the bytes they made written.
-  static void Set(const Region& r, int64_t first, int64_t count);
+  // Sets bits [first, first + count) of `r` and counts the bytes they made
+  // written; true when that wrote the region's last unwritten byte.
+  static bool Set(const Region& r, int64_t first, int64_t count);
 
   std::vector<Region> regions_;  // sorted by lo, disjoint
+  std::atomic<int64_t> regions_unwritten_{0};  // regions with a byte nothing has written
 };
 
 }  // namespace scjit

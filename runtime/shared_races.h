@@ -44,6 +44,10 @@ struct SharedDma {
     uintptr_t lo, hi;
     Kind kind;
   };
+  // (User-provided: value-initializing a SharedDma, as allocate_shared does,
+  // would first zero all of it, its inline clock included.)
+  SharedDma() {}
+
   int subcore = 0;  // global index
   int site = -1;    // its dma_start or copy
   // Its subcore's clock at the start (inline: one per DMA, most meshes have

@@ -72,6 +72,29 @@ TEST(SharedInitTest, AReadSeesTheFirstUnwrittenByteUntilTheRegionIsWrittenInFull
   EXPECT_EQ(init.FirstUnwrittenRead(add, nullptr, &destination), nullptr);
 }
 
+TEST(SharedInitTest, EveryRegionWrittenInFullIsAllWritten) {
+  std::vector<uint8_t> a(100), b(64), c(32);
+  std::vector<uint8_t> written_state(32, SCJIT_SHADOW_WRITTEN);
+  SharedInit init;
+  EXPECT_TRUE(init.AllWritten());  // no region
+  ASSERT_TRUE(init.AddRegion(c.data(), 32, written_state.data()));  // written from the start
+  EXPECT_TRUE(init.AllWritten());
+  ASSERT_TRUE(init.AddRegion(a.data(), 100));
+  ASSERT_TRUE(init.AddRegion(b.data(), 64));
+  SharedInit::RunMarker marker(&init);
+  marker.Mark(a.data(), 1, 100, 1);
+  EXPECT_FALSE(init.AllWritten());
+  EXPECT_TRUE(init.NoneWritten(b.data(), 64));
+  marker.Mark(b.data(), 1, 63, 1);
+  EXPECT_FALSE(init.AllWritten());
+  marker.Mark(b.data(), 1, 63, 1);  // again: still one byte left
+  EXPECT_FALSE(init.AllWritten());
+  EXPECT_EQ(init.FirstUnwritten(b.data(), 64), b.data() + 63);
+  marker.Mark(b.data() + 63, 1, 1, 1);
+  EXPECT_TRUE(init.AllWritten());
+  EXPECT_FALSE(init.NoneWritten(b.data(), 64));
+}
+
 TEST(SharedInitTest, AnAddIntoUnwrittenBytesReadsThem) {
   std::vector<uint8_t> shared(128), local(128);
   uint8_t* lo = shared.data();
