@@ -230,8 +230,10 @@ bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vecto
     return true;
   }
   {
-    // Other threads may write the same shared bytes (SharedWrites).
-    SharedWrites* writes = shared && !settling ? machine_->shared_writes() : nullptr;
+    // Other threads may write the same shared bytes (SharedWrites), in an
+    // epoch that runs on several.
+    SharedWrites* writes =
+        shared && !settling && machine_->scheduler().parallel() ? machine_->shared_writes() : nullptr;
     SharedWrites::Guard guard = writes != nullptr
                                     ? writes->Lock(dma.dst.base, dma.dst.base + ExtentBytes(dma.dst, dma.elem_bytes))
                                     : SharedWrites::Guard();

@@ -46,6 +46,9 @@ class SubcoreScheduler {
   void MakeRunnable(int task) { runnable_[task] = true; }
   bool finished(int task) const { return fibers_[task] == nullptr || fibers_[task]->finished(); }
   int64_t epochs() const { return epochs_; }
+  // True while the epoch runs on more than one thread (from inside a task:
+  // when false, nothing else runs beside it until the epoch ends).
+  bool parallel() const { return parallel_; }
   // (Fewer than asked for when the host would not start more.)
   int threads() const { return threads_; }
 
