@@ -106,8 +106,6 @@ void TransferRun(const scjit_dma& d, uint8_t* dst, int64_t dst_stride, const uin
   }
 }
 
-
-
 std::string SqueezedShape(const scjit_ref& r) {
   Squeezed s = Squeeze(r);
   std::string out = "(";
@@ -150,7 +148,6 @@ int64_t Credit(const scjit_dma& dma, int64_t moved_bytes) {
 }
 
 int64_t Credit(const scjit_dma& dma) { return Credit(dma, MovedBytes(dma)); }
-
 
 void Transfer(const scjit_dma& d, const int32_t* indices) {
   auto run = [&d](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {

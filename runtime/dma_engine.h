@@ -26,7 +26,9 @@ inline int64_t ExtentBytes(const scjit_ref& r, int elem_bytes) {
   int64_t n = 1;
   bool negative = false;
   auto w = static_cast<uint64_t>(elem_bytes);
-  uint64_t extent = w;  // (wraps rather than overflows; a view that wraps is rejected anyway)
+  // (Unsigned, so well defined where a signed sum would overflow; generated
+  // code's views come from verified shapes, whose extents fit.)
+  uint64_t extent = w;
   for (int d = 0; d < r.rank; ++d) {
     n *= r.sizes[d];
     negative |= r.strides[d] < 0 || r.sizes[d] < 0;
