@@ -12,6 +12,7 @@
 //     lane out of range is RT-BOUNDS (checked) or clamped into the ref (unchecked).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -414,6 +415,102 @@ TEST(GatherScatterBoundsTest, UncheckedNeverLeavesTheRef) {
   EXPECT_EQ(run.findings.size(), 6u) << run.Findings();
   for (const Diagnostic& d : run.findings) EXPECT_EQ(d.severity, Severity::kWarning);
   guards_intact(run);
+}
+
+// The histogram idiom: scan_count, then addupdate_scatter of its counts at its
+// last lanes (lowered as one +1 per counted lane, emit_gather.cc). With and
+// without the scan's mask, on both lane counts, with many duplicates; the scatter
+// writes row 1 of %h, rows 0 and 2 are guards. `fused = false` adds 0 to the
+// counts first, which keeps the general walk: both must give the same bytes.
+std::string HistogramKernel(int lanes, int rows, bool masked, bool fused) {
+  std::string L = std::to_string(lanes), R = std::to_string(rows), V = "vector<" + L + "xi32>";
+  std::string text = "kernel @k(inout %h: vmem<3x32xi32>, in %ix: vmem<" + R + "x" + L + "xi32>, in %mk: vmem<" + R +
+                     "x" + L + "xi32>)\n    mesh vector(cores = 1, subcores = 1)\n{\n  for %r = 0 to " + R +
+                     " step 1 {\n    %v = get %ix[%r, :] : " + V + "\n    %mi = get %mk[%r, :] : " + V +
+                     "\n    %zero = const dense<0> : " + V + "\n    %m = cmp ne %mi, %zero : vector<" + L + "xi1>\n";
+  text += "    %c, %last = scan_count %v" + std::string(masked ? " mask %m" : "") + " : " + V + ", vector<" + L + "xi1>\n";
+  text += fused ? "    addupdate_scatter %h[1, :] [%v], %c mask %last\n"
+                : "    %c0 = add %c, %zero : " + V + "\n    addupdate_scatter %h[1, :] [%v], %c0 mask %last\n";
+  return text + "  }\n}\n";
+}
+
+TEST(CountingScatterTest, AddsOnePerCountedLane) {
+  constexpr int kRows = 12;
+  for (const Target& t : kTargets) {
+    for (bool masked : {false, true}) {
+      SCOPED_TRACE(std::string(t.id) + (masked ? ", masked scan" : ", unmasked scan"));
+      std::mt19937 rng(31);
+      std::vector<int32_t> ix(kRows * t.lanes), mk(ix.size()), h(96);
+      for (size_t k = 0; k < ix.size(); ++k) {
+        int row = static_cast<int>(k) / t.lanes;
+        ix[k] = static_cast<int32_t>(rng() % (row % 3 == 0 ? 3 : row % 3 == 1 ? 32 : 8));  // few, all, some bins
+        mk[k] = row == 1 ? 0 : row == 2 ? 1 : static_cast<int32_t>(rng() % 2);
+      }
+      for (int k = 0; k < 96; ++k) h[k] = 7 * k - 100;
+      std::vector<int32_t> want = h;
+      for (size_t k = 0; k < ix.size(); ++k) {
+        if (!masked || mk[k] != 0) ++want[32 + ix[k]];
+      }
+      CompileOptions options;
+      options.target = t.id;
+      for (bool fused : {true, false}) {
+        SCOPED_TRACE(fused ? "fused" : "general walk");
+        testing::Run run = RunText(HistogramKernel(t.lanes, kRows, masked, fused),
+                                   {{"h", Bytes(h)}, {"ix", Bytes(ix)}, {"mk", Bytes(mk)}}, options);
+        ASSERT_TRUE(run.ok()) << run.status << run.Findings();
+        EXPECT_EQ(run.As<int32_t>("h"), want);
+      }
+    }
+  }
+}
+
+// An unmasked counting scan needs neither the scan's conflict compares nor a
+// walk over the mask's bits: the emitted code has no walk loop; the general
+// path keeps one.
+TEST(CountingScatterTest, UnmaskedScanIsNotWalked) {
+  Compiler compiler;
+  for (bool fused : {true, false}) {
+    absl::StatusOr<std::string> llvm =
+        compiler.Emit(Source{"h.scir", HistogramKernel(16, 4, /*masked=*/false, fused)}, Stage::kLlvm);
+    ASSERT_TRUE(llvm.ok()) << llvm.status();
+    EXPECT_EQ(llvm->find("scatter_add_lane") == std::string::npos, fused) << *llvm;
+  }
+}
+
+// Out-of-range bins: the finding names the lane the scatter's mask holds (the
+// last of its value), and unchecked, every counted lane's +1 lands on the
+// clamped last bin, as the counts would, and nothing outside the row changes.
+TEST(CountingScatterTest, OutOfRangeBinsAreFoundAtTheLastLaneOrClamped) {
+  std::vector<int32_t> ix(16), mk(16, 1), h(96, 5);
+  for (int k = 0; k < 16; ++k) ix[k] = k;
+  ix[2] = ix[9] = 40;
+  ix[4] = -3;
+  ix[6] = -3;
+  mk[6] = 0;
+  CompileOptions v7x;
+  v7x.target = "v7x";
+  std::string text = HistogramKernel(16, 1, /*masked=*/true, /*fused=*/true);
+  testing::Run run = RunText(text, {{"h", Bytes(h)}, {"ix", Bytes(ix)}, {"mk", Bytes(mk)}}, v7x);
+  std::string findings = run.Findings();
+  EXPECT_EQ(findings.substr(0, findings.find('\n')),
+            "test.scir:10:33: error[RT-BOUNDS]: index -3 in lane 4 is out of bounds for dimension 0 of %h[1, :] (size 32)");
+  EXPECT_EQ(run.As<int32_t>("h"), h);
+  ix[4] = 4;
+  run = RunText(text, {{"h", Bytes(h)}, {"ix", Bytes(ix)}, {"mk", Bytes(mk)}}, v7x);
+  findings = run.Findings();
+  EXPECT_EQ(findings.substr(0, findings.find('\n')),
+            "test.scir:10:33: error[RT-BOUNDS]: index 40 in lane 9 is out of bounds for dimension 0 of %h[1, :] (size 32)");
+  CompileOptions unchecked = v7x;
+  unchecked.checks.bounds = false;
+  LaunchOptions off;
+  off.checks = Checks::None();
+  run = RunText(text, {{"h", Bytes(h)}, {"ix", Bytes(ix)}, {"mk", Bytes(mk)}}, unchecked, off);
+  ASSERT_TRUE(run.ok()) << run.status << run.Findings();
+  std::vector<int32_t> want = h;
+  for (int k = 0; k < 16; ++k) {
+    if (k != 6) ++want[32 + std::clamp(ix[k], 0, 31)];  // -3 at lane 6 is masked off
+  }
+  EXPECT_EQ(run.As<int32_t>("h"), want);
 }
 
 }  // namespace

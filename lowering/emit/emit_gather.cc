@@ -10,6 +10,8 @@
 // read the poison value.
 // Large values (scatters are not shape-checked, sc-errors.md §10) run in chunks,
 // in lane order.
+#include <functional>
+
 #include "lowering/emit/emitter.h"
 #include "lowering/ir/printer.h"
 #include "llvm/IR/Constants.h"
@@ -21,10 +23,31 @@ namespace {
 
 unsigned Width(llvm::Value* v) { return llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements(); }
 
+// The histogram idiom, `%cnt, %last = scan_count %v ⟨mask %m⟩` then
+// `addupdate_scatter %r[%v], %cnt mask %last` with i32 counts: the scatter adds,
+// at each distinct index, how many (masked-in) lanes hold it. Adding 1 at each of
+// those lanes gives the same sums (integer adds, in any order) without the
+// scan's conflict detection or a walk that depends on the data. Returns the
+// scan_count when `op` is its scatter.
+const Op* CountingScan(const Op& op) {
+  if (op.kind != OpKind::kAddupdateScatter || op.index_vectors.size() != 1 || !op.mask) return nullptr;
+  const Operand& counts = op.operands[1];
+  const Operand& index = op.index_vectors[0];
+  if (counts.kind != Operand::Kind::kValue || counts.value == nullptr || op.mask->value == nullptr) return nullptr;
+  const Op* scan = counts.value->def;
+  if (scan == nullptr || scan->kind != OpKind::kScanCount || counts.value != scan->results[0] ||
+      op.mask->value != scan->results[1] || scan->operands[0].value != index.value || index.value == nullptr) {
+    return nullptr;
+  }
+  bool one_row = index.type().is_vector() && index.type().rank() == 1;
+  return one_row && counts.type().element() == ElementType::kI32 ? scan : nullptr;
+}
+
 }  // namespace
 
 std::vector<llvm::Value*> Emitter::LaneOffsets(const RefVal& r, std::vector<llvm::Value*> idx, llvm::Value** active,
-                                               llvm::Value* first, const std::vector<int>& sites) {
+                                               llvm::Value* first, const std::vector<int>& sites,
+                                               llvm::Value* named) {
   unsigned w = Width(*active);
   int dims = r.dims();
   std::vector<llvm::Value*> sizes, in, bad;
@@ -38,11 +61,12 @@ std::vector<llvm::Value*> Emitter::LaneOffsets(const RefVal& r, std::vector<llvm
   llvm::Type* bits_ty = b_.getIntNTy(w);
   llvm::Value* any_bad = b_.getFalse();
   for (llvm::Value* v : bad) any_bad = b_.CreateOr(any_bad, b_.CreateICmpNE(b_.CreateBitCast(v, bits_ty), llvm::ConstantInt::get(bits_ty, 0)));
-  // The cold path reports the lowest bad lane of the first dimension that has one.
+  // The cold path reports the lowest bad lane (of `named`) of the first dimension
+  // that has one.
   ReportUnless(b_.CreateNot(any_bad), [&] {
     llvm::Value *site = I32(0), *what = I32(0), *dim = I32(0), *index = I64(0), *limit = I64(0);
     for (int d = dims - 1; d >= 0; --d) {
-      llvm::Value* bits = b_.CreateBitCast(bad[d], bits_ty);
+      llvm::Value* bits = b_.CreateBitCast(named ? b_.CreateAnd(named, b_.CreateNot(in[d])) : bad[d], bits_ty);
       llvm::Value* has = b_.CreateICmpNE(bits, llvm::ConstantInt::get(bits_ty, 0));
       llvm::Value* lane = b_.CreateZExtOrTrunc(b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, bits, b_.getTrue()),
                                                b_.getInt64Ty());
@@ -133,6 +157,7 @@ absl::Status Emitter::EmitGatherScatter(const Op& op) {
   // With large values, small vector operands (a mask of 200 lanes is 200 bytes)
   // are staged in buffers once, before the chunk loop.
   absl::flat_hash_map<const Operand*, llvm::Value*> buffers;
+  const Op* scan = large ? nullptr : CountingScan(op);
   if (large) {
     std::vector<const Operand*> all = {op.mask ? &*op.mask : nullptr, gather ? nullptr : &ops[1]};
     for (const Operand& iv : op.index_vectors) all.push_back(&iv);
@@ -151,6 +176,14 @@ absl::Status Emitter::EmitGatherScatter(const Op& op) {
       llvm::Value* v = part(iv);
       idx.push_back(IsUnsigned(iv.type().element()) ? b_.CreateZExtOrTrunc(v, llvm::FixedVectorType::get(b_.getInt32Ty(), w))
                                                     : b_.CreateSExtOrTrunc(v, llvm::FixedVectorType::get(b_.getInt32Ty(), w)));
+    }
+    if (scan != nullptr) {
+      // Every counted lane (the scan's) is checked; the scatter's mask, which
+      // holds one lane of each value they hold, names the lane a report names.
+      llvm::Value* counted = scan->mask ? ValueOf(*scan->mask) : llvm::ConstantInt::getTrue(active->getType());
+      std::vector<llvm::Value*> offsets = LaneOffsets(r, idx, &counted, first, sites, active);
+      ScatterAdd(r, offsets, counted, Splat(b_.getInt32(1), t), ElementType::kI32);
+      return absl::OkStatus();
     }
     std::vector<llvm::Value*> offsets = LaneOffsets(r, idx, &active, first, sites);
     if (gather) {
@@ -185,7 +218,8 @@ absl::Status Emitter::EmitGatherScatter(const Op& op) {
 // each a scalar load-add-store. Measured against a vector path (find colliding
 // lanes by w/2 rotate-and-compare steps; without collisions one gather, add and
 // scatter, with them this walk), the walk alone was faster at every collision
-// rate on the AVX-512 host (docs/performance.md), so it is the only path.
+// rate on the AVX-512 host (docs/performance.md), so it is the only path. A
+// mask known to be all set is walked unrolled (no branch on the data).
 void Emitter::ScatterAdd(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active,
                          llvm::Value* v, ElementType e) {
   unsigned w = Width(active);
@@ -193,6 +227,23 @@ void Emitter::ScatterAdd(const RefVal& r, const std::vector<llvm::Value*>& offse
   llvm::Type* unit = b_.getIntNTy(static_cast<unsigned>(unit_bits));
   llvm::Align align(static_cast<uint64_t>(unit_bits / 8));
   int64_t n = static_cast<int64_t>(offsets.size());
+  // lane += v[lane] at the lane's offsets, `offset_at(u)` giving unit u's.
+  auto add_lane = [&](const std::function<llvm::Value*(int64_t)>& offset_at, llvm::Value* addend) {
+    std::vector<llvm::Value*> ptrs, old;
+    for (int64_t u = 0; u < n; ++u) {
+      ptrs.push_back(b_.CreateGEP(unit, r.ptr, offset_at(u)));
+      old.push_back(b_.CreateAlignedLoad(unit, ptrs.back(), align));
+    }
+    std::vector<llvm::Value*> units = SplitUnits(CombineValues(Combine::kSum, JoinUnits(old, e), addend, e), e, unit_bits);
+    for (int64_t u = 0; u < n; ++u) b_.CreateAlignedStore(units[u], ptrs[u], align);
+  };
+  constexpr unsigned kUnrolledLanes = 32;
+  if (auto* all = llvm::dyn_cast<llvm::Constant>(active); all != nullptr && all->isAllOnesValue() && w <= kUnrolledLanes) {
+    for (unsigned lane = 0; lane < w; ++lane) {
+      add_lane([&](int64_t u) { return b_.CreateExtractElement(offsets[u], lane); }, b_.CreateExtractElement(v, lane));
+    }
+    return;
+  }
   llvm::Value* offset_buf = NewBuffer(Type::Vector(ElementType::kI32, {w * n}));  // unit u of lane i at u * w + i
   llvm::Value* value_buf = NewBuffer(Type::Vector(e, {w}));
   for (int64_t u = 0; u < n; ++u) StoreChunk(offset_buf, ElementType::kI32, I64(u * w), offsets[u]);
@@ -209,14 +260,8 @@ void Emitter::ScatterAdd(const RefVal& r, const std::vector<llvm::Value*>& offse
   left->addIncoming(bits, pre);
   llvm::Value* lane = b_.CreateZExtOrTrunc(b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, left, b_.getTrue()),
                                            b_.getInt64Ty());
-  std::vector<llvm::Value*> ptrs, old;
-  for (int64_t u = 0; u < n; ++u) {
-    ptrs.push_back(b_.CreateGEP(unit, r.ptr, LoadElement(offset_buf, ElementType::kI32, b_.CreateAdd(lane, I64(u * w)))));
-    old.push_back(b_.CreateAlignedLoad(unit, ptrs.back(), align));
-  }
-  llvm::Value* sum = CombineValues(Combine::kSum, JoinUnits(old, e), LoadElement(value_buf, e, lane), e);
-  std::vector<llvm::Value*> units = SplitUnits(sum, e, unit_bits);
-  for (int64_t u = 0; u < n; ++u) b_.CreateAlignedStore(units[u], ptrs[u], align);
+  add_lane([&](int64_t u) { return LoadElement(offset_buf, ElementType::kI32, b_.CreateAdd(lane, I64(u * w))); },
+           LoadElement(value_buf, e, lane));
   llvm::Value* rest = b_.CreateAnd(left, b_.CreateSub(left, llvm::ConstantInt::get(bits_ty, 1)));
   left->addIncoming(rest, loop);
   b_.CreateCondBr(b_.CreateICmpNE(rest, zero), loop, done);

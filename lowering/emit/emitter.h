@@ -363,10 +363,13 @@ class Emitter {
   // Element offsets of lanes `idx` (one index vector per dimension of r) after
   // their bounds check: active lanes out of range are reported (`sites`, one per
   // dimension; `first` is the first lane's number) and clamped; lanes of an
-  // empty dimension are turned off in *active.
+  // empty dimension are turned off in *active. A report names the lowest bad
+  // lane of `named` when given (a mask with a lane of each index value the
+  // active lanes hold). Every lane's offset is in range, active or not.
   // The offsets are one vector per unit of the element (UnitOffsets).
   std::vector<llvm::Value*> LaneOffsets(const RefVal& r, std::vector<llvm::Value*> idx, llvm::Value** active,
-                                        llvm::Value* first, const std::vector<int>& sites);
+                                        llvm::Value* first, const std::vector<int>& sites,
+                                        llvm::Value* named = nullptr);
   // The elements of the active lanes at `offsets` (LaneOffsets), the others poison.
   llvm::Value* GatherLanes(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active,
                            const Type& chunk);
