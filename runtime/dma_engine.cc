@@ -16,24 +16,6 @@ using dma_walk::Squeezed;
 
 namespace {
 
-template <typename T>
-void AddRun(uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    T a, b;
-    std::memcpy(&a, dst + i * dst_stride * static_cast<int64_t>(sizeof(T)), sizeof(T));
-    std::memcpy(&b, src + i * src_stride * static_cast<int64_t>(sizeof(T)), sizeof(T));
-    T sum;
-    if constexpr (std::is_integral_v<T>) {
-      // Integers wrap, as on SparseCore.
-      using U = std::make_unsigned_t<T>;
-      sum = static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-    } else {
-      sum = a + b;
-    }
-    std::memcpy(dst + i * dst_stride * static_cast<int64_t>(sizeof(T)), &sum, sizeof(T));
-  }
-}
-
 template <uint16_t (*ToHalf)(float), float (*FromHalf)(uint16_t)>
 void AddHalfRun(uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
@@ -64,32 +46,24 @@ void AddInt4Run(uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t sr
 
 void TransferRun(const scjit_dma& d, uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride,
                  int64_t n) {
-  int64_t w = d.elem_bytes;
-  if (!d.add) {
-    if (dst_stride == 1 && src_stride == 1) {
-      std::memmove(dst, src, static_cast<size_t>(n * w));
-    } else {
-      for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * dst_stride * w, src + i * src_stride * w, static_cast<size_t>(w));
-    }
-    return;
-  }
+  if (!d.add) return dma_movers::Copy{d.elem_bytes}(dst, dst_stride, src, src_stride, n);
   switch (static_cast<ElementType>(d.dtype)) {
     case ElementType::kI8:
     case ElementType::kU8:
-      return AddRun<int8_t>(dst, dst_stride, src, src_stride, n);
+      return dma_movers::Add<int8_t>{}(dst, dst_stride, src, src_stride, n);
     case ElementType::kI16:
     case ElementType::kU16:
-      return AddRun<int16_t>(dst, dst_stride, src, src_stride, n);
+      return dma_movers::Add<int16_t>{}(dst, dst_stride, src, src_stride, n);
     case ElementType::kI32:
     case ElementType::kU32:
-      return AddRun<int32_t>(dst, dst_stride, src, src_stride, n);
+      return dma_movers::Add<int32_t>{}(dst, dst_stride, src, src_stride, n);
     case ElementType::kI64:
     case ElementType::kU64:
-      return AddRun<int64_t>(dst, dst_stride, src, src_stride, n);
+      return dma_movers::Add<int64_t>{}(dst, dst_stride, src, src_stride, n);
     case ElementType::kF32:
-      return AddRun<float>(dst, dst_stride, src, src_stride, n);
+      return dma_movers::Add<float>{}(dst, dst_stride, src, src_stride, n);
     case ElementType::kF64:
-      return AddRun<double>(dst, dst_stride, src, src_stride, n);
+      return dma_movers::Add<double>{}(dst, dst_stride, src, src_stride, n);
     case ElementType::kBF16:
       return AddHalfRun<FloatToBf16, Bf16ToFloat>(dst, dst_stride, src, src_stride, n);
     case ElementType::kF16:
@@ -150,10 +124,7 @@ int64_t Credit(const scjit_dma& dma, int64_t moved_bytes) {
 int64_t Credit(const scjit_dma& dma) { return Credit(dma, MovedBytes(dma)); }
 
 void Transfer(const scjit_dma& d, const int32_t* indices) {
-  auto run = [&d](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
-    TransferRun(d, dst, dst_stride, src, src_stride, n);
-  };
-  ForEachRun(d, indices, run);
+  WithRunMover(d, [&](const auto& move) { ForEachRun(d, indices, move); });
 }
 
 }  // namespace scjit

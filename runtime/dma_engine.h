@@ -5,8 +5,11 @@
 #define SCJIT_RUNTIME_DMA_ENGINE_H_
 
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <type_traits>
 
+#include "lowering/base/dtype.h"
 #include "runtime/abi.h"
 
 namespace scjit {
@@ -75,7 +78,79 @@ void Transfer(const scjit_dma& dma, const int32_t* indices = nullptr);
 void TransferRun(const scjit_dma& dma, uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride,
                  int64_t n);
 
+// Calls f(mover) with the run mover for `dma`, chosen once for all its runs: a
+// callable as TransferRun without the descriptor, its own type for a plain copy
+// and for the adds of i32, u32 and f32 (the walk inlines it), TransferRun for
+// the others.
+template <typename F>
+void WithRunMover(const scjit_dma& dma, F&& f);
+
 // ForEachRun, the runs Transfer moves, is in runtime/dma_walk.h.
+
+namespace dma_movers {
+
+struct Copy {
+  int64_t w;  // element bytes
+  void operator()(uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) const {
+    if (dst_stride == 1 && src_stride == 1) {
+      std::memmove(dst, src, static_cast<size_t>(n * w));
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * dst_stride * w, src + i * src_stride * w, static_cast<size_t>(w));
+  }
+};
+
+// dst += src, integers wrapping (as on SparseCore).
+template <typename T>
+struct Add {
+  void operator()(uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) const {
+    constexpr auto kW = static_cast<int64_t>(sizeof(T));
+    auto add = [](T a, T b) -> T {
+      if constexpr (std::is_integral_v<T>) {
+        using U = std::make_unsigned_t<T>;
+        return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+      } else {
+        return a + b;
+      }
+    };
+    auto at = [](int64_t i, int64_t stride) { return i * stride * kW; };
+    if (dst_stride == 1 && src_stride == 1) {  // the common case, a loop the compiler vectorizes
+      for (int64_t i = 0; i < n; ++i) {
+        T a, b;
+        std::memcpy(&a, dst + i * kW, sizeof(T));
+        std::memcpy(&b, src + i * kW, sizeof(T));
+        T sum = add(a, b);
+        std::memcpy(dst + i * kW, &sum, sizeof(T));
+      }
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      T a, b;
+      std::memcpy(&a, dst + at(i, dst_stride), sizeof(T));
+      std::memcpy(&b, src + at(i, src_stride), sizeof(T));
+      T sum = add(a, b);
+      std::memcpy(dst + at(i, dst_stride), &sum, sizeof(T));
+    }
+  }
+};
+
+}  // namespace dma_movers
+
+template <typename F>
+void WithRunMover(const scjit_dma& dma, F&& f) {
+  if (!dma.add) return f(dma_movers::Copy{dma.elem_bytes});
+  switch (static_cast<ElementType>(dma.dtype)) {
+    case ElementType::kI32:
+    case ElementType::kU32:
+      return f(dma_movers::Add<int32_t>{});
+    case ElementType::kF32:
+      return f(dma_movers::Add<float>{});
+    default:
+      return f([&dma](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
+        TransferRun(dma, dst, dst_stride, src, src_stride, n);
+      });
+  }
+}
 
 }  // namespace scjit
 

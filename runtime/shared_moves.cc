@@ -147,13 +147,15 @@ void MoveShared(const scjit_dma& dma, const std::vector<int32_t>& indices, Share
     });
   } else {
     // Compared, run by run, with the source about to move there.
-    ForEachRun(dma, indices.data(),
-               [&](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
-                 if (changes != nullptr) note(dst, dst_stride, src, src_stride, n);
-                 if (deferred != nullptr) deferred->Written(dst, dst_stride, n, w);
-                 TransferRun(dma, dst, dst_stride, src, src_stride, n);
-                 if (init != nullptr) marker.Mark(dst, dst_stride, n, w);
-               });
+    WithRunMover(dma, [&](const auto& move) {
+      ForEachRun(dma, indices.data(),
+                 [&](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
+                   if (changes != nullptr) note(dst, dst_stride, src, src_stride, n);
+                   if (deferred != nullptr) deferred->Written(dst, dst_stride, n, w);
+                   move(dst, dst_stride, src, src_stride, n);
+                   if (init != nullptr) marker.Mark(dst, dst_stride, n, w);
+                 });
+    });
   }
   if (changes != nullptr) changes->moved = true;
 }
