@@ -70,6 +70,17 @@ LaunchOptions Unchecked(int threads) {
   return o;
 }
 
+// The bytes one launch of each streaming workload's DMAs move (LaunchStats::
+// dma_bytes; each benchmark checks its launches move this many): BM_DmaMemcpy
+// copies as many with the host's memcpy (issue #14: within 1.5x of that).
+constexpr int64_t kAddOneDmaBytes = 4194304;         // x in, o out
+constexpr int64_t kGatherRowsDmaBytes = 134742016;   // rows in, rows out, index lists
+constexpr int64_t kSegmentSumDmaBytes = 17563648;    // rows and ids in, rows added, zeros, sums out
+
+void CheckDmaBytes(benchmark::State& state, const LaunchResult& r, int64_t want) {
+  if (r.stats.dma_bytes != want) state.SkipWithError("the kernel's DMAs moved another number of bytes");
+}
+
 // Each kernel benchmark's arguments: {threads, checked, interp}. Checked runs
 // compile every check in and launch as jit-run does by default (every check on,
 // DMAs on wait); unchecked ones as `jit-run --unchecked` (eager DMAs). interp:
@@ -108,6 +119,22 @@ void BM_TinyLaunch(benchmark::State& state) {
 }
 BENCHMARK(BM_TinyLaunch)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
+// --- The host's memcpy of a launch's DMA bytes --------------------------------------
+
+// One memcpy of `bytes` between two buffers of that size, touched once before.
+void BM_DmaMemcpy(benchmark::State& state, int64_t bytes) {
+  std::vector<uint8_t> src(static_cast<size_t>(bytes), 1), dst(static_cast<size_t>(bytes), 0);
+  for (auto _ : state) {
+    std::memcpy(dst.data(), src.data(), src.size());
+    benchmark::DoNotOptimize(dst.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * bytes);
+}
+BENCHMARK_CAPTURE(BM_DmaMemcpy, add_one, kAddOneDmaBytes)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_DmaMemcpy, gather_rows, kGatherRowsDmaBytes)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_DmaMemcpy, segment_sum, kSegmentSumDmaBytes)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // --- Add-one over 4096x128 int32 (v7x, 2 cores x 16 subcores) -----------------------
 
 constexpr int64_t kAddOneElements = 4096 * 128;
@@ -120,7 +147,11 @@ void AddOneEmulated(benchmark::State& state, const std::string& file) {
   LaunchOptions options = RunOptionsOf(state);
   for (auto _ : state) {
     absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
-    if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
+    if (!r.ok() || r->failed()) {
+      state.SkipWithError("launch failed");
+    } else if (file == "add_one_4096x128.scir") {
+      CheckDmaBytes(state, *r, kAddOneDmaBytes);
+    }
   }
   if (o[kAddOneElements - 1] != static_cast<int32_t>(kAddOneElements)) state.SkipWithError("wrong result");
   state.SetItemsProcessed(state.iterations() * kAddOneElements);
@@ -397,7 +428,11 @@ void BM_SegmentSum_Emulated(benchmark::State& state) {
   LaunchOptions options = RunOptionsOf(state);
   for (auto _ : state) {
     absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
-    if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
+    if (!r.ok() || r->failed()) {
+      state.SkipWithError("launch failed");
+    } else {
+      CheckDmaBytes(state, *r, kSegmentSumDmaBytes);
+    }
   }
   SegmentSumNative(d, want.data());
   if (std::memcmp(o.data(), want.data(), o.size() * 4) != 0) state.SkipWithError("wrong result");
@@ -466,7 +501,11 @@ void GatherRowsEmulated(benchmark::State& state, const std::string& file) {
   LaunchOptions options = RunOptionsOf(state);
   for (auto _ : state) {
     absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
-    if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
+    if (!r.ok() || r->failed()) {
+      state.SkipWithError("launch failed");
+    } else if (file == "gather_rows.scir") {
+      CheckDmaBytes(state, *r, kGatherRowsDmaBytes);
+    }
   }
   GatherRowsNative(d, want.data());
   if (std::memcmp(o.data(), want.data(), o.size() * 4) != 0) state.SkipWithError("wrong result");

@@ -129,8 +129,6 @@ void Emitter::InstrumentAccesses() {
   }
   // One site per op, made when its first access needs one.
   absl::flat_hash_map<const Op*, int> sites;
-  b_.SetInsertPoint(entry_->getTerminator());
-  shadow_delta_ = Ctx(CtxField::kShadowDelta);
   for (const auto& [access, op] : accesses) {
     auto [it, added] = sites.try_emplace(op, 0);
     if (added) it->second = Site(*op);
@@ -235,6 +233,27 @@ void Emitter::CheckAccess(llvm::Instruction* at, bool write, llvm::Value* ptr, l
   } else {
     b_.CreateAlignedStore(written, state_ptr, one);
   }
+}
+
+llvm::Value* Emitter::LanesUpdatable(const std::vector<llvm::Value*>& ptrs, unsigned unit_bytes, llvm::Value* active) {
+  auto width = unit_bytes * 8;
+  llvm::Type* state_elem = b_.getIntNTy(width);
+  unsigned lanes = llvm::cast<llvm::FixedVectorType>(active->getType())->getNumElements();
+  auto repeat = [&](uint8_t byte) {
+    llvm::APInt bits(width, 0);
+    for (unsigned k = 0; k < unit_bytes; ++k) bits |= llvm::APInt(width, byte) << (8 * k);
+    return llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(lanes), llvm::ConstantInt::get(state_elem, bits));
+  };
+  // Read and write at once: written, and no DMA touching it, nor watched.
+  llvm::Constant* need_mask = repeat(SCJIT_SHADOW_READ_MASK | SCJIT_SHADOW_WRITE_MASK);
+  llvm::Constant* need = repeat(SCJIT_SHADOW_WRITTEN);
+  llvm::Value* ok = b_.getTrue();
+  for (llvm::Value* p : ptrs) {
+    llvm::Value* state = b_.CreateMaskedGather(llvm::FixedVectorType::get(state_elem, lanes),
+                                               b_.CreateGEP(b_.getInt8Ty(), p, shadow_delta_), llvm::Align(1), active, need);
+    ok = b_.CreateAnd(ok, b_.CreateNot(b_.CreateOrReduce(b_.CreateICmpNE(b_.CreateAnd(state, need_mask), need))));
+  }
+  return ok;
 }
 
 }  // namespace scjit::emit

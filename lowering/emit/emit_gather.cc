@@ -16,6 +16,7 @@
 #include "lowering/ir/printer.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/MDBuilder.h"
 #include "runtime/abi.h"
 
 namespace scjit::emit {
@@ -219,7 +220,7 @@ absl::Status Emitter::EmitGatherScatter(const Op& op) {
 // lanes by w/2 rotate-and-compare steps; without collisions one gather, add and
 // scatter, with them this walk), the walk alone was faster at every collision
 // rate on the AVX-512 host (docs/performance.md), so it is the only path. A
-// mask known to be all set is walked unrolled (no branch on the data).
+// mask known to be all set is a counted loop (no branch on the data).
 void Emitter::ScatterAdd(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active,
                          llvm::Value* v, ElementType e) {
   unsigned w = Width(active);
@@ -237,35 +238,64 @@ void Emitter::ScatterAdd(const RefVal& r, const std::vector<llvm::Value*>& offse
     std::vector<llvm::Value*> units = SplitUnits(CombineValues(Combine::kSum, JoinUnits(old, e), addend, e), e, unit_bits);
     for (int64_t u = 0; u < n; ++u) b_.CreateAlignedStore(units[u], ptrs[u], align);
   };
-  constexpr unsigned kUnrolledLanes = 32;
-  if (auto* all = llvm::dyn_cast<llvm::Constant>(active); all != nullptr && all->isAllOnesValue() && w <= kUnrolledLanes) {
-    for (unsigned lane = 0; lane < w; ++lane) {
-      add_lane([&](int64_t u) { return b_.CreateExtractElement(offsets[u], lane); }, b_.CreateExtractElement(v, lane));
-    }
-    return;
-  }
   llvm::Value* offset_buf = NewBuffer(Type::Vector(ElementType::kI32, {w * n}));  // unit u of lane i at u * w + i
   llvm::Value* value_buf = NewBuffer(Type::Vector(e, {w}));
   for (int64_t u = 0; u < n; ++u) StoreChunk(offset_buf, ElementType::kI32, I64(u * w), offsets[u]);
   StoreChunk(value_buf, e, I64(0), v);
-  llvm::Type* bits_ty = b_.getIntNTy(w);
-  llvm::Value* zero = llvm::ConstantInt::get(bits_ty, 0);
-  llvm::Value* bits = b_.CreateBitCast(active, bits_ty);
-  llvm::BasicBlock* pre = b_.GetInsertBlock();
-  llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx_, "scatter_add_lane", fn_);
-  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "scatter_add_done", fn_);
-  b_.CreateCondBr(b_.CreateICmpNE(bits, zero), loop, done);
-  b_.SetInsertPoint(loop);
-  llvm::PHINode* left = b_.CreatePHI(bits_ty, 2);
-  left->addIncoming(bits, pre);
-  llvm::Value* lane = b_.CreateZExtOrTrunc(b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, left, b_.getTrue()),
-                                           b_.getInt64Ty());
-  add_lane([&](int64_t u) { return LoadElement(offset_buf, ElementType::kI32, b_.CreateAdd(lane, I64(u * w))); },
-           LoadElement(value_buf, e, lane));
-  llvm::Value* rest = b_.CreateAnd(left, b_.CreateSub(left, llvm::ConstantInt::get(bits_ty, 1)));
-  left->addIncoming(rest, loop);
-  b_.CreateCondBr(b_.CreateICmpNE(rest, zero), loop, done);
-  b_.SetInsertPoint(done);
+  auto add_from_buffers = [&](llvm::Value* lane) {
+    add_lane([&](int64_t u) { return LoadElement(offset_buf, ElementType::kI32, b_.CreateAdd(lane, I64(u * w))); },
+             LoadElement(value_buf, e, lane));
+  };
+  auto walk = [&] {
+    if (auto* all = llvm::dyn_cast<llvm::Constant>(active); all != nullptr && all->isAllOnesValue()) {
+      // A loop LLVM may unroll: one body to optimize whatever the lane count
+      // (16 inlined bodies, each with its access checks, had doubled a checked
+      // histogram's compile).
+      Loop(w, add_from_buffers);
+      return;
+    }
+    llvm::Type* bits_ty = b_.getIntNTy(w);
+    llvm::Value* zero = llvm::ConstantInt::get(bits_ty, 0);
+    llvm::Value* bits = b_.CreateBitCast(active, bits_ty);
+    llvm::BasicBlock* pre = b_.GetInsertBlock();
+    llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx_, "scatter_add_lane", fn_);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "scatter_add_done", fn_);
+    b_.CreateCondBr(b_.CreateICmpNE(bits, zero), loop, done);
+    b_.SetInsertPoint(loop);
+    llvm::PHINode* left = b_.CreatePHI(bits_ty, 2);
+    left->addIncoming(bits, pre);
+    llvm::Value* lane = b_.CreateZExtOrTrunc(b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, left, b_.getTrue()),
+                                             b_.getInt64Ty());
+    add_from_buffers(lane);
+    llvm::Value* rest = b_.CreateAnd(left, b_.CreateSub(left, llvm::ConstantInt::get(bits_ty, 1)));
+    left->addIncoming(rest, b_.GetInsertBlock());
+    b_.CreateCondBr(b_.CreateICmpNE(rest, zero), loop, done);
+    b_.SetInsertPoint(done);
+  };
+  if (!options_.access_checks || !InArena(r.ptr) || unit_bits % 8 != 0) {
+    walk();
+    return;
+  }
+  // Checked: one vector test of every active lane's state bytes, then the walk
+  // without per-lane tests (an add reads and writes its element, so it marks
+  // nothing new); when a lane fails it, the walk with them, which reports the
+  // first failing access as it would alone.
+  TagOp(nullptr);
+  std::vector<llvm::Value*> ptrs;
+  for (int64_t u = 0; u < n; ++u) ptrs.push_back(b_.CreateGEP(unit, r.ptr, offsets[u]));
+  llvm::Value* ok = LanesUpdatable(ptrs, static_cast<unsigned>(unit_bits / 8), active);
+  llvm::BasicBlock* tested = llvm::BasicBlock::Create(ctx_, "scatter_add_tested", fn_);
+  llvm::BasicBlock* by_lane = llvm::BasicBlock::Create(ctx_, "scatter_add_by_lane", fn_);
+  llvm::BasicBlock* join = llvm::BasicBlock::Create(ctx_, "scatter_add_join", fn_);
+  b_.CreateCondBr(ok, tested, by_lane, llvm::MDBuilder(ctx_).createLikelyBranchWeights());
+  b_.SetInsertPoint(tested);
+  walk();
+  b_.CreateBr(join);
+  TagOp(current_op_);
+  b_.SetInsertPoint(by_lane);
+  walk();
+  b_.CreateBr(join);
+  b_.SetInsertPoint(join);
 }
 
 }  // namespace scjit::emit

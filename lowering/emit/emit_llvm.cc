@@ -571,6 +571,7 @@ absl::Status Emitter::Run() {
   smem_ = Ctx(CtxField::kSmem);
   shared_ = Ctx(CtxField::kVmemShared);
   hbm_ = Ctx(CtxField::kHbm);
+  if (options_.access_checks) shadow_delta_ = Ctx(CtxField::kShadowDelta);
   b_.CreateBr(body);
 
   b_.SetInsertPoint(body);

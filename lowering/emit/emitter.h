@@ -303,6 +303,10 @@ class Emitter {
   bool InArena(llvm::Value* ptr) const;
   // Adds the state-byte tests to every tagged VMEM/SMEM access of the function.
   void InstrumentAccesses();
+  // True when every active lane's element (at ptrs, one vector of pointers
+  // per unit of unit_bytes) passes the state tests of a read and of a write:
+  // an update in place may then skip its per-lane tests, and marks nothing new.
+  llvm::Value* LanesUpdatable(const std::vector<llvm::Value*>& ptrs, unsigned unit_bytes, llvm::Value* active);
   // Rewrites llvm.masked.expandload / compressstore of vectors narrower than
   // 128 bits (the kernel's and the access checks') lane by lane: LLVM 19's x86
   // backend widens them and may leave the extra mask lanes set (an all-true
