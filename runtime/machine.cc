@@ -240,8 +240,9 @@ bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vecto
     if (shared) {
       // Race check: which shared destination bytes a plain DMA changes. A
       // local destination is no other subcore's to race on.
+      // (Deferred poison is the out parameters', which lie off the core.)
       MoveShared(dma, *indices, dma.add ? nullptr : shared_record.get(), machine_->shared_init(),
-                 machine_->deferred_poison());
+                 OffCore(static_cast<MemorySpace>(dma.dst.space)) ? machine_->deferred_poison() : nullptr);
     } else {
       Transfer(dma, indices->data());
     }
@@ -534,8 +535,10 @@ void Subcore::NewRecord(int site, std::shared_ptr<SharedDma>* record) {
   SharedDma& r = **record;
   r.subcore = index_;
   r.site = site;
+  // (resize and memcpy: InlinedVector's assign from iterators copies entry by entry.)
   const Clock& now = clock();
-  r.start.assign(now.begin(), now.end());
+  r.start.resize(now.size());
+  std::memcpy(r.start.data(), now.data(), now.size() * sizeof(now[0]));
 }
 
 void Subcore::Consumed(int sem, int64_t amount, int site) {
@@ -709,13 +712,17 @@ bool Machine::Contains(const scjit_ref& r, int elem_bytes, int subcore) const {
   auto inside = [&](const uint8_t* base, int64_t bytes) {
     return base != nullptr && lo >= base && extent <= bytes && lo - base <= bytes - extent;
   };
+  // The subcore's own memories first: every DMA has a side there (SC rules).
+  const Subcore& s = *subcores_[subcore];
+  const LaunchLayout& l = s.layout();
+  if (inside(s.ctx.vmem, l.vmem_bytes) || inside(s.ctx.smem, l.smem_bytes) ||
+      inside(s.ctx.vmem_shared, l.vmem_shared_bytes)) {
+    return true;
+  }
   for (size_t p = 0; p < hbm_.size(); ++p) {
     if (inside(hbm_[p], hbm_bytes_[p])) return true;
   }
-  const Subcore& s = *subcores_[subcore];
-  const LaunchLayout& l = s.layout();
-  return inside(s.ctx.vmem, l.vmem_bytes) || inside(s.ctx.smem, l.smem_bytes) ||
-         inside(s.ctx.vmem_shared, l.vmem_shared_bytes);
+  return false;
 }
 
 std::string Machine::SubcoreName(int i) const {
