@@ -104,32 +104,27 @@ struct Copy {
 template <typename T>
 struct Add {
   void operator()(uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) const {
+    // Unit strides as constants: the common case, a loop the compiler vectorizes.
+    if (dst_stride == 1 && src_stride == 1) return Each(dst, 1, src, 1, n);
+    Each(dst, dst_stride, src, src_stride, n);
+  }
+
+ private:
+  __attribute__((always_inline)) static void Each(uint8_t* dst, int64_t dst_stride, const uint8_t* src,
+                                                  int64_t src_stride, int64_t n) {
     constexpr auto kW = static_cast<int64_t>(sizeof(T));
-    auto add = [](T a, T b) -> T {
-      if constexpr (std::is_integral_v<T>) {
-        using U = std::make_unsigned_t<T>;
-        return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-      } else {
-        return a + b;
-      }
-    };
-    auto at = [](int64_t i, int64_t stride) { return i * stride * kW; };
-    if (dst_stride == 1 && src_stride == 1) {  // the common case, a loop the compiler vectorizes
-      for (int64_t i = 0; i < n; ++i) {
-        T a, b;
-        std::memcpy(&a, dst + i * kW, sizeof(T));
-        std::memcpy(&b, src + i * kW, sizeof(T));
-        T sum = add(a, b);
-        std::memcpy(dst + i * kW, &sum, sizeof(T));
-      }
-      return;
-    }
     for (int64_t i = 0; i < n; ++i) {
       T a, b;
-      std::memcpy(&a, dst + at(i, dst_stride), sizeof(T));
-      std::memcpy(&b, src + at(i, src_stride), sizeof(T));
-      T sum = add(a, b);
-      std::memcpy(dst + at(i, dst_stride), &sum, sizeof(T));
+      std::memcpy(&a, dst + i * dst_stride * kW, sizeof(T));
+      std::memcpy(&b, src + i * src_stride * kW, sizeof(T));
+      T sum;
+      if constexpr (std::is_integral_v<T>) {
+        using U = std::make_unsigned_t<T>;
+        sum = static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+      } else {
+        sum = a + b;
+      }
+      std::memcpy(dst + i * dst_stride * kW, &sum, sizeof(T));
     }
   }
 };

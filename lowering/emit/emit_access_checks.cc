@@ -64,6 +64,16 @@ std::vector<Access> AccessesOf(llvm::Instruction& i) {
   }
 }
 
+// `byte` in each of an element's `width` state bytes, read as one integer; a
+// splat of `lanes` such integers, or the integer alone when lanes is 0.
+llvm::Constant* StateBytes(llvm::LLVMContext& ctx, uint8_t byte, uint64_t width, unsigned lanes) {
+  auto bits_wide = static_cast<unsigned>(width * 8);
+  llvm::APInt bits(bits_wide, 0);
+  for (uint64_t k = 0; k < width; ++k) bits |= llvm::APInt(bits_wide, byte) << (8 * k);
+  llvm::Constant* c = llvm::ConstantInt::get(llvm::IntegerType::get(ctx, bits_wide), bits);
+  return lanes == 0 ? c : llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(lanes), c);
+}
+
 }  // namespace
 
 void Emitter::TagOp(const Op* op) {
@@ -167,12 +177,7 @@ void Emitter::CheckAccess(llvm::Instruction* at, bool write, llvm::Value* ptr, l
   }
   llvm::Type* state_elem = b_.getIntNTy(static_cast<unsigned>(width * 8));
   llvm::Type* state_ty = by_lane ? static_cast<llvm::Type*>(llvm::FixedVectorType::get(state_elem, lanes)) : state_elem;
-  auto repeat = [&](uint8_t byte) {
-    llvm::APInt bits(static_cast<unsigned>(width * 8), 0);
-    for (uint64_t k = 0; k < width; ++k) bits |= llvm::APInt(static_cast<unsigned>(width * 8), byte) << (8 * k);
-    llvm::Constant* c = llvm::ConstantInt::get(state_elem, bits);
-    return by_lane ? llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(lanes), c) : c;
-  };
+  auto repeat = [&](uint8_t byte) { return StateBytes(ctx_, byte, width, by_lane ? lanes : 0); };
   llvm::Constant* need_mask = repeat(write ? SCJIT_SHADOW_WRITE_MASK : SCJIT_SHADOW_READ_MASK);
   llvm::Constant* need = repeat(write ? 0 : SCJIT_SHADOW_WRITTEN);
 
@@ -236,20 +241,13 @@ void Emitter::CheckAccess(llvm::Instruction* at, bool write, llvm::Value* ptr, l
 }
 
 llvm::Value* Emitter::LanesUpdatable(const std::vector<llvm::Value*>& ptrs, unsigned unit_bytes, llvm::Value* active) {
-  auto width = unit_bytes * 8;
-  llvm::Type* state_elem = b_.getIntNTy(width);
   unsigned lanes = llvm::cast<llvm::FixedVectorType>(active->getType())->getNumElements();
-  auto repeat = [&](uint8_t byte) {
-    llvm::APInt bits(width, 0);
-    for (unsigned k = 0; k < unit_bytes; ++k) bits |= llvm::APInt(width, byte) << (8 * k);
-    return llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(lanes), llvm::ConstantInt::get(state_elem, bits));
-  };
   // Read and write at once: written, and no DMA touching it, nor watched.
-  llvm::Constant* need_mask = repeat(SCJIT_SHADOW_READ_MASK | SCJIT_SHADOW_WRITE_MASK);
-  llvm::Constant* need = repeat(SCJIT_SHADOW_WRITTEN);
+  llvm::Constant* need_mask = StateBytes(ctx_, SCJIT_SHADOW_READ_MASK | SCJIT_SHADOW_WRITE_MASK, unit_bytes, lanes);
+  llvm::Constant* need = StateBytes(ctx_, SCJIT_SHADOW_WRITTEN, unit_bytes, lanes);
   llvm::Value* ok = b_.getTrue();
   for (llvm::Value* p : ptrs) {
-    llvm::Value* state = b_.CreateMaskedGather(llvm::FixedVectorType::get(state_elem, lanes),
+    llvm::Value* state = b_.CreateMaskedGather(need->getType(),
                                                b_.CreateGEP(b_.getInt8Ty(), p, shadow_delta_), llvm::Align(1), active, need);
     ok = b_.CreateAnd(ok, b_.CreateNot(b_.CreateOrReduce(b_.CreateICmpNE(b_.CreateAnd(state, need_mask), need))));
   }

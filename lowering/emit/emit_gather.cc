@@ -10,8 +10,6 @@
 // read the poison value.
 // Large values (scatters are not shape-checked, sc-errors.md §10) run in chunks,
 // in lane order.
-#include <functional>
-
 #include "lowering/emit/emitter.h"
 #include "lowering/ir/printer.h"
 #include "llvm/IR/Constants.h"
@@ -228,30 +226,28 @@ void Emitter::ScatterAdd(const RefVal& r, const std::vector<llvm::Value*>& offse
   llvm::Type* unit = b_.getIntNTy(static_cast<unsigned>(unit_bits));
   llvm::Align align(static_cast<uint64_t>(unit_bits / 8));
   int64_t n = static_cast<int64_t>(offsets.size());
-  // lane += v[lane] at the lane's offsets, `offset_at(u)` giving unit u's.
-  auto add_lane = [&](const std::function<llvm::Value*(int64_t)>& offset_at, llvm::Value* addend) {
-    std::vector<llvm::Value*> ptrs, old;
-    for (int64_t u = 0; u < n; ++u) {
-      ptrs.push_back(b_.CreateGEP(unit, r.ptr, offset_at(u)));
-      old.push_back(b_.CreateAlignedLoad(unit, ptrs.back(), align));
-    }
-    std::vector<llvm::Value*> units = SplitUnits(CombineValues(Combine::kSum, JoinUnits(old, e), addend, e), e, unit_bits);
-    for (int64_t u = 0; u < n; ++u) b_.CreateAlignedStore(units[u], ptrs[u], align);
-  };
   llvm::Value* offset_buf = NewBuffer(Type::Vector(ElementType::kI32, {w * n}));  // unit u of lane i at u * w + i
   llvm::Value* value_buf = NewBuffer(Type::Vector(e, {w}));
   for (int64_t u = 0; u < n; ++u) StoreChunk(offset_buf, ElementType::kI32, I64(u * w), offsets[u]);
   StoreChunk(value_buf, e, I64(0), v);
-  auto add_from_buffers = [&](llvm::Value* lane) {
-    add_lane([&](int64_t u) { return LoadElement(offset_buf, ElementType::kI32, b_.CreateAdd(lane, I64(u * w))); },
-             LoadElement(value_buf, e, lane));
+  // r[offsets[lane]] += v[lane], unit by unit.
+  auto add_lane = [&](llvm::Value* lane) {
+    std::vector<llvm::Value*> ptrs, old;
+    for (int64_t u = 0; u < n; ++u) {
+      llvm::Value* offset = LoadElement(offset_buf, ElementType::kI32, b_.CreateAdd(lane, I64(u * w)));
+      ptrs.push_back(b_.CreateGEP(unit, r.ptr, offset));
+      old.push_back(b_.CreateAlignedLoad(unit, ptrs.back(), align));
+    }
+    llvm::Value* sum = CombineValues(Combine::kSum, JoinUnits(old, e), LoadElement(value_buf, e, lane), e);
+    std::vector<llvm::Value*> units = SplitUnits(sum, e, unit_bits);
+    for (int64_t u = 0; u < n; ++u) b_.CreateAlignedStore(units[u], ptrs[u], align);
   };
   auto walk = [&] {
     if (auto* all = llvm::dyn_cast<llvm::Constant>(active); all != nullptr && all->isAllOnesValue()) {
       // A loop LLVM may unroll: one body to optimize whatever the lane count
       // (16 inlined bodies, each with its access checks, had doubled a checked
       // histogram's compile).
-      Loop(w, add_from_buffers);
+      Loop(w, add_lane);
       return;
     }
     llvm::Type* bits_ty = b_.getIntNTy(w);
@@ -266,7 +262,7 @@ void Emitter::ScatterAdd(const RefVal& r, const std::vector<llvm::Value*>& offse
     left->addIncoming(bits, pre);
     llvm::Value* lane = b_.CreateZExtOrTrunc(b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, left, b_.getTrue()),
                                              b_.getInt64Ty());
-    add_from_buffers(lane);
+    add_lane(lane);
     llvm::Value* rest = b_.CreateAnd(left, b_.CreateSub(left, llvm::ConstantInt::get(bits_ty, 1)));
     left->addIncoming(rest, b_.GetInsertBlock());
     b_.CreateCondBr(b_.CreateICmpNE(rest, zero), loop, done);
