@@ -13,6 +13,7 @@
 // Compile first looks the kernel up in the memory cache, then in the disk
 // cache (which skips every stage: the key covers the source), and stores what
 // it compiled in both.
+#include <charconv>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -76,11 +77,66 @@ struct Compilation {
   CompileTimes times;
 };
 
+// CompileOptions::devices applied to the kernels it is for (options.kernel, or
+// every kernel of the module) before they are verified.
+absl::Status OverrideDevices(Module& module, const CompileOptions& options) {
+  if (options.devices.empty() || !module.complete) return absl::OkStatus();
+  std::vector<DeviceAxis> axes;
+  std::optional<int64_t> size;  // "N": the one axis' size
+  auto bad = [&](std::string why) {
+    return Usage(Cat("--devices '", options.devices, "': ", why, "; give a count (4) or every axis and its size (y=2,x=4)"));
+  };
+  auto number = [&](std::string_view text, int64_t* out) {
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size() || v < 1 || v > kMaxDevices) return false;
+    *out = v;
+    return true;
+  };
+  if (options.devices.find('=') == std::string::npos) {
+    int64_t n = 0;
+    if (!number(options.devices, &n)) return bad(Cat("not a count of 1 to ", kMaxDevices));
+    size = n;
+  } else {
+    std::string_view rest = options.devices;
+    while (!rest.empty()) {
+      size_t comma = rest.find(',');
+      std::string_view item = rest.substr(0, comma);
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+      size_t eq = item.find('=');
+      DeviceAxis a;
+      a.name = std::string(item.substr(0, eq));
+      if (eq == std::string_view::npos || a.name.empty() || !number(item.substr(eq + 1), &a.size)) {
+        return bad(Cat("'", item, "' is not AXIS=SIZE with a size of 1 to ", kMaxDevices));
+      }
+      axes.push_back(std::move(a));
+    }
+  }
+  std::string_view only = KernelName(options.kernel);
+  for (const auto& k : module.kernels) {
+    if (!only.empty() && k->name != only) continue;
+    if (!size) {
+      k->devices = axes;  // the verifier checks the names and the total
+      continue;
+    }
+    if (k->devices.size() != 1) {
+      return Usage(Cat("--devices ", *size, " resizes the device axis of kernel @", k->name, ", which has ",
+                       k->devices.empty() ? std::string("no device mesh")
+                                          : Cat(k->devices.size(), " device axes"),
+                       "; name the axes and their sizes: --devices ",
+                       k->devices.size() > 1 ? Cat(k->devices[0].name, "=2,", k->devices[1].name, "=4") : "x=4"));
+    }
+    k->devices[0].size = *size;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status FrontEnd(Compilation& c) {
   Clock::time_point t = Clock::now();
   c.module = Parse(c.file, c.sink);
   c.times.parse = Ms(t);
   t = Clock::now();
+  if (absl::Status s = OverrideDevices(*c.module, c.options); !s.ok()) return s;
   if (c.module->complete) Verify(*c.module, c.sink);
   if (!c.options.target.empty()) {
     c.target = *TargetFromName(c.options.target);  // checked by Compile / Emit
@@ -235,9 +291,14 @@ std::vector<ParamInfo> PublicParams(const LaunchLayout& layout) {
     info.direction = p.direction;
     info.semaphore = p.semaphore;
     info.dtype = p.dtype;
+    // A kernel of a device mesh takes one array per chip: a leading device axis.
     info.shape = p.shape;
-    info.space = p.space;
     info.type = p.type_text;
+    if (!layout.device_axes.empty()) {
+      info.shape.insert(info.shape.begin(), layout.devices());
+      info.type = Cat(p.type_text, " on each of ", layout.devices(), " device", layout.devices() == 1 ? "" : "s");
+    }
+    info.space = p.space;
     info.index_bound = p.index_bound;
     info.indexed_ref = p.indexed_ref;
     out.push_back(std::move(info));
@@ -284,7 +345,7 @@ absl::StatusOr<std::shared_ptr<JitSession>> Compiler::Impl::Session(int opt_leve
 std::string Compiler::Impl::Key(const Source& source, const CompileOptions& options, const JitSession* session) const {
   return Cat("scjit ", kVersionString, " build ", kBuildId, "\nllvm ", LLVM_VERSION_STRING, "\nhost ",
              session != nullptr ? session->host() : "", "\nengine ", EngineName(options.engine), "\nkernel ",
-             KernelName(options.kernel), "\ntarget ", options.target, "\nO", options.opt_level, "\nbounds ",
+             KernelName(options.kernel), "\ntarget ", options.target, "\ndevices ", options.devices, "\nO", options.opt_level, "\nbounds ",
              options.checks.bounds ? "checked" : "clamped", "\naccesses ",
              options.checks.init || options.checks.race ? "checked" : "unchecked", "\nfast paths ",
              options.host_fast_paths ? "host" : "portable", "\nsource ", Sha256Hex(source.text), " ",

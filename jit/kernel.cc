@@ -36,17 +36,18 @@ int ParamIndex(const LaunchLayout& l, std::string_view name) {
 
 // Checks that every parameter with data has a buffer of its dtype and shape,
 // and semaphores none; returns the runtime's view of them.
-absl::StatusOr<std::vector<ParamBuffer>> Resolve(const LaunchLayout& l, const std::vector<const Buffer*>& bound) {
+absl::StatusOr<std::vector<ParamBuffer>> Resolve(const LaunchLayout& l, std::span<const ParamInfo> params,
+                                                 const std::vector<const Buffer*>& bound) {
   std::vector<ParamBuffer> out;
-  for (size_t i = 0; i < l.params.size(); ++i) {
-    const ParamLayout& p = l.params[i];
+  for (size_t i = 0; i < params.size(); ++i) {
+    const ParamInfo& p = params[i];  // its shape has the device axis, if any
     const Buffer* b = bound[i];
     if (b == nullptr || b->empty()) {
-      return ParamError(Cat("parameter %", p.name, " (", DirectionName(p.direction), " ", p.type_text,
-                            ") of kernel @", l.kernel, " is not bound to a buffer"));
+      return ParamError(Cat("parameter %", p.name, " (", DirectionName(p.direction), " ", p.type, ") of kernel @",
+                            l.kernel, " is not bound to a buffer"));
     }
     if (absl::Status s = CheckFits(b->dtype(), b->shape(), "the buffer bound to it", Cat("%", p.name), p.dtype,
-                                   p.shape, p.type_text);
+                                   p.shape, p.type);
         !s.ok()) {
       return s;
     }
@@ -104,6 +105,7 @@ std::string_view Kernel::target() const { return Info(impl_->code->layout.target
 MeshKind Kernel::mesh() const { return impl_->code->layout.mesh; }
 int Kernel::cores() const { return impl_->code->layout.cores; }
 int Kernel::subcores() const { return impl_->code->layout.subcores; }
+int Kernel::devices() const { return impl_->code->layout.devices(); }
 std::span<const ParamInfo> Kernel::params() const { return impl_->code->params; }
 const CompileTimes& Kernel::times() const { return impl_->times; }
 const std::vector<Diagnostic>& Kernel::warnings() const { return impl_->warnings; }
@@ -137,7 +139,7 @@ absl::StatusOr<LaunchResult> Kernel::Launch(const Args& args, const LaunchOption
     }
     if (absl::Status s = bind(position, buffer); !s.ok()) return s;
   }
-  absl::StatusOr<std::vector<ParamBuffer>> params = Resolve(l, bound);
+  absl::StatusOr<std::vector<ParamBuffer>> params = Resolve(l, impl_->code->params, bound);
   if (!params.ok()) return params.status();
   absl::StatusOr<RunOptions> run = Decide(options, *impl_);
   if (!run.ok()) return run.status();
@@ -152,7 +154,7 @@ absl::StatusOr<LaunchResult> Kernel::Launch(std::span<const Buffer> buffers, con
   }
   std::vector<const Buffer*> bound;
   for (const Buffer& b : buffers) bound.push_back(&b);
-  absl::StatusOr<std::vector<ParamBuffer>> params = Resolve(l, bound);
+  absl::StatusOr<std::vector<ParamBuffer>> params = Resolve(l, impl_->code->params, bound);
   if (!params.ok()) return params.status();
   absl::StatusOr<RunOptions> run = Decide(options, *impl_);
   if (!run.ok()) return run.status();

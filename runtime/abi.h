@@ -44,6 +44,8 @@ typedef struct scjit_ctx {
   int32_t subcore;
   int32_t num_cores;
   int32_t num_subcores;
+  int32_t device;        /* this subcore's chip: its logical id in the kernel's device mesh */
+  int32_t num_devices;   /* the chips of the launch (1 without a device mesh) */
   int32_t tick;          /* loop back-edges left before calling scjit_rt_tick */
   int32_t checks;        /* bit set of SCJIT_CHECK_*: which run-time checks are on */
   void* runtime;         /* the runtime's subcore object (opaque to the kernel) */
@@ -124,6 +126,14 @@ typedef struct scjit_dma {
   int32_t list_in_vmem;
   int32_t has_ignore;
   int32_t ignore;
+  /* A remote copy (make_async_remote_copy): `device` is the logical id of the
+   * chip whose memory `dst` names (the same buffer there: the same parameter,
+   * or the same VMEM_SHARED scratch of this core), and `send_sem` the semaphore
+   * of this subcore credited with the bytes read; `sem` is the receive
+   * semaphore of this subcore's counterpart on that chip. A local copy has
+   * device -1 and send_sem -1. */
+  int32_t send_sem;
+  int32_t device;
   int32_t reserved;      /* zero; pads the struct to 8 bytes */
 } scjit_dma;
 
@@ -136,14 +146,16 @@ int32_t scjit_rt_tick(scjit_ctx* ctx, int32_t site);
 /* Starts an asynchronous DMA (`dma_start`). The descriptor is copied. */
 int32_t scjit_rt_dma_start(scjit_ctx* ctx, const scjit_dma* dma, int32_t site);
 /* Waits until `dma->sem` holds the descriptor's credit (the byte size of its
- * shape, or 1 on a regular semaphore), then subtracts it. */
+ * shape, or 1 on a regular semaphore), then subtracts it; for a remote copy,
+ * first the same of `dma->send_sem` (Pallas' `.wait()`: wait_send, wait_recv). */
 int32_t scjit_rt_dma_wait(scjit_ctx* ctx, const scjit_dma* dma, int32_t site);
 /* A synchronous copy (`copy`): start and wait on an internal semaphore. */
 int32_t scjit_rt_copy(scjit_ctx* ctx, const scjit_dma* dma, int32_t site);
 
-/* Adds `n` to semaphore `sem` of subcore (`core`, `subcore`); -1 means "mine". */
+/* Adds `n` to semaphore `sem` of subcore (`core`, `subcore`) of chip `device`
+ * (a logical id); -1 means "mine" for each. */
 int32_t scjit_rt_sem_signal(scjit_ctx* ctx, int32_t sem, int32_t n, int32_t core, int32_t subcore,
-                            int32_t site);
+                            int32_t device, int32_t site);
 /* Waits until semaphore `sem` of this subcore holds `n`, then subtracts `n`. */
 int32_t scjit_rt_sem_wait(scjit_ctx* ctx, int32_t sem, int32_t n, int32_t site);
 /* Stores the value of semaphore `sem` of this subcore in *value. */
@@ -179,13 +191,15 @@ int32_t scjit_rt_check_failed(scjit_ctx* ctx, int32_t site);
  * `what` is SCJIT_BOUNDS_*: an integer index (not within [0, limit)), a slice
  * start (not within [0, limit)), a dynamic slice size (not within [0, limit)),
  * lane `what >> 8` of a gather's or scatter's index vector (not within
- * [0, limit)), or a slice bound in a dimension a view packs in groups of `limit`
- * (not a multiple of it). */
+ * [0, limit)), a slice bound in a dimension a view packs in groups of `limit`
+ * (not a multiple of it), or a device id's coordinate on device axis `dim`, or
+ * with dim -1 a logical device id (not within [0, limit)). */
 #define SCJIT_BOUNDS_INDEX 0
 #define SCJIT_BOUNDS_SLICE_START 1
 #define SCJIT_BOUNDS_SLICE_SIZE 2
 #define SCJIT_BOUNDS_LANE 3
 #define SCJIT_BOUNDS_ALIGN 4
+#define SCJIT_BOUNDS_DEVICE 5
 int32_t scjit_rt_bounds_error(scjit_ctx* ctx, int32_t site, int32_t what, int32_t dim, int64_t index,
                               int64_t limit);
 

@@ -27,8 +27,8 @@ std::string Runs(const std::vector<int>& values) {
 struct Group {
   const SubcoreFinding* first;
   // Each distinct text, in order of first appearance, with who made it.
-  std::vector<std::pair<const SubcoreFinding*, std::vector<std::pair<int, int>>>> variants;
-  std::vector<std::pair<int, int>> all;
+  std::vector<std::pair<const SubcoreFinding*, std::vector<FindingSource>>> variants;
+  std::vector<FindingSource> all;
 };
 
 bool SameSite(const SubcoreFinding& x, const SubcoreFinding& y) {
@@ -42,10 +42,12 @@ bool SameText(const Diagnostic& a, const Diagnostic& b) {
 }
 
 // "in kernel @k, subcore (core 0, subcore 3)" or "in kernel @k, 30 subcores: ...".
-std::string WhoNote(std::string_view kernel, MeshKind mesh, const std::vector<std::pair<int, int>>& who) {
-  if (who.size() == 1) return Cat("in kernel @", kernel, ", ", SubcoreName(mesh, who[0].first, who[0].second));
+std::string Name(MeshKind mesh, const FindingSource& who) { return SubcoreName(mesh, who.core, who.subcore, who.device); }
+
+std::string WhoNote(std::string_view kernel, MeshKind mesh, const std::vector<FindingSource>& who) {
+  if (who.size() == 1) return Cat("in kernel @", kernel, ", ", Name(mesh, who[0]));
   std::string_view kind = mesh == MeshKind::kScalar ? " scalar subcores: " : " subcores: ";
-  return Cat("in kernel @", kernel, ", ", who.size(), kind, SubcoreRanges(mesh, who));
+  return Cat("in kernel @", kernel, ", ", who.size(), kind, SubcoreRangesOnChips(mesh, who));
 }
 
 Diagnostic Render(const Group& g, std::string_view kernel, MeshKind mesh) {
@@ -53,24 +55,42 @@ Diagnostic Render(const Group& g, std::string_view kernel, MeshKind mesh) {
   Diagnostic d = shown->diagnostic;
   d.notes.push_back(WhoNote(kernel, mesh, shown_by));
   if (g.variants.size() == 1) return d;
-  std::vector<std::pair<int, int>> others;
+  std::vector<FindingSource> others;
   for (size_t v = 1; v < g.variants.size(); ++v) {
     others.insert(others.end(), g.variants[v].second.begin(), g.variants[v].second.end());
   }
   std::sort(others.begin(), others.end());
   const auto& [next, next_by] = g.variants[1];
   d.notes.push_back(Cat("this op failed the same check on ", others.size(), " more subcore",
-                        others.size() == 1 ? "" : "s", " with other values (", SubcoreRanges(mesh, others),
-                        "); the next: ", SubcoreName(mesh, next_by[0].first, next_by[0].second), ": ",
+                        others.size() == 1 ? "" : "s", " with other values (", SubcoreRangesOnChips(mesh, others),
+                        "); the next: ", Name(mesh, next_by[0]), ": ",
                         next->diagnostic.message));
   return d;
 }
 
 }  // namespace
 
-std::string SubcoreName(MeshKind mesh, int core, int subcore) {
-  if (mesh == MeshKind::kScalar) return Cat("scalar subcore (core ", core, ")");
-  return Cat("subcore (core ", core, ", subcore ", subcore, ")");
+std::string SubcoreName(MeshKind mesh, int core, int subcore, int device) {
+  std::string chip = device >= 0 ? Cat("device ", device, ", ") : "";
+  if (mesh == MeshKind::kScalar) return Cat("scalar subcore (", chip, "core ", core, ")");
+  return Cat("subcore (", chip, "core ", core, ", subcore ", subcore, ")");
+}
+
+std::string SubcoreRangesOnChips(MeshKind mesh, const std::vector<FindingSource>& members) {
+  std::vector<FindingSource> sorted = members;
+  std::sort(sorted.begin(), sorted.end());
+  std::string out;
+  for (size_t i = 0; i < sorted.size();) {
+    std::vector<std::pair<int, int>> on_chip;
+    size_t j = i;
+    for (; j < sorted.size() && sorted[j].device == sorted[i].device; ++j) {
+      on_chip.emplace_back(sorted[j].core, sorted[j].subcore);
+    }
+    Append(&out, out.empty() ? "" : ", ", sorted[i].device >= 0 ? Cat("device ", sorted[i].device, " ") : "",
+           SubcoreRanges(mesh, on_chip));
+    i = j;
+  }
+  return out;
 }
 
 std::string SubcoreRanges(MeshKind mesh, const std::vector<std::pair<int, int>>& members) {
@@ -103,7 +123,7 @@ std::vector<Diagnostic> MergeFindings(std::vector<SubcoreFinding> findings, std:
       order.emplace_back(0, &f);
       continue;
     }
-    std::pair<int, int> who{f.core, f.subcore};
+    FindingSource who{f.device, f.core, f.subcore};
     Group* g = nullptr;
     for (Group& candidate : groups) {
       if (SameSite(*candidate.first, f)) g = &candidate;

@@ -30,14 +30,27 @@ struct SubcoreFinding {
   // The mesh of the part that made it (a kernel of several parts has subcores of
   // both kinds); none: MergeFindings' `mesh`.
   std::optional<MeshKind> mesh = std::nullopt;
+  // Its chip in a launch of several (-1: a launch of one chip, not named).
+  int device = -1;
 };
 
-// "subcore (core 0, subcore 3)", or "scalar subcore (core 1)" on a scalar mesh.
-std::string SubcoreName(MeshKind mesh, int core, int subcore);
+// Who made a finding: a chip (-1 when the launch has one), core and subcore.
+struct FindingSource {
+  int device = -1;
+  int core = 0;
+  int subcore = 0;
+  friend auto operator<=>(const FindingSource&, const FindingSource&) = default;
+};
+
+// "subcore (core 0, subcore 3)", or "scalar subcore (core 1)" on a scalar mesh;
+// with a chip (device >= 0) "subcore (device 2, core 0, subcore 3)".
+std::string SubcoreName(MeshKind mesh, int core, int subcore, int device = -1);
 
 // The subcores of `members` ((core, subcore) pairs in launch order) in short:
 // "core 0 subcores 0–15, core 1 subcores 0–13"; on a scalar mesh "cores 0–1".
 std::string SubcoreRanges(MeshKind mesh, const std::vector<std::pair<int, int>>& members);
+// The same per chip: "device 0 core 0 subcores 0–15, device 1 core 0 subcores 0–15".
+std::string SubcoreRangesOnChips(MeshKind mesh, const std::vector<FindingSource>& members);
 
 // The launch's findings in the order they were made, merged per op: findings of
 // one code at one site (one location) become one diagnostic. When they are

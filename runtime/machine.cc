@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "lowering/base/strings.h"
 #include "runtime/dma_engine.h"
+#include "runtime/dma_walk.h"
 #include "runtime/element_text.h"
 #include "runtime/half.h"
 #include "runtime/host_memory.h"
@@ -87,7 +88,8 @@ Diagnostic Subcore::Finding(DiagId id, int site, std::initializer_list<DiagArg> 
 }
 
 SubcoreFinding Subcore::Made(Diagnostic d, bool name_subcore) const {
-  return SubcoreFinding{std::move(d), core_, subcore_, name_subcore, layout().mesh};
+  return SubcoreFinding{std::move(d), core_, subcore_, name_subcore, layout().mesh,
+                        machine_->devices() > 1 ? part_->device : -1};
 }
 
 int32_t Subcore::Fail(Diagnostic d) {
@@ -268,6 +270,7 @@ int32_t Subcore::DmaStart(const scjit_dma& dma, int site) {
   Count(RuntimeOp::kDmaStart);
   int32_t status = 0;
   if (!ValidSemaphore(dma.sem, site, &status) || !ValidDma(dma, site, &status)) return status;
+  if (dma.device >= 0) return RemoteDmaStart(dma, site);
   int64_t bytes = MovedBytes(dma);
   int64_t credit = Credit(dma, bytes);
   dma_bytes_ += bytes;
@@ -289,22 +292,86 @@ int32_t Subcore::DmaStart(const scjit_dma& dma, int site) {
   return 0;
 }
 
+int32_t Subcore::RemoteDmaStart(const scjit_dma& dma, int site) {
+  int32_t status = 0;
+  if (!ValidSemaphore(dma.send_sem, site, &status)) return status;
+  auto refuse = [&](std::string_view why) {
+    const Site& s = layout().sites[site];
+    return Refuse(DiagId::kRtBounds, site, Cat(s.op, " ", s.text, ": ", why));
+  };
+  if (dma.device >= machine_->devices()) {
+    return refuse(Cat("the copy goes to device ", dma.device, ", but the launch has ", machine_->devices(), " device",
+                      machine_->devices() == 1 ? "" : "s"));
+  }
+  if (dma.indexed != SCJIT_DMA_PLAIN || dma.add) return refuse("a remote copy moves a plain rectangle (DMA-15)");
+  int target = machine_->Counterpart(index_, dma.device);
+  scjit_dma moved = dma;
+  if (!machine_->Rebase(dma.dst, dma.elem_bytes, index_, target, &moved.dst.base)) {
+    return refuse("the destination lies outside every buffer of the kernel");
+  }
+  if ((status = RemoteSourceWritten(moved, site)) != 0) return status;
+  int64_t bytes = MovedBytes(dma);
+  int64_t credit = Credit(dma, bytes);
+  dma_bytes_ += bytes;
+  Effect e;
+  e.kind = Effect::Kind::kRemoteDma;
+  e.target = target;
+  e.sem = dma.sem;
+  e.send_sem = dma.send_sem;
+  e.amount = credit;
+  e.site = site;
+  e.dma = std::make_shared<StartedDma>(moved, site, credit);
+  if (machine_->clocks() != nullptr) {  // what this subcore knows arrives with the bytes
+    e.clock = std::make_shared<const Clock>(clock());
+    TickClock();
+  }
+  outbox_.push_back(std::move(e));
+  return 0;
+}
+
+int32_t Subcore::RemoteSourceWritten(const scjit_dma& dma, int site) {
+  if (local_ == nullptr || !machine_->options().checks.init) return 0;
+  if (SharedInit* init = machine_->shared_init(); init != nullptr && Shared(dma.src.space)) {
+    bool destination = false;
+    const uint8_t* unwritten = init->FirstUnwrittenRead(dma, nullptr, &destination);
+    return unwritten != nullptr ? Fail(SharedInitFinding(site, unwritten, false)) : 0;
+  }
+  if (Shared(dma.src.space) || !local_->Local(dma.src.base, ExtentBytes(dma.src, dma.elem_bytes))) return 0;
+  std::optional<AccessProblem> problem;
+  ForEachRun(dma, nullptr, [&](uint8_t*, int64_t, const uint8_t* src, int64_t src_stride, int64_t n) {
+    for (int64_t k = 0; k < n && !problem; k += src_stride == 1 ? n : 1) {
+      problem = local_->Access(src + k * src_stride * dma.elem_bytes,
+                               src_stride == 1 ? n * dma.elem_bytes : dma.elem_bytes, /*write=*/false);
+    }
+  });
+  return problem ? Fail(AccessFinding(*problem, site)) : 0;
+}
+
+int32_t Subcore::WaitFor(int sem, int64_t amount, Wait wait, int site) {
+  Complete(sem, amount);
+  Semaphore& s = sems_[sem];
+  if (s.value >= amount) {
+    s.value -= amount;
+    Consumed(sem, amount, site);
+    return 0;
+  }
+  wait_sem_ = sem;
+  wait_amount_ = amount;
+  return Park(wait, site);
+}
+
 int32_t Subcore::DmaWait(const scjit_dma& dma, int site) {
   if (machine_->stopping()) return kStatusCancelled;
   Count(RuntimeOp::kDmaWait);
   int32_t status = 0;
   if (!ValidSemaphore(dma.sem, site, &status)) return status;
   int64_t bytes = Credit(dma);
-  Complete(dma.sem, bytes);
-  Semaphore& s = sems_[dma.sem];
-  if (s.value >= bytes) {
-    s.value -= bytes;
-    Consumed(dma.sem, bytes, site);
-    return 0;
+  // A remote copy's `.wait()`: what it sent, then what this subcore received.
+  if (dma.device >= 0) {
+    if (!ValidSemaphore(dma.send_sem, site, &status)) return status;
+    if ((status = WaitFor(dma.send_sem, bytes, Wait::kDmaWait, site)) != 0) return status;
   }
-  wait_sem_ = dma.sem;
-  wait_amount_ = bytes;
-  return Park(Wait::kDmaWait, site);
+  return WaitFor(dma.sem, bytes, Wait::kDmaWait, site);
 }
 
 int32_t Subcore::Copy(const scjit_dma& dma, int site) {
@@ -326,7 +393,7 @@ int32_t Subcore::Copy(const scjit_dma& dma, int site) {
   return 0;
 }
 
-int32_t Subcore::SemSignal(int sem, int32_t n, int core, int subcore, int site) {
+int32_t Subcore::SemSignal(int sem, int32_t n, int core, int subcore, int device, int site) {
   if (machine_->stopping()) return kStatusCancelled;
   Count(RuntimeOp::kSemSignal);
   int32_t status = 0;
@@ -340,11 +407,17 @@ int32_t Subcore::SemSignal(int sem, int32_t n, int core, int subcore, int site) 
                       info.cores, " core", info.cores == 1 ? "" : "s", " of ", info.subcores, " subcore",
                       info.subcores == 1 ? "" : "s"));
   }
+  if (device >= machine_->devices()) {
+    return Refuse(DiagId::kRtBounds, site,
+                  Cat("sem_signal targets device ", device, ", but the launch has ", machine_->devices(), " device",
+                      machine_->devices() == 1 ? "" : "s"));
+  }
   if (n < 0) {
     return Refuse(DiagId::kRtSync, site, Cat("sem_signal adds ", n, "; semaphores only count up by signals"));
   }
-  // Signals address the subcores of this subcore's own part.
+  // Signals address the subcores of this subcore's own part, on its chip or another.
   int target = part_->first + target_core * info.subcores + target_subcore;
+  if (device >= 0) target = machine_->Counterpart(target, device);
   if (target == index_) {
     sems_[sem].value += n;
     sems_[sem].last_site = site;
@@ -368,16 +441,7 @@ int32_t Subcore::SemWait(int sem, int32_t n, int site) {
   if (n < 0) {
     return Refuse(DiagId::kRtSync, site, Cat("sem_wait for ", n, "; waits are for counts >= 0"));
   }
-  Complete(sem, n);
-  Semaphore& s = sems_[sem];
-  if (s.value >= n) {
-    s.value -= n;
-    Consumed(sem, n, site);
-    return 0;
-  }
-  wait_sem_ = sem;
-  wait_amount_ = n;
-  return Park(Wait::kSemWait, site);
+  return WaitFor(sem, n, Wait::kSemWait, site);
 }
 
 int32_t Subcore::SemRead(int sem, int site, int32_t* value) {
@@ -648,6 +712,21 @@ int32_t Subcore::BoundsError(int site, int what, int dim, int64_t index, int64_t
                    : limit == 1 ? std::string(" (the only valid start is 0)")
                                 : std::string(" (no start fits)"));
       break;
+    case SCJIT_BOUNDS_DEVICE: {
+      const LaunchLayout& l = layout();
+      std::string mesh;
+      for (size_t a = 0; a < l.device_axes.size(); ++a) {
+        Append(&mesh, a ? ", " : "", l.device_axes[a], " = ", l.device_shape[a]);
+      }
+      if (dim >= 0 && dim < static_cast<int>(l.device_axes.size())) {
+        detail = Cat(s.op, " ", s.text, ": coordinate ", index, " on device axis '", l.device_axes[dim],
+                     "' is outside its ", limit, " device", limit == 1 ? "" : "s", " (devices(", mesh, "))");
+      } else {
+        detail = Cat(s.op, " ", s.text, ": device id ", index, " is outside the ", limit, " device",
+                     limit == 1 ? "" : "s", " of the mesh", mesh.empty() ? "" : Cat(" (devices(", mesh, "))"));
+      }
+      break;
+    }
     case SCJIT_BOUNDS_SLICE_SIZE:
       detail = Cat("slice size ", index, " exceeds dimension ", dim, " of ", s.text, " (size ", limit - 1, ")");
       break;
@@ -684,19 +763,57 @@ int32_t Subcore::Warning(int site, int what) {
 Machine::Machine(const LaunchLayout& layout, std::span<const PartCode> parts, const RunOptions& options)
     : layout_(layout), options_(options), rng_(options.seed.value_or(0)) {
   std::vector<const LaunchLayout*> layouts = layout.Parts();
+  devices_ = layout.devices();
+  parts_per_device_ = layouts.size();
   int first = 0;
-  for (size_t i = 0; i < layouts.size(); ++i) {
-    MachinePart part;
-    part.layout = layouts[i];
-    if (i < parts.size()) {
-      part.kernel = parts[i].fn;
-      part.program = parts[i].program;
+  for (int d = 0; d < devices_; ++d) {
+    for (size_t i = 0; i < layouts.size(); ++i) {
+      MachinePart part;
+      part.layout = layouts[i];
+      if (i < parts.size()) {
+        part.kernel = parts[i].fn;
+        part.program = parts[i].program;
+      }
+      part.index = static_cast<int>(i);
+      part.device = d;
+      part.first = first;
+      first += part.count();
+      parts_.push_back(std::move(part));
     }
-    part.index = static_cast<int>(i);
-    part.first = first;
-    first += part.count();
-    parts_.push_back(std::move(part));
   }
+}
+
+int Machine::Counterpart(int subcore, int device) const {
+  const Subcore& s = *subcores_[static_cast<size_t>(subcore)];
+  const MachinePart& there = parts_[static_cast<size_t>(device) * parts_per_device_ + static_cast<size_t>(s.part_->index)];
+  return there.first + (subcore - s.part_->first);
+}
+
+bool Machine::Rebase(const scjit_ref& r, int elem_bytes, int from, int to, uint8_t** base) const {
+  int64_t extent = ExtentBytes(r, elem_bytes);
+  if (extent < 0) return false;
+  auto inside = [&](const uint8_t* b, int64_t bytes) {
+    return b != nullptr && r.base >= b && extent <= bytes && r.base - b <= bytes - extent;
+  };
+  const Subcore& a = *subcores_[static_cast<size_t>(from)];
+  const Subcore& b = *subcores_[static_cast<size_t>(to)];
+  const LaunchLayout& l = a.layout();
+  const std::pair<uint8_t*, uint8_t*> arenas[] = {
+      {a.ctx.vmem, b.ctx.vmem}, {a.ctx.smem, b.ctx.smem}, {a.ctx.vmem_shared, b.ctx.vmem_shared}};
+  const int64_t sizes[] = {l.vmem_bytes, l.smem_bytes, l.vmem_shared_bytes};
+  for (size_t k = 0; k < std::size(arenas); ++k) {
+    if (!inside(arenas[k].first, sizes[k])) continue;
+    *base = arenas[k].second + (r.base - arenas[k].first);
+    return true;
+  }
+  size_t n = layout_.params.size();
+  for (size_t p = 0; p < n; ++p) {
+    size_t mine = static_cast<size_t>(a.part_->device) * n + p, theirs = static_cast<size_t>(b.part_->device) * n + p;
+    if (!inside(hbm_[mine], hbm_bytes_[mine])) continue;
+    *base = hbm_[theirs] + (r.base - hbm_[mine]);
+    return true;
+  }
+  return false;
 }
 
 bool Machine::PastDeadline() {
@@ -719,7 +836,8 @@ bool Machine::Contains(const scjit_ref& r, int elem_bytes, int subcore) const {
       inside(s.ctx.vmem_shared, l.vmem_shared_bytes)) {
     return true;
   }
-  for (size_t p = 0; p < hbm_.size(); ++p) {
+  size_t n = layout_.params.size();
+  for (size_t p = static_cast<size_t>(s.part_->device) * n, end = p + n; p < end; ++p) {
     if (inside(hbm_[p], hbm_bytes_[p])) return true;
   }
   return false;
@@ -727,7 +845,7 @@ bool Machine::Contains(const scjit_ref& r, int elem_bytes, int subcore) const {
 
 std::string Machine::SubcoreName(int i) const {
   const Subcore& s = *subcores_[i];
-  return scjit::SubcoreName(s.layout().mesh, s.core_, s.subcore_);
+  return scjit::SubcoreName(s.layout().mesh, s.core_, s.subcore_, devices_ > 1 ? s.part_->device : -1);
 }
 
 void Machine::Stage(std::span<const ParamBuffer> params, bool in) {
@@ -751,10 +869,11 @@ void Machine::StagePart(const MachinePart& part, std::span<const ParamBuffer> pa
                        : param.space == MemorySpace::kSmem ? part.smem + i * part.smem_stride
                                                            : part.vmem + i * part.vmem_stride;
       uint8_t* where = arena + param.offset;
+      uint8_t* host = params[p].data + part.device * param.bytes();  // this chip's
       if (in) {
-        std::memcpy(where, params[p].data, static_cast<size_t>(param.bytes()));
+        std::memcpy(where, host, static_cast<size_t>(param.bytes()));
       } else {
-        std::memcpy(params[p].data, where, static_cast<size_t>(param.bytes()));
+        std::memcpy(host, where, static_cast<size_t>(param.bytes()));
       }
     }
   }
@@ -766,9 +885,9 @@ void Machine::StageSemaphores(std::span<const ParamBuffer> params, bool in) {
   for (size_t p = 0; p < layout_.params.size(); ++p) {
     if (!layout_.params[p].semaphore) continue;
     if (!in && layout_.params[p].direction == ParamDirection::kIn) continue;
-    auto* counts = reinterpret_cast<int32_t*>(params[p].data);
     for (const auto& s : subcores_) {
       const ParamLayout& param = s->layout().params[p];  // its part's semaphore numbering
+      auto* counts = reinterpret_cast<int32_t*>(params[p].data) + s->part_->device * param.num_elements();
       for (int64_t k = 0; k < param.num_elements(); ++k) {
         Semaphore& sem = s->sems_[static_cast<size_t>(param.offset + k)];
         if (in) {
@@ -898,11 +1017,12 @@ int Machine::PoisonOutParams(std::span<const ParamBuffer> params) {
     // (A buffer another parameter overlaps can be read through that one.)
     bool alone = Alone(params, p);
     for (const MachinePart& part : parts_) alone = alone && part.layout->params[p].write_only;
-    if (alone && deferred_poison_->Add(params[p].data, param.num_elements(), param.dtype)) {
+    int64_t count = param.num_elements() * devices_;  // every chip's
+    if (alone && deferred_poison_->Add(params[p].data, count, param.dtype)) {
       deferred_params_.push_back(p);
       continue;
     }
-    if (!PoisonInChunks(params[p].data, param.num_elements(), param.dtype)) return static_cast<int>(p);
+    if (!PoisonInChunks(params[p].data, count, param.dtype)) return static_cast<int>(p);
   }
   if (deferred_poison_->empty()) deferred_poison_ = nullptr;
   return -1;
@@ -957,11 +1077,13 @@ void Machine::AddSubcores(const MachinePart& part) {
     c.vmem = part.vmem + k * part.vmem_stride;
     c.smem = part.smem + k * part.smem_stride;
     c.vmem_shared = part.shared + core * part.shared_stride;
-    c.hbm = hbm_.data();
+    c.hbm = hbm_.data() + static_cast<size_t>(part.device) * layout_.params.size();
     c.core = core;
     c.subcore = subcore;
     c.num_cores = l.cores;
     c.num_subcores = l.subcores;
+    c.device = part.device;
+    c.num_devices = devices_;
     c.tick = SCJIT_TICK_PERIOD;
     c.checks = (options_.checks.bounds ? SCJIT_CHECK_BOUNDS : 0) | (options_.checks.any() ? SCJIT_CHECK_SORT_SIGN : 0);
     c.runtime = s.get();
@@ -1000,20 +1122,25 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
                            params.size()));
   }
   for (size_t p = 0; p < params.size(); ++p) {
-    if (params[p].bytes != layout_.params[p].bytes()) {
-      return param_error(Cat("parameter %", layout_.params[p].name, " needs ", layout_.params[p].bytes(),
-                             " bytes, got ", params[p].bytes));
+    int64_t per_device = layout_.params[p].bytes();
+    if (params[p].bytes != per_device * devices_) {
+      return param_error(Cat("parameter %", layout_.params[p].name, " needs ", per_device * devices_, " bytes",
+                             devices_ > 1 ? Cat(" (", per_device, " on each of ", devices_, " devices)") : "", ", got ",
+                             params[p].bytes));
     }
   }
   if (absl::Status s = CheckStacks(); !s.ok()) return s;
   if (absl::Status s = AllocateArenas(); !s.ok()) return s;
-  hbm_.assign(layout_.params.size(), nullptr);
-  hbm_bytes_.assign(layout_.params.size(), 0);
-  for (size_t p = 0; p < params.size(); ++p) {
-    const ParamLayout& param = layout_.params[p];
-    if (param.staged() || param.semaphore) continue;
-    hbm_[p] = params[p].data;
-    hbm_bytes_[p] = params[p].bytes;
+  size_t n_params = layout_.params.size();
+  hbm_.assign(n_params * static_cast<size_t>(devices_), nullptr);
+  hbm_bytes_.assign(hbm_.size(), 0);
+  for (int d = 0; d < devices_; ++d) {
+    for (size_t p = 0; p < n_params; ++p) {
+      const ParamLayout& param = layout_.params[p];
+      if (param.staged() || param.semaphore) continue;
+      hbm_[static_cast<size_t>(d) * n_params + p] = params[p].data + d * param.bytes();
+      hbm_bytes_[static_cast<size_t>(d) * n_params + p] = param.bytes();
+    }
   }
   read_only_.clear();
   for (size_t p = 0; p < params.size(); ++p) {
@@ -1079,7 +1206,7 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   stats.epochs = epochs;
   std::vector<int64_t> ops(std::size(kRuntimeOps), 0);
   for (const auto& s : subcores_) {
-    SubcoreStats per{s->core_, s->subcore_, s->dma_bytes_, 0, s->layout().mesh};
+    SubcoreStats per{s->core_, s->subcore_, s->dma_bytes_, 0, s->layout().mesh, s->part_->device};
     for (size_t k = 0; k < ops.size(); ++k) {
       ops[k] += s->ops_[k];
       per.ops += s->ops_[k];
@@ -1137,6 +1264,8 @@ absl::Status Machine::Settle() {
         t.sems_[e.sem].value += e.amount;
         t.sems_[e.sem].last_site = e.site;
         if (e.clock != nullptr) Join(sem_clock(e.target, e.sem), *e.clock);
+      } else if (e.kind == Effect::Kind::kRemoteDma) {
+        ApplyRemoteDma(*subcores_[i], e);
       } else if (e.kind == Effect::Kind::kSharedAdd) {
         Transfer(e.dma->dma, e.dma->indices.data());
         if (e.sem >= 0) {
@@ -1242,6 +1371,33 @@ absl::Status Machine::Settle() {
   return absl::OkStatus();
 }
 
+void Machine::ApplyRemoteDma(Subcore& from, const Effect& e) {
+  Subcore& to = *subcores_[static_cast<size_t>(e.target)];
+  const scjit_dma& d = e.dma->dma;
+  auto space = static_cast<MemorySpace>(d.dst.space);
+  if (OffCore(space) || space == MemorySpace::kVmemShared) {
+    // The init check learns the bytes hold values; deferred poison, that they
+    // are written.
+    MoveShared(d, e.dma->indices, nullptr, shared_init_.get(), OffCore(space) ? deferred_poison_.get() : nullptr);
+  } else {
+    Transfer(d);
+    if (to.local_ != nullptr) {
+      ForEachRun(d, nullptr, [&](uint8_t* dst, int64_t dst_stride, const uint8_t*, int64_t, int64_t n) {
+        for (int64_t k = 0; k < n; k += dst_stride == 1 ? n : 1) {
+          to.local_->MarkWritten(dst + k * dst_stride * d.elem_bytes, dst_stride == 1 ? n * d.elem_bytes : d.elem_bytes);
+        }
+      });
+    }
+  }
+  Semaphore& recv = to.sems_[static_cast<size_t>(e.sem)];
+  recv.value += e.amount;
+  recv.last_site = e.site;
+  if (e.clock != nullptr) Join(sem_clock(e.target, e.sem), *e.clock);
+  Semaphore& sent = from.sems_[static_cast<size_t>(e.send_sem)];
+  sent.value += e.amount;
+  sent.last_site = e.site;
+}
+
 std::vector<Machine::SharedBuffer> Machine::SharedBuffers() const {
   std::vector<SharedBuffer> out;
   auto all = static_cast<int>(subcores_.size());
@@ -1272,16 +1428,17 @@ absl::Status Machine::TrackSharedInit() {
   // `out` parameters in HBM, unless the caller passed the same array as
   // another parameter (then it holds that one's values), or no DMA reads them
   // (their poison is deferred: its bits tell the race check what is unwritten).
+  size_t n = layout_.params.size();
   for (size_t p = 0; p < hbm_.size(); ++p) {
-    if (hbm_[p] == nullptr || layout_.params[p].direction != ParamDirection::kOut) continue;
-    if (std::find(deferred_params_.begin(), deferred_params_.end(), p) != deferred_params_.end()) continue;
+    if (hbm_[p] == nullptr || layout_.params[p % n].direction != ParamDirection::kOut) continue;
+    if (std::find(deferred_params_.begin(), deferred_params_.end(), p % n) != deferred_params_.end()) continue;
     bool aliased = false;
     for (size_t q = 0; q < hbm_.size(); ++q) {
       aliased = aliased || (q != p && hbm_[q] != nullptr && hbm_[q] < hbm_[p] + hbm_bytes_[p] &&
                             hbm_[p] < hbm_[q] + hbm_bytes_[q]);
     }
     if (aliased) continue;
-    std::string what = Cat("the init check's state of %", layout_.params[p].name);
+    std::string what = Cat("the init check's state of %", layout_.params[p % n].name);
     if (absl::Status s = CheckHostMemory(hbm_bytes_[p] / 8, what); !s.ok()) return s;
     if (!shared_init_->AddRegion(hbm_[p], hbm_bytes_[p])) {
       return HostMemoryError(hbm_bytes_[p] / 8, what, "the host is out of memory");
@@ -1371,10 +1528,12 @@ Diagnostic Machine::RaceFinding(const SharedRace& race) {
 }
 
 std::string Machine::DescribeShared(uintptr_t byte) const {
+  size_t n = layout_.params.size();
   for (size_t p = 0; p < hbm_.size(); ++p) {
     auto base = reinterpret_cast<uintptr_t>(hbm_[p]);
     if (hbm_[p] == nullptr || byte < base || byte >= base + static_cast<uintptr_t>(hbm_bytes_[p])) continue;
-    const ParamLayout& param = layout_.params[p];
+    const ParamLayout& param = layout_.params[p % n];
+    std::string chip = devices_ > 1 ? Cat(" of device ", p / n) : "";
     int64_t element = static_cast<int64_t>(byte - base) / std::max(1, ByteWidth(param.dtype));
     std::string index;
     for (int d = static_cast<int>(param.shape.size()) - 1; d >= 0; --d) {
@@ -1382,13 +1541,14 @@ std::string Machine::DescribeShared(uintptr_t byte) const {
       index = Cat(element % size, index.empty() ? "" : ", ", index);
       element /= size;
     }
-    return param.shape.empty() ? Cat("%", param.name) : Cat("%", param.name, "[", index, "]");
+    return param.shape.empty() ? Cat("%", param.name, chip) : Cat("%", param.name, "[", index, "]", chip);
   }
   for (const MachinePart& part : parts_) {
     for (int c = 0; c < part.layout->cores; ++c) {
       auto base = reinterpret_cast<uintptr_t>(part.shared + c * part.shared_stride);
       if (byte < base || byte >= base + static_cast<uintptr_t>(part.layout->vmem_shared_bytes)) continue;
-      return Cat(part.layout->DescribeByte(MemorySpace::kVmemShared, static_cast<int64_t>(byte - base)), " of core ", c);
+      return Cat(part.layout->DescribeByte(MemorySpace::kVmemShared, static_cast<int64_t>(byte - base)), " of core ", c,
+                 devices_ > 1 ? Cat(" of device ", part.device) : "");
     }
   }
   return "shared memory";
@@ -1428,8 +1588,9 @@ void Machine::ReportDeadlock() {
   for (auto& sp : subcores_) {
     const Subcore& s = *sp;
     if (s.finished_) {
-      finished.push_back(s.layout().mesh == MeshKind::kScalar ? Cat("(core ", s.core_, ")")
-                                                         : Cat("(", s.core_, ", ", s.subcore_, ")"));
+      std::string chip = devices_ > 1 ? Cat("device ", s.part_->device, ", ") : "";
+      finished.push_back(s.layout().mesh == MeshKind::kScalar ? Cat("(", chip, "core ", s.core_, ")")
+                                                         : Cat("(", chip, s.core_, ", ", s.subcore_, ")"));
       continue;
     }
     const LaunchLayout& l = s.layout();

@@ -109,7 +109,10 @@ struct Semaphore {
 // An effect one subcore has on another, or on memory other subcores share,
 // applied between epochs.
 struct Effect {
-  enum class Kind : uint8_t { kSignal, kFetchAndAdd, kSharedAdd } kind = Kind::kSignal;
+  // kRemoteDma: a copy into the memory of `target`'s chip (`dma`'s destination
+  // already there), crediting `target`'s semaphore `sem` and the issuer's
+  // `send_sem` with `amount`.
+  enum class Kind : uint8_t { kSignal, kFetchAndAdd, kSharedAdd, kRemoteDma } kind = Kind::kSignal;
   int target = 0;  // global subcore index
   int sem = 0;     // kSharedAdd: the semaphore to credit, -1 for none
   int64_t amount = 0;    // signal increment, fetch_and_add value, or credit
@@ -118,6 +121,7 @@ struct Effect {
   std::shared_ptr<StartedDma> dma;  // kSharedAdd: an adding DMA into HBM/VMEM_SHARED
   int site = -1;                    // kSignal: the sem_signal
   std::shared_ptr<const Clock> clock;  // kSignal, race check: the signaller's clock
+  int send_sem = -1;                   // kRemoteDma
 };
 
 // One part of a launch (a kernel of one part has one): its layout and code, and
@@ -127,8 +131,9 @@ struct MachinePart {
   const LaunchLayout* layout = nullptr;
   KernelFn kernel = nullptr;
   const void* program = nullptr;  // scjit_ctx::program of its subcores (PartCode)
-  int index = 0;  // its position among the parts
-  int first = 0;  // the global index of its first subcore
+  int index = 0;   // its position among the kernel's parts
+  int device = 0;  // the chip it runs on (every chip runs every part)
+  int first = 0;   // the global index of its first subcore
   uint8_t* vmem = nullptr;
   uint8_t* smem = nullptr;
   uint8_t* shared = nullptr;
@@ -152,7 +157,7 @@ class Subcore {
   int32_t DmaStart(const scjit_dma& dma, int site);
   int32_t DmaWait(const scjit_dma& dma, int site);
   int32_t Copy(const scjit_dma& dma, int site);
-  int32_t SemSignal(int sem, int32_t n, int core, int subcore, int site);
+  int32_t SemSignal(int sem, int32_t n, int core, int subcore, int device, int site);
   int32_t SemWait(int sem, int32_t n, int site);
   int32_t SemRead(int sem, int site, int32_t* value);
   int32_t Barrier(int site);
@@ -172,6 +177,9 @@ class Subcore {
 
   enum class Wait : uint8_t { kNone, kTick, kBarrier, kSemWait, kDmaWait, kFetchAndAdd, kSemRead, kSharedAdd };
 
+  // Waits (as `wait`: a DMA's or a semaphore's) until semaphore `sem` holds
+  // `amount`, then takes it.
+  int32_t WaitFor(int sem, int64_t amount, Wait wait, int site);
   // Suspends until the machine resumes this subcore; returns the status to give
   // the kernel (kStatusCancelled when the launch stopped meanwhile).
   int32_t Park(Wait wait, int site);
@@ -196,6 +204,13 @@ class Subcore {
   // Returns true when it was handed over.
   bool Execute(const scjit_dma& dma, int site, int64_t credit, std::vector<int32_t>* indices, int sem, bool settling,
                const std::shared_ptr<SharedDma>& shared = nullptr);
+  // A copy to another chip (dma.device >= 0): checked here, moved at the next
+  // settle (Effect::kRemoteDma).
+  int32_t RemoteDmaStart(const scjit_dma& dma, int site);
+  // Init check of a remote copy's source: RT-INIT (and its status) when it
+  // reads bytes nothing wrote.
+  int32_t RemoteSourceWritten(const scjit_dma& dma, int site);
+
   // Moves pending DMAs of `s` (start order) until it holds, or will hold after
   // the next settle, `bytes` (or all).
   void Complete(int sem, int64_t bytes, bool settling = false);
@@ -276,10 +291,19 @@ class Machine {
   uint8_t* smem_of(int subcore) { return subcores_[subcore]->ctx.smem; }
   const Subcore& subcore(int i) const { return *subcores_[i]; }
   std::string SubcoreName(int i) const;
-  // True when every byte of `r` lies inside one kernel buffer: an HBM parameter,
-  // or an arena of subcore `subcore` (its VMEM, its SMEM, its core's shared of
-  // its part).
+  // True when every byte of `r` lies inside one kernel buffer: an HBM parameter
+  // of subcore `subcore`'s chip, or an arena of that subcore (its VMEM, its
+  // SMEM, its core's shared of its part).
   bool Contains(const scjit_ref& r, int elem_bytes, int subcore) const;
+  // The chips of the launch.
+  int devices() const { return devices_; }
+  // The subcore at the place of subcore `subcore` (same part, core and
+  // subcore) on chip `device`.
+  int Counterpart(int subcore, int device) const;
+  // Where the bytes `r` names in subcore `from`'s memory (an HBM parameter of
+  // its chip, or one of its arenas) lie for subcore `to`: false when `r` is not
+  // inside one buffer.
+  bool Rebase(const scjit_ref& r, int elem_bytes, int from, int to, uint8_t** base) const;
   // True when `site` has made a warning in an earlier epoch (read during epochs,
   // written only between them).
   bool Warned(int part, int site) const { return warned_sites_.contains({part, site}); }
@@ -304,6 +328,8 @@ class Machine {
   // Between epochs (SubcoreScheduler's settle): see scheduler.h.
   absl::Status Settle();
   void FinishSubcore(Subcore& s, int32_t status);
+  // Moves a remote copy's bytes and credits its two semaphores (between epochs).
+  void ApplyRemoteDma(Subcore& from, const Effect& e);
   void ReportDeadlock();
   // Race check between epochs: this epoch's DMAs against the live accesses.
   void CheckSharedAccesses();
@@ -356,6 +382,10 @@ class Machine {
   // checks on, or code compiled with them.
   MemoryPool::Block shadow_;
   int64_t memory_bytes_ = 0;
+  int devices_ = 1;
+  size_t parts_per_device_ = 1;
+  // Each parameter's buffer on each chip, chip-major (ctx->hbm of a subcore is
+  // its chip's row of layout_.params.size()).
   std::vector<uint8_t*> hbm_;
   std::vector<int64_t> hbm_bytes_;
   // One per subcore, for its race records; before every member that holds

@@ -71,7 +71,7 @@ TEST_F(CliTest, HelpListsTheOptions) {
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "usage: jit-run KERNEL.scir [options]");
   for (const char* option : {"--kernel", "--target", "--in", "--out", "--expect", "--engine", "-O", "--threads",
                              "--deterministic", "--seed", "--dma", "--check", "--unchecked", "--emit", "--time",
-                             "--repeat", "--report", "--cache-dir", "--explain", "--save-inputs",
+                             "--repeat", "--report", "--cache-dir", "--explain", "--save-inputs", "--devices",
                              "--target-info [CHIP]"}) {
     EXPECT_NE(r.out.find(std::string("\n  ") + option), std::string::npos) << option;
   }
@@ -99,6 +99,7 @@ TEST_F(CliTest, UsageErrorsExitTwo) {
       {"k.scir --deterministic --seed 3", "error[IO-USAGE]: --deterministic and --seed exclude each other\n"},
       {"a.scir b.scir", "error[IO-USAGE]: one kernel file is run at a time, got 'a.scir' and 'b.scir'\n"},
       {"--explain NOPE-1", "error[IO-USAGE]: unknown diagnostic code 'NOPE-1'\n"},
+      {"k.scir --devices", "error[IO-USAGE]: option '--devices' needs a value: --devices N|AXIS=N,...\n"},
   };
   for (const Case& c : cases) {
     CommandResult r = Run(c.args);
@@ -229,6 +230,39 @@ TEST_F(CliTest, RunsAKernelAndSummarizesItsOutputs) {
               "%o: int32 (32, 1024) = [1, 2, 3, 4, ..., 32765, 32766, 32767, 32768]")
         << target;
   }
+}
+
+// A kernel on a device mesh: one array per chip in and out, and --devices.
+TEST_F(CliTest, DevicesGiveEveryArrayALeadingChipAxis) {
+  CommandResult r = Run(Example("collective_permute.scir"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // y[d] = x[(d + 3) % 4] of iota over (4, 8, 128).
+  EXPECT_EQ(r.out.substr(0, r.out.find(" fnv1a64=")),
+            "%y: int32 (4, 8, 128) = [3072, 3073, 3074, 3075, ..., 3068, 3069, 3070, 3071]");
+  r = Run(Example("collective_permute.scir") + " --devices 2");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find(" fnv1a64=")),
+            "%y: int32 (2, 8, 128) = [1024, 1025, 1026, 1027, ..., 1020, 1021, 1022, 1023]");
+  r = Run(Example("collective_permute_2d.scir") + " --devices 8");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, std::string("error[IO-USAGE]: --devices 8 resizes the device axis of kernel @collective_permute_2d, which has "
+                   "2 device axes; name the axes and their sizes: --devices y=2,x=4\n") +
+                       kUsageHelp);
+  r = Run(Example("collective_permute_2d.scir") + " --devices y=3,x=2");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find(" = [")), "%o: int32 (6, 8, 128)");
+  r = Run(Example("collective_permute.scir") + " --devices x=0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, std::string("error[IO-USAGE]: --devices 'x=0': 'x=0' is not AXIS=SIZE with a size of 1 to 4096; give a count "
+                   "(4) or every axis and its size (y=2,x=4)\n") +
+                       kUsageHelp);
+  r = Run(Example("collective_permute.scir") + " --in x=zeros --out y=y.npy");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Run(Example("collective_permute.scir") + " --devices 2 --in x=y.npy");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            "error[IO-SHAPE]: shape mismatch for %x (hbm<8x128xi32> on each of 2 devices): the kernel expects (2, 8, "
+            "128), 'y.npy' has (4, 8, 128)");
 }
 
 TEST_F(CliTest, OutputsAndExpectations) {

@@ -45,8 +45,8 @@ VECTOR_KERNEL R"(  dma_start %x[0:16] -> %buf, %sem src_sem %sems[0]
 R"(k.scir:7:44: error[DMA-1]: ValueError: Either both or neither `src_sem` and `device_id` can be set.
     7 |   dma_start %x[0:16] -> %buf, %sem src_sem %sems[0]
       |                                            ^~~~~~~~
-note: `src_sem %sems[0]` makes this a remote copy (make_async_remote_copy), but .scir DMAs have no device id: every copy is local
-help: drop `src_sem`: a local copy signals only its destination semaphore
+note: `src_sem %sems[0]` makes this a remote copy (make_async_remote_copy), but it names no device
+help: name the target device (`{device = %d}` or its mesh coordinates), or drop `src_sem`: a local copy signals only its destination semaphore
 )",
 VECTOR_KERNEL R"(  dma_start %x[0:16] -> %buf, %sem
 }
@@ -1242,6 +1242,77 @@ note: %h : smem<i16> is a data ref; its int16 dtype passes Pallas' check (it is 
 help: pass a `sem` semaphore
 )",
 VECTOR_KERNEL R"(  %r = sem_read %rs : i32
+}
+)"},
+{"Dma6SendSemNotRef",
+R"(kernel @k(in %x: hbm<64xi32>, out %o: hbm<64xi32>)
+    mesh scalar(cores = 1)
+    devices(x = 2)
+    scratch(%send: dma_sem, %recv: dma_sem)
+{
+  %me = axis_index x : i32
+  dma_start %x -> %o, %recv src_sem %me {device = 1}
+}
+)",
+R"(k.scir:7:37: error[DMA-6]: ValueError: DMA source semaphore must be a Ref.
+    7 |   dma_start %x -> %o, %recv src_sem %me {device = 1}
+      |                                     ^~~
+note: the send semaphore %me is a scalar value (i32), not a ref
+help: pass a DMA semaphore ref, e.g. `src_sem %send`
+)",
+R"(kernel @k(in %x: hbm<64xi32>, out %o: hbm<64xi32>)
+    mesh scalar(cores = 1)
+    devices(x = 2)
+    scratch(%send: dma_sem, %recv: dma_sem)
+{
+  dma_start %x -> %o, %recv src_sem %send {device = 1}
+  dma_wait %x -> %o, %recv src_sem %send {device = 1}
+}
+)"},
+{"Dma15RemoteScatter",
+R"(kernel @k(in %x: hbm<64xi32>, out %o: hbm<64xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    devices(x = 2)
+    scratch(%buf: vmem<16xi32>, %ids: vmem<16xi32>, %send: dma_sem, %recv: dma_sem)
+{
+  dma_start %buf -> %o[idx(%ids)], %recv src_sem %send {x = 1}
+}
+)",
+R"(k.scir:6:21: error[DMA-15]: NotImplementedError: Scatter/gather to or from a remote device via `pltpu.async_copy` is not supported
+    6 |   dma_start %buf -> %o[idx(%ids)], %recv src_sem %send {x = 1}
+      |                     ^~~~~~~~~~~~~
+note: the destination %o[idx(%ids)] is indexed by an idx(...) list and the copy goes to another device
+help: gather or scatter locally, then copy the rows to the other device with a plain remote copy
+)",
+R"(kernel @k(in %x: hbm<64xi32>, out %o: hbm<64xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    devices(x = 2)
+    scratch(%buf: vmem<16xi32>, %ids: vmem<16xi32>, %send: dma_sem, %recv: dma_sem)
+{
+  dma_start %buf -> %o[0:16], %recv src_sem %send {x = 1}
+}
+)"},
+{"Dev6DeviceIdRank",
+R"(kernel @k(in %x: hbm<64xi32>, out %o: hbm<64xi32>)
+    mesh scalar(cores = 1)
+    devices(y = 2, x = 2)
+    scratch(%rs: sem)
+{
+  sem_signal %rs, 1 {device = [1]}
+}
+)",
+R"(k.scir:6:22: error[DEV-6]: ValueError: Number of device ids must match the number of mesh axes, but got 1 ids for a 2D mesh.
+    6 |   sem_signal %rs, 1 {device = [1]}
+      |                      ^~~~~~
+note: kernel @k's device mesh has 2 axes
+help: give 2 coordinates in the order of the 'devices' clause, or name the axes: `{y = %i}`
+)",
+R"(kernel @k(in %x: hbm<64xi32>, out %o: hbm<64xi32>)
+    mesh scalar(cores = 1)
+    devices(y = 2, x = 2)
+    scratch(%rs: sem)
+{
+  sem_signal %rs, 1 {device = [1, 0]}
 }
 )"},
 {"Dev3SubcoreOnScalarMesh",

@@ -62,6 +62,12 @@ absl::Status SetKernel(CliOptions& o, std::string_view, std::string_view v) {
   return absl::OkStatus();
 }
 
+absl::Status SetDevices(CliOptions& o, std::string_view, std::string_view v) {
+  if (v.empty()) return Usage("option '--devices' needs a count such as 4, or axes such as y=2,x=4");
+  o.devices = std::string(v);  // checked by the compiler against the kernel's mesh
+  return absl::OkStatus();
+}
+
 absl::Status SetTarget(CliOptions& o, std::string_view, std::string_view v) {
   if (FindTarget(v) == nullptr) return Usage(Cat("unknown target '", v, "'; expected one of ", TargetNames()));
   o.target = std::string(v);
@@ -220,6 +226,10 @@ constexpr OptionSpec kOptions[] = {
     {"--kernel", true, false, true, "@NAME", "the kernel to run when the file holds several", SetKernel},
     {"--target", true, false, true, "CHIP", "v5p, v6e, v7x (default), v8i or v8t; overrides the file's target",
      SetTarget},
+    {"--devices", true, false, true, "N|AXIS=N,...",
+     "the device mesh: N chips on the kernel's one device axis, or every axis and its size (y=2,x=4); overrides "
+     "the file's `devices` clause",
+     SetDevices},
     {"--in", true, true, true, "NAME=SOURCE",
      "an input: FILE.npy, zeros, ones, iota, random[:SEED], randint:LO:HI[:SEED] or fill:VALUE (default iota)",
      AddBinding},

@@ -23,6 +23,7 @@ struct CliOptions {
   std::string kernel_file;
   std::optional<std::string> kernel_name;  // without '@'
   std::string target;  // "": the file's, else v7x
+  std::string devices;  // CompileOptions::devices: "": the file's device mesh
   std::vector<Binding> inputs, outputs, expects;
   Engine engine = Engine::kJit;  // scjit/compiler.h
   int opt_level = 2;

@@ -334,6 +334,7 @@ int Main(int argc, char** argv) {
   CompileOptions compile;
   compile.kernel = options.kernel_name.value_or("");
   compile.target = options.target;
+  compile.devices = options.devices;
   compile.opt_level = options.opt_level;
   compile.checks = *checks;
   compile.engine = options.engine;

@@ -167,6 +167,7 @@ void PrintOps() {
       case AttrKind::kString: kind = "string"; break;
       case AttrKind::kI32: kind = "i32 value or literal"; break;
       case AttrKind::kIntList: kind = "list of integers"; break;
+      case AttrKind::kDeviceId: kind = "i32 value or literal, or a list of them"; break;
     }
     std::cout << "| `" << a->name << "` | " << kind << " | " << (a->where == AttrWhere::kOp ? "ops" : "kernel")
               << " | " << Cell(a->summary) << " |\n";

@@ -61,6 +61,9 @@ std::string EngineNameList();
 struct CompileOptions {
   std::string kernel;      // the kernel to compile ("@name" or "name"); "": the file's only one
   std::string target;      // "v7x", ...; "": the file's `target`, else v7x
+  // The device mesh, overriding the kernel's `devices` clause: "4" resizes its
+  // one device axis, "y=2,x=4" names every axis and its size; "": the file's.
+  std::string devices;
   int opt_level = 2;       // 0-3
   // The run-time checks the code carries (bounds checks of indices are compiled
   // in; without them indices are clamped) and its launches' default.

@@ -38,9 +38,11 @@ struct ParamInfo {
   // and credit it (so a later launch can wait for them).
   bool semaphore = false;
   DType dtype = DType::kI32;
+  // The array a launch binds to it: the parameter's shape, with a leading
+  // axis of one entry per chip when the kernel has a device mesh (`devices`).
   std::vector<int64_t> shape;
   MemorySpace space = MemorySpace::kHbm;
-  std::string type;  // as written in .scir: "hbm<4096x128xi32>"
+  std::string type;  // as written in .scir: "hbm<4096x128xi32>" (and " on each of 4 devices")
   // For an integer parameter whose values the kernel uses as indices (idx(...)
   // lists of indirect DMAs and pipeline blocks, gather/scatter index vectors):
   // the smallest dimension size they index, and the ref it belongs to (without
@@ -88,6 +90,7 @@ class Kernel {
   MeshKind mesh() const;
   int cores() const;
   int subcores() const;                  // per core (1 on a scalar mesh)
+  int devices() const;                   // chips of its device mesh (1 without one)
   std::span<const ParamInfo> params() const;
   // The parameter named `name` (with or without '%'), or null.
   const ParamInfo* param(std::string_view name) const;

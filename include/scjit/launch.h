@@ -95,6 +95,7 @@ struct SubcoreStats {
   int64_t ops = 0;        // runtime ops it executed
   // Its mesh: a kernel of several meshes (MPMD) has vector and scalar subcores.
   MeshKind mesh = MeshKind::kVector;
+  int device = 0;  // its chip (0 without a device mesh)
 };
 
 struct LaunchStats {
@@ -105,7 +106,7 @@ struct LaunchStats {
   // (dma, semaphore, barrier, atomic, print).
   std::map<std::string, int64_t> ops;
   std::map<std::string, int64_t> ops_by_class;
-  std::vector<SubcoreStats> per_subcore;  // in (core, subcore) order, part after part
+  std::vector<SubcoreStats> per_subcore;  // in (core, subcore) order, part after part, chip after chip
   int subcores = 0;  // in the whole mesh
   int threads = 0;   // host threads the launch used
   int64_t epochs = 0;

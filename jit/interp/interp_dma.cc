@@ -82,8 +82,10 @@ IndexList MakeIndexList(Exec& x, const IndexEntry& e) {
 }
 
 int32_t IssueDma(Exec& x, DmaFn fn, const Ref& src, const Ref& dst, int32_t sem, bool add, const Type* sem_type,
-                 int site) {
+                 int site, RemoteCopy remote) {
   scjit_dma dma{};
+  dma.send_sem = remote.send_sem;
+  dma.device = remote.device;
   FillRef(&dma.src, src);
   FillRef(&dma.dst, dst);
   dma.elem_bytes = ByteWidth(dst.element);
@@ -137,12 +139,14 @@ std::vector<int64_t> Squeezed(const std::vector<int64_t>& sizes) {
 // DmaRuns: unit by unit of the elements, element by element in row-major
 // order, one runtime transfer per run of equally spaced units on both sides.
 int32_t DmaRuns(Exec& x, DmaFn fn, const Op& op, const Ref& src, const Ref& dst, int32_t sem, const Type* sem_type,
-                int site) {
+                int site, RemoteCopy remote) {
   int unit = std::min(src.UnitBytes(), dst.UnitBytes());
   int per = ByteWidth(dst.element) / unit;
   ElementType e = per > 1 ? IntOfBytes(unit) : dst.element;
   int64_t n = dst.count();
-  auto issue = [&](const Ref& a, const Ref& b) { return IssueDma(x, fn, a, b, sem, op.dma_add, sem_type, site); };
+  auto issue = [&](const Ref& a, const Ref& b) {
+    return IssueDma(x, fn, a, b, sem, op.dma_add, sem_type, site, remote);
+  };
   if (fn == scjit_rt_dma_wait) {  // only the byte count matters
     return issue(Run(src, e, src.ptr, n * per, 0), Run(dst, e, dst.ptr, n * per, 0));
   }
@@ -227,8 +231,17 @@ int32_t ExecDma(Exec& x, const Op& op) {
   DmaFn fn = op.kind == OpKind::kDmaStart ? scjit_rt_dma_start : op.kind == OpKind::kDmaWait ? scjit_rt_dma_wait
                                                                                             : scjit_rt_copy;
   const Type* sem_type = ops.size() > 2 ? &ops[2].value->type : nullptr;
-  if (src.chain != nullptr || dst.chain != nullptr) return DmaRuns(x, fn, op, src, dst, sem_index, sem_type, site);
-  return IssueDma(x, fn, src, dst, sem_index, op.dma_add, sem_type, site);
+  RemoteCopy remote;
+  if (op.has_src_sem) {
+    Ref send;
+    if (int32_t s = x.View(ops[3], site, &send); s != 0) return s;
+    remote.send_sem = static_cast<int32_t>(send.sem);
+  }
+  if (int32_t s = x.TargetDevice(op, site, &remote.device); s != 0) return s;
+  if (src.chain != nullptr || dst.chain != nullptr) {
+    return DmaRuns(x, fn, op, src, dst, sem_index, sem_type, site, remote);
+  }
+  return IssueDma(x, fn, src, dst, sem_index, op.dma_add, sem_type, site, remote);
 }
 
 // ------------------------------------------------------------------------------------
@@ -317,7 +330,9 @@ int32_t ExecSync(Exec& x, const Op& op) {
       const Attribute* subcore = op.FindAttr("subcore");
       auto c = core != nullptr ? static_cast<int32_t>(x.Scalar(core->value.operand)) : -1;
       auto sc = subcore != nullptr ? static_cast<int32_t>(x.Scalar(subcore->value.operand)) : -1;
-      return scjit_rt_sem_signal(x.ctx, index, n, c, sc, site);
+      int32_t device = -1;
+      if (int32_t s = x.TargetDevice(op, site, &device); s != 0) return s;
+      return scjit_rt_sem_signal(x.ctx, index, n, c, sc, device, site);
     }
     case OpKind::kBarrier:
       return scjit_rt_barrier(x.ctx, site);

@@ -83,6 +83,38 @@ int32_t Exec::ReportBounds(int site, int what, int dim, int64_t index, int64_t l
   return scjit_rt_bounds_error(ctx, site, what, dim, index, limit);
 }
 
+int32_t Exec::DeviceCoordinate(int axis) const {
+  const KernelDef& k = *program.kernel;
+  return static_cast<int32_t>((ctx->device / k.device_stride(axis)) % k.device_axes()[static_cast<size_t>(axis)].size);
+}
+
+int32_t Exec::TargetDevice(const Op& op, int site, int32_t* device) {
+  const KernelDef& k = *program.kernel;
+  DeviceTarget t = DeviceTargetOf(op, k);
+  auto checked = [&](const Operand& o, int64_t limit, int dim, int64_t* v) {
+    *v = static_cast<int32_t>(Scalar(o));
+    return CheckIndex(v, limit, SCJIT_BOUNDS_DEVICE, dim, site);
+  };
+  *device = -1;
+  if (t.form == DeviceTarget::Form::kLogical) {
+    int64_t v = 0;
+    if (int32_t s = checked(*t.logical, k.device_count(), -1, &v); s != 0) return s;
+    *device = static_cast<int32_t>(v);
+  } else if (t.form == DeviceTarget::Form::kMesh) {
+    int64_t id = 0;
+    for (size_t axis = 0; axis < t.coords.size(); ++axis) {
+      int a = static_cast<int>(axis);
+      int64_t c = DeviceCoordinate(a);
+      if (t.coords[axis] != nullptr) {
+        if (int32_t s = checked(*t.coords[axis], k.device_axes()[axis].size, a, &c); s != 0) return s;
+      }
+      id += c * k.device_stride(a);
+    }
+    *device = static_cast<int32_t>(id);
+  }
+  return 0;
+}
+
 int32_t Exec::CheckIndex(int64_t* index, int64_t limit, int what, int dim, int site) {
   if (static_cast<uint64_t>(*index) < static_cast<uint64_t>(limit)) return 0;
   if (int32_t s = ReportBounds(site, what, dim, *index, limit); s != 0) return s;
@@ -262,7 +294,11 @@ absl::Status PrepareGrid(Builder& b, const Op& op) {
 
 int32_t ExecGrid(Exec& x, const Op& op) {
   int32_t v = 0;
-  if (op.kind == OpKind::kAxisIndex || op.kind == OpKind::kAxisSize) {
+  if (op.axis == MeshAxis::kDevice && (op.kind == OpKind::kAxisIndex || op.kind == OpKind::kAxisSize)) {
+    int axis = x.program.kernel->FindDeviceAxis(op.device_axis);
+    v = op.kind == OpKind::kAxisSize ? static_cast<int32_t>(x.program.kernel->device_axes()[static_cast<size_t>(axis)].size)
+                                     : x.DeviceCoordinate(axis);
+  } else if (op.kind == OpKind::kAxisIndex || op.kind == OpKind::kAxisSize) {
     bool core = op.axis == MeshAxis::kCore;
     v = op.kind == OpKind::kAxisIndex ? (core ? x.ctx->core : x.ctx->subcore)
                                       : (core ? x.ctx->num_cores : x.ctx->num_subcores);

@@ -199,6 +199,11 @@ class Exec {
   // bounds-checked as the emitter's (a strided slice's last element inside).
   int32_t Slice(const IndexEntry& e, int64_t size, int dim, int site, int64_t* start, int64_t* n);
   int32_t ReportBounds(int site, int what, int dim, int64_t index, int64_t limit);
+  // The logical id of the device `op` addresses (-1: none), its coordinates
+  // checked as the emitter's TargetDevice (interp_refs.cc).
+  int32_t TargetDevice(const Op& op, int site, int32_t* device);
+  // This subcore's coordinate on device axis `axis`.
+  int32_t DeviceCoordinate(int axis) const;
 
   // --- Memory (interp_memory.cc) -------------------------------------------------------
   // One access of the kernel to elements of `r` at `addrs` (each r's element
@@ -284,8 +289,13 @@ IndexList MakeIndexList(Exec& x, const IndexEntry& e);
 // Issues a DMA between two strided views (interp_dma.cc): a descriptor as the
 // emitter fills it, and `fn` (scjit_rt_dma_start, _wait or _copy).
 using DmaFn = int32_t (*)(scjit_ctx*, const scjit_dma*, int32_t);
+// A remote copy's send semaphore and target device (-1, -1: a local copy).
+struct RemoteCopy {
+  int32_t send_sem = -1;
+  int32_t device = -1;
+};
 int32_t IssueDma(Exec& x, DmaFn fn, const Ref& src, const Ref& dst, int32_t sem, bool add,
-                 const Type* sem_type, int site);
+                 const Type* sem_type, int site, RemoteCopy remote = {});
 
 }  // namespace scjit::interp
 

@@ -190,6 +190,10 @@ KernelInfo PlanKernel(const Module& module, const KernelDef& kernel, TargetId ta
   l.lanes = t.lanes;
   l.mesh = kernel.mesh.kind;
   l.cores = static_cast<int>(kernel.mesh.cores.value_or(t.cores));
+  for (const DeviceAxis& a : kernel.device_axes()) {
+    l.device_axes.push_back(a.name);
+    l.device_shape.push_back(a.size);
+  }
   l.subcores = kernel.mesh.kind == MeshKind::kScalar ? 1 : static_cast<int>(kernel.mesh.subcores.value_or(t.subcores));
 
   Planner planner(info, kernel);

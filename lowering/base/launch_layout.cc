@@ -57,7 +57,7 @@ Diagnostic LaunchLayout::SiteDiagnostic(DiagId id, int site, std::initializer_li
 
 namespace {
 
-constexpr uint32_t kLayoutVersion = 7;
+constexpr uint32_t kLayoutVersion = 8;
 
 void Put(Writer& w, const Location& l) {
   w.Put<int32_t>(l.line);
@@ -112,6 +112,8 @@ void PutLayout(Writer& w, const LaunchLayout& l) {
   w.Put<int32_t>(l.cores);
   w.Put<int32_t>(l.subcores);
   w.Put<int32_t>(l.lanes);
+  w.Put(l.device_axes);
+  w.Put(l.device_shape);
   w.Put<uint64_t>(l.params.size());
   for (const ParamLayout& p : l.params) {
     w.Put(p.name);
@@ -166,6 +168,12 @@ void PutLayout(Writer& w, const LaunchLayout& l) {
 
 }  // namespace
 
+int LaunchLayout::devices() const {
+  int64_t n = 1;
+  for (int64_t d : device_shape) n *= d;
+  return static_cast<int>(n);
+}
+
 std::string Serialize(const LaunchLayout& l) {
   Writer w;
   w.Put(kLayoutVersion);
@@ -181,7 +189,14 @@ bool GetLayout(Reader& r, LaunchLayout* out, int depth) {
   int32_t cores = 0, subcores = 0, lanes = 0, semaphores = 0;
   bool ok = r.Get(&l.kernel) && r.Get(&l.file) &&
             GetEnum(r, &l.target, kTargetCount) && GetEnum(r, &l.mesh, 2) && r.Get(&cores) && r.Get(&subcores) &&
-            r.Get(&lanes);
+            r.Get(&lanes) && r.Get(&l.device_axes) && r.Get(&l.device_shape) &&
+            l.device_axes.size() == l.device_shape.size();
+  int64_t devices = 1;
+  for (int64_t d : l.device_shape) {
+    ok = ok && d >= 1 && d <= kMaxLaunchDevices;
+    devices = ok ? devices * d : 1;
+    ok = ok && devices <= kMaxLaunchDevices;
+  }
   ok = ok && GetList(r, &l.params, [&](ParamLayout* p) {
          uint8_t semaphore = 0, write_only = 0, read_only = 0;
          int64_t bound = 0;  // 0: none

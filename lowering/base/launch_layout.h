@@ -24,6 +24,9 @@
 
 namespace scjit {
 
+// The most devices (chips) one launch emulates.
+inline constexpr int64_t kMaxLaunchDevices = 4096;
+
 // Byte alignment of every arena slot (a cache line; also AVX-512 vector width).
 inline constexpr int64_t kSlotAlign = 64;
 
@@ -101,6 +104,11 @@ struct LaunchLayout {
   int cores = 1;
   int subcores = 1;  // per core; 1 on a scalar mesh
   int lanes = 16;
+  // The kernel's device mesh (`devices(y = 2, x = 4)`): axis names and sizes,
+  // major first; empty for one device. Every device runs every part, and each
+  // parameter has one buffer per device (a leading device axis).
+  std::vector<std::string> device_axes;
+  Shape device_shape;
 
   std::vector<ParamLayout> params;
   int64_t vmem_bytes = 0;         // per subcore
@@ -125,6 +133,8 @@ struct LaunchLayout {
   std::vector<LaunchLayout> more_parts;
 
   int subcores_total() const { return cores * subcores; }
+  // The devices of a launch (the product of device_shape).
+  int devices() const;
   // Every part's layout, this one first.
   std::vector<const LaunchLayout*> Parts() const;
   // "barrier at k.scir:12:3".

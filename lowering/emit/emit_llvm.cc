@@ -516,6 +516,8 @@ Descriptor Emitter::NewDma(const RefVal& src, const RefVal& dst, llvm::Value* se
   dma.Set(field(DmaField::kDtype), I32(static_cast<int>(dst.element)));
   dma.Set(field(DmaField::kSem), sem);
   dma.Set(field(DmaField::kAdd), I32(add ? 1 : 0));
+  dma.Set(field(DmaField::kSendSem), I32(-1));  // a local copy (IssueDma sets a remote one's)
+  dma.Set(field(DmaField::kDevice), I32(-1));
   return dma;
 }
 
@@ -666,6 +668,13 @@ absl::Status Emitter::EmitOp(const Op& op) {
 }
 
 absl::Status Emitter::EmitGridOp(const Op& op) {
+  if (op.axis == MeshAxis::kDevice && (op.kind == OpKind::kAxisIndex || op.kind == OpKind::kAxisSize)) {
+    int axis = kernel_.FindDeviceAxis(op.device_axis);
+    if (axis < 0) return Unsupported(kernel_, op, Cat("the unknown axis '", op.device_axis, "'"));
+    Set(op.results[0], op.kind == OpKind::kAxisSize ? I32(kernel_.device_axes()[static_cast<size_t>(axis)].size)
+                                                    : DeviceCoordinate(axis));
+    return absl::OkStatus();
+  }
   if (op.kind == OpKind::kAxisIndex || op.kind == OpKind::kAxisSize) {
     bool core = op.axis == MeshAxis::kCore;
     CtxField field = op.kind == OpKind::kAxisIndex ? (core ? CtxField::kCore : CtxField::kSubcore)

@@ -154,10 +154,50 @@ absl::Status Emitter::EmitDma(const Op& op) {
   return IssueDma(op, *src, *dst, sem, site);
 }
 
+llvm::Value* Emitter::DeviceCoordinate(int axis) {
+  const DeviceAxis& a = kernel_.device_axes()[static_cast<size_t>(axis)];
+  llvm::Value* above = b_.CreateUDiv(Ctx(CtxField::kDevice), I32(kernel_.device_stride(axis)));
+  return b_.CreateURem(above, I32(a.size));
+}
+
+llvm::Value* Emitter::TargetDevice(const Op& op, int site) {
+  DeviceTarget t = DeviceTargetOf(op, kernel_);
+  auto checked = [&](const Operand& o, int64_t limit, int dim) {
+    llvm::Value* v = b_.CreateSExt(ValueOf(o), b_.getInt64Ty());
+    return b_.CreateTrunc(CheckIndex(v, I64(limit), SCJIT_BOUNDS_DEVICE, dim, site), b_.getInt32Ty());
+  };
+  switch (t.form) {
+    case DeviceTarget::Form::kLocal:
+      return I32(-1);
+    case DeviceTarget::Form::kLogical:
+      return checked(*t.logical, kernel_.device_count(), -1);
+    case DeviceTarget::Form::kMesh:
+      break;
+  }
+  // DEV-6 (an SC rule) has made sure a listed id has one coordinate per axis.
+  llvm::Value* id = I32(0);
+  for (size_t axis = 0; axis < t.coords.size(); ++axis) {
+    int a = static_cast<int>(axis);
+    llvm::Value* c = t.coords[axis] != nullptr ? checked(*t.coords[axis], kernel_.device_axes()[axis].size, a)
+                                               : DeviceCoordinate(a);
+    id = b_.CreateAdd(id, b_.CreateMul(c, I32(kernel_.device_stride(a))));
+  }
+  return id;
+}
+
 absl::Status Emitter::IssueDma(const Op& op, const RefVal& src, const RefVal& dst, llvm::Value* sem, int site) {
   Descriptor dma = NewDma(src, dst, sem, op.dma_add);
   const Type* sem_type = op.operands.size() > 2 ? &op.operands[2].value->type : nullptr;
   if (absl::Status s = FillIndirect(op, dma, src, dst, sem_type); !s.ok()) return s;
+  // A remote copy: the chip its destination is on, and its send semaphore.
+  llvm::Value* send_sem = I32(-1);
+  if (op.has_src_sem) {
+    absl::StatusOr<RefVal> s = View(op, op.operands[3], site);
+    if (!s.ok()) return s.status();
+    send_sem = s->ptr;
+  }
+  dma.Set({static_cast<unsigned>(DmaField::kSendSem)}, send_sem);
+  dma.Set({static_cast<unsigned>(DmaField::kDevice)}, TargetDevice(op, site));
   RuntimeFn fn = op.kind == OpKind::kDmaStart  ? RuntimeFn::kDmaStart
                  : op.kind == OpKind::kDmaWait ? RuntimeFn::kDmaWait
                                                : RuntimeFn::kCopy;
@@ -188,7 +228,8 @@ absl::Status Emitter::EmitSync(const Op& op) {
       const Attribute* subcore = op.FindAttr("subcore");
       CallChecked(RuntimeFn::kSemSignal, {ctx_arg_, sem->ptr, ValueOf(ops[1]),
                                           core != nullptr ? ValueOf(core->value.operand) : I32(-1),
-                                          subcore != nullptr ? ValueOf(subcore->value.operand) : I32(-1), I32(site)});
+                                          subcore != nullptr ? ValueOf(subcore->value.operand) : I32(-1),
+                                          TargetDevice(op, site), I32(site)});
       return absl::OkStatus();
     }
     case OpKind::kBarrier:

@@ -238,6 +238,11 @@ class Emitter {
   absl::StatusOr<RefVal> View(const Op& op, const Operand& o, int site);
   // `index` must lie in [0, limit) (unsigned); returns it, or its clamp.
   llvm::Value* CheckIndex(llvm::Value* index, llvm::Value* limit, int what, int dim, int site);
+  // The logical id (i32) of the device `op` addresses, its coordinates checked
+  // against the device mesh; -1 when it names none (emit_memory.cc).
+  llvm::Value* TargetDevice(const Op& op, int site);
+  // This subcore's coordinate on device axis `axis` (i32).
+  llvm::Value* DeviceCoordinate(int axis);
   // With bounds checks on, calls scjit_rt_bounds_error(ctx, args()...) on a
   // cold path unless `ok` holds (the kernel returns a non-zero status).
   void ReportUnless(llvm::Value* ok, const std::function<std::vector<llvm::Value*>()>& args);

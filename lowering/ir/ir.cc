@@ -83,7 +83,14 @@ std::optional<CmpPredicate> PredicateFromName(std::string_view name) {
   return std::nullopt;
 }
 
-std::string_view AxisName(MeshAxis a) { return a == MeshAxis::kCore ? "core" : "subcore"; }
+std::string_view AxisName(MeshAxis a) {
+  switch (a) {
+    case MeshAxis::kCore: return "core";
+    case MeshAxis::kSubcore: return "subcore";
+    case MeshAxis::kDevice: return "device";
+  }
+  return "";
+}
 
 
 const Attribute* Op::FindAttr(std::string_view attr) const {
@@ -112,6 +119,54 @@ const Attribute* KernelDef::FindAttribute(std::string_view attr) const {
     if (a.name == attr) return &a;
   }
   return nullptr;
+}
+
+int KernelDef::FindDeviceAxis(std::string_view name) const {
+  const std::vector<DeviceAxis>& axes = device_axes();
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (axes[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int64_t KernelDef::device_count() const {
+  int64_t n = 1;
+  for (const DeviceAxis& a : device_axes()) n *= a.size;
+  return n;
+}
+
+int64_t KernelDef::device_stride(int axis) const {
+  const std::vector<DeviceAxis>& axes = device_axes();
+  int64_t stride = 1;
+  for (size_t i = static_cast<size_t>(axis) + 1; i < axes.size(); ++i) stride *= axes[i].size;
+  return stride;
+}
+
+DeviceTarget DeviceTargetOf(const Op& op, const KernelDef& k) {
+  DeviceTarget t;
+  if (const Attribute* a = op.FindAttr("device")) {
+    t.loc = a->loc;
+    if (a->value.kind == AttrValue::Kind::kList) {
+      t.form = DeviceTarget::Form::kMesh;
+      t.listed = true;
+      for (const AttrValue& e : a->value.list) t.coords.push_back(&e.operand);
+    } else {
+      t.form = DeviceTarget::Form::kLogical;
+      t.logical = &a->value.operand;
+    }
+    return t;
+  }
+  for (const Attribute& a : op.attrs) {
+    int axis = k.FindDeviceAxis(a.name);
+    if (axis < 0) continue;
+    if (t.form == DeviceTarget::Form::kLocal) {
+      t.form = DeviceTarget::Form::kMesh;
+      t.loc = a.loc;
+      t.coords.assign(k.device_axes().size(), nullptr);
+    }
+    t.coords[static_cast<size_t>(axis)] = &a.value.operand;
+  }
+  return t;
 }
 
 bool KernelDef::layout_passes() const {

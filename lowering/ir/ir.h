@@ -90,7 +90,8 @@ std::vector<OpKind> OpsWhere(const std::function<bool(const OpInfo&)>& pred);
 std::vector<OpKind> OpsOf(OpFamily family);
 
 // Attribute kinds (attrs.def).
-enum class AttrKind : uint8_t { kInt, kBool, kString, kI32, kIntList };
+// kDeviceId: an i32 (a logical device id) or a list of them (mesh coordinates).
+enum class AttrKind : uint8_t { kInt, kBool, kString, kI32, kIntList, kDeviceId };
 enum class AttrWhere : uint8_t { kOp, kKernel };
 struct AttrInfo {
   std::string_view name;
@@ -198,7 +199,9 @@ enum class CmpPredicate : uint8_t { kEq, kNe, kLt, kLe, kGt, kGe };
 std::string_view PredicateName(CmpPredicate p);
 std::optional<CmpPredicate> PredicateFromName(std::string_view name);
 
-enum class MeshAxis : uint8_t { kCore, kSubcore };
+// kDevice: an axis of the kernel's device mesh (`devices(...)`), named by
+// Op::device_axis.
+enum class MeshAxis : uint8_t { kCore, kSubcore, kDevice };
 std::string_view AxisName(MeshAxis a);
 
 // `const` payload: one literal (scalar), or `dense<...>` elements (one = splat).
@@ -261,6 +264,8 @@ class Op {
   // Form-specific payloads.
   CmpPredicate predicate = CmpPredicate::kEq;  // kCmp
   MeshAxis axis = MeshAxis::kCore;             // kAxis
+  std::string device_axis;                     // kAxis on MeshAxis::kDevice: its name
+  Location axis_loc;                           // kAxis: the axis name
   ConstValue constant;                         // kConst
   std::string text;                            // kPrint: the format string; kCheck: the message
   bool dma_add = false;                        // kDma: `add`
@@ -289,6 +294,15 @@ struct Mesh {
   Location loc, cores_loc, subcores_loc;
 };
 
+// One axis of a kernel's device mesh (`devices(y = 2, x = 4)`, shard_map's
+// mesh): the chips a launch runs on, major axis first.
+inline constexpr int64_t kMaxDevices = 4096;  // devices of one kernel's mesh
+struct DeviceAxis {
+  std::string name;
+  int64_t size = 1;
+  Location loc;
+};
+
 // A kernel is one or more parts (MPMD, language.md §5 "Kernels of several
 // meshes"): each a mesh, its scratch and a body run by every subcore of that
 // mesh, all parts in one launch sharing the parameters. The first part is the
@@ -303,6 +317,8 @@ struct KernelDef {
   std::vector<Value*> scratch;
   std::vector<Attribute> attributes;
   Location attributes_loc;
+  std::vector<DeviceAxis> devices;  // the first part's `devices` clause (none: one device)
+  Location devices_loc;
   Region body;
   std::vector<std::unique_ptr<Value>> values;  // every value of the kernel
 
@@ -318,6 +334,12 @@ struct KernelDef {
   const Attribute* FindAttribute(std::string_view name) const;
   // `layout_passes` (default true, as Pallas' needs_layout_passes).
   bool layout_passes() const;
+  // The device mesh (the first part's): its axes, the axis named `name` (-1:
+  // none), how many devices, and an axis' stride in the row-major logical id.
+  const std::vector<DeviceAxis>& device_axes() const { return first != nullptr ? first->devices : devices; }
+  int FindDeviceAxis(std::string_view name) const;
+  int64_t device_count() const;
+  int64_t device_stride(int axis) const;
   Value* NewValue(std::string name, Type type, Location loc, Value::Kind kind);
 };
 
@@ -331,6 +353,20 @@ struct Module {
 
   const KernelDef* FindKernel(std::string_view name) const;
 };
+
+// The device an op addresses (its `device` attribute or device-axis attributes,
+// language.md §12): this one (kLocal), a logical id (`device = %d`, Pallas'
+// DeviceIdType.LOGICAL), or mesh coordinates (`device = [%y, %x]` in axis order,
+// or by axis name, `{x = %n}`, where an axis not named is this device's own
+// coordinate: Pallas' tuple and dict forms).
+struct DeviceTarget {
+  enum class Form : uint8_t { kLocal, kLogical, kMesh } form = Form::kLocal;
+  const Operand* logical = nullptr;    // kLogical
+  std::vector<const Operand*> coords;  // kMesh: the list as written, or one per axis (null: own)
+  bool listed = false;                 // kMesh written as a list
+  Location loc;                        // the first attribute that names it
+};
+DeviceTarget DeviceTargetOf(const Op& op, const KernelDef& k);
 
 // The ref a chain of views (view, view_bitcast, view_reshape) of `v` starts from.
 const Value* ViewRoot(const Value* v);

@@ -166,6 +166,7 @@ class Parser {
   bool ParseTarget();
   bool ParseKernel();
   bool ParseMesh(KernelDef& k);
+  bool ParseDevices(KernelDef& k);
   bool ParsePart(KernelDef& k);
   bool ParseFurtherPart(KernelDef& k);
   bool ParseNamedRefList(std::vector<Value*>* out, Value::Kind kind);
@@ -537,6 +538,9 @@ bool Parser::ParsePart(KernelDef& k) {
       seen_scratch = true;
       Advance();
       if (!ParseNamedRefList(&k.scratch, Value::Kind::kScratch)) return false;
+    } else if (AtIdent("devices") && k.first == nullptr) {
+      if (k.devices_loc.valid()) duplicate("devices");
+      if (!ParseDevices(k)) return false;
     } else if (AtIdent("attributes") && k.first == nullptr) {
       if (seen_attrs) duplicate("attributes");
       seen_attrs = true;
@@ -545,7 +549,7 @@ bool Parser::ParsePart(KernelDef& k) {
       if (!At(Tok::kLBrace)) return SyntaxError("'{' and the kernel's attributes");
       if (!ParseAttrDict(&k.attributes)) return false;
     } else {
-      return SyntaxError(k.first == nullptr ? "'mesh', 'scratch', 'attributes' or '{'" : "'scratch' or '{'");
+      return SyntaxError(k.first == nullptr ? "'mesh', 'devices', 'scratch', 'attributes' or '{'" : "'scratch' or '{'");
     }
   }
   return ParseRegion(&k.body);
@@ -596,6 +600,27 @@ bool Parser::ParseMesh(KernelDef& k) {
     return false;
   }
   return true;
+}
+
+// `devices(y = 2, x = 4)`: the kernel's device mesh, major axis first. Names
+// and sizes are checked by the verifier.
+bool Parser::ParseDevices(KernelDef& k) {
+  k.devices_loc = Loc(tok_);
+  Advance();  // 'devices'
+  if (!Expect(Tok::kLParen, "'('")) return false;
+  return ParseListUntil(Tok::kRParen, [&] {
+    if (!At(Tok::kIdent)) return SyntaxError("a device axis name such as x");
+    DeviceAxis axis;
+    axis.name = std::string(tok_.text);
+    axis.loc = Loc(tok_);
+    Advance();
+    if (!Expect(Tok::kEqual, "'='")) return false;
+    if (!At(Tok::kInt)) return SyntaxError("an integer");
+    axis.size = tok_.int_value;
+    Advance();
+    k.devices.push_back(std::move(axis));
+    return true;
+  });
 }
 
 // `(%a: type, %b: type)` defining values of `kind` in the current scope.
@@ -872,12 +897,16 @@ bool Parser::ParseGeneric(Op* op, std::vector<Type>* types, bool has_results) {
     op->predicate = *p;
     Advance();
   } else if (info.syntax == Syntax::kAxis) {
+    op->axis_loc = Loc(tok_);
     if (AtIdent("core")) {
       op->axis = MeshAxis::kCore;
     } else if (AtIdent("subcore")) {
       op->axis = MeshAxis::kSubcore;
+    } else if (At(Tok::kIdent)) {
+      op->axis = MeshAxis::kDevice;  // the verifier looks the name up in `devices`
+      op->device_axis = std::string(tok_.text);
     } else {
-      return SyntaxError("'core' or 'subcore'");
+      return SyntaxError("'core', 'subcore' or a device axis name");
     }
     Advance();
   }

@@ -128,6 +128,10 @@ class Printer {
       if (!args.empty()) Append(&out, "(", Join(args, [](const std::string& s) { return s; }), ")");
       out += '\n';
     }
+    if (!k.devices.empty()) {
+      Append(&out, "    devices(", Join(k.devices, [](const DeviceAxis& a) { return Cat(a.name, " = ", a.size); }),
+             ")\n");
+    }
     if (!k.scratch.empty()) {
       Append(&out, "    scratch(", Join(k.scratch, [](const Value* v) {
                return Cat("%", v->name, ": ", v->type.ToString());
@@ -212,7 +216,9 @@ class Printer {
 
   void PrintGeneric(const Op& op) {
     if (op.info().syntax == Syntax::kCmp) Append(&out, " ", PredicateName(op.predicate));
-    if (op.info().syntax == Syntax::kAxis) Append(&out, " ", AxisName(op.axis));
+    if (op.info().syntax == Syntax::kAxis) {
+      Append(&out, " ", op.axis == MeshAxis::kDevice ? std::string_view(op.device_axis) : AxisName(op.axis));
+    }
     if (op.kind == OpKind::kYield && !op.map_entries.empty()) {
       Append(&out, " ", Join(op.map_entries, PrintEntry));
     }

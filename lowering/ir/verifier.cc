@@ -86,6 +86,7 @@ class Verifier {
   // --- Kernels and regions -------------------------------------------------------
   void VerifyKernel(KernelDef& k);
   void VerifyParts(const KernelDef& k);
+  void VerifyDevices(const KernelDef& k);
   void VerifyRegion(Region& r);
   void VerifyOp(Op& op);
   bool VerifyArity(Op& op);
@@ -230,6 +231,7 @@ void Verifier::VerifyKernel(KernelDef& k) {
       Detail(DiagId::kIrKernel, v->loc, HostNotAllocated(Cat("scratch %", v->name)));
     }
   }
+  VerifyDevices(k);
   if (k.mesh.cores && *k.mesh.cores < 1) {
     Detail(DiagId::kIrKernel, k.mesh.cores_loc, Cat("a mesh needs at least one core, got ", *k.mesh.cores));
   }
@@ -239,6 +241,34 @@ void Verifier::VerifyKernel(KernelDef& k) {
   }
   VerifyAttrList(k.attributes, nullptr);
   VerifyRegion(k.body);
+}
+
+// The device mesh: named axes other than the mesh's own, of at least one
+// device each, kMaxDevices in all.
+void Verifier::VerifyDevices(const KernelDef& k) {
+  if (k.devices_loc.valid() && k.devices.empty()) {
+    Detail(DiagId::kIrKernel, k.devices_loc, "a 'devices' clause names at least one axis, such as devices(x = 2)");
+  }
+  int64_t count = 1;
+  for (size_t i = 0; i < k.devices.size(); ++i) {
+    const DeviceAxis& a = k.devices[i];
+    if (a.name == "core" || a.name == "subcore") {
+      Detail(DiagId::kIrKernel, a.loc,
+             Cat("a device axis cannot be named '", a.name, "': that is an axis of the subcore mesh"));
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (k.devices[j].name == a.name) Detail(DiagId::kIrKernel, a.loc, Cat("device axis '", a.name, "' is given twice"));
+    }
+    if (a.size < 1) {
+      Detail(DiagId::kIrKernel, a.loc, Cat("device axis '", a.name, "' needs at least one device, got ", a.size));
+      return;
+    }
+    if (a.size > kMaxDevices || count * a.size > kMaxDevices) {
+      Detail(DiagId::kIrLimit, a.loc, Cat("a device mesh has at most ", kMaxDevices, " devices"));
+      return;
+    }
+    count *= a.size;
+  }
 }
 
 // A kernel of several parts (MPMD): each part names its mesh, at most one part
@@ -397,7 +427,14 @@ bool Verifier::VerifyAttrList(std::vector<Attribute>& attrs, const Op* op) {
       continue;
     }
     const AttrInfo* info = FindAttrInfo(a.name);
-    bool accepted = info != nullptr && (op != nullptr ? op->info().AcceptsAttr(a.name)
+    // A device axis of the kernel names a coordinate of the target device
+    // (Pallas' device_id dict: {"x": i}) where `device` is accepted.
+    static constexpr AttrInfo kDeviceAxisAttr{"", AttrKind::kI32, AttrWhere::kOp, ""};
+    if (op != nullptr && op->info().AcceptsAttr("device") && kernel_ != nullptr &&
+        kernel_->FindDeviceAxis(a.name) >= 0) {
+      info = &kDeviceAxisAttr;
+    }
+    bool accepted = info != nullptr && (op != nullptr ? info == &kDeviceAxisAttr || op->info().AcceptsAttr(a.name)
                                                       : info->where == AttrWhere::kKernel);
     if (!accepted) {
       std::string_view list = op != nullptr ? op->info().attrs : std::string_view("layout_passes");
@@ -435,6 +472,21 @@ bool Verifier::VerifyAttrList(std::vector<Attribute>& attrs, const Op* op) {
         }
         want = "an i32 scalar";
         break;
+      case AttrKind::kDeviceId: {
+        // The values' dtype is checked by the SC rules (SEM-5).
+        auto scalar = [&](AttrValue& e) {
+          if (e.kind != AttrValue::Kind::kOperand) return false;
+          if (e.operand.kind == Operand::Kind::kInt) {
+            e.operand.literal_type = Type::Scalar(ElementType::kI32);
+            return true;
+          }
+          return e.operand.is_value() && (!Known(e.operand) || e.operand.value->type.is_scalar());
+        };
+        kind_ok = v.kind == AttrValue::Kind::kList ? !v.list.empty() : scalar(v);
+        for (AttrValue& e : v.list) kind_ok = kind_ok && scalar(e);
+        want = "an i32 scalar (a logical device id) or a list of them (mesh coordinates)";
+        break;
+      }
       case AttrKind::kIntList:
         kind_ok = v.kind == AttrValue::Kind::kList;
         for (const AttrValue& e : v.list) {
@@ -455,6 +507,15 @@ bool Verifier::VerifyAttrList(std::vector<Attribute>& attrs, const Op* op) {
     };
     if (op->kind == OpKind::kPack || op->kind == OpKind::kUnpack) require("format");
     if (op->kind == OpKind::kFetchAndAdd) require("subcore");
+    // One form of device id: `device = ...` or the device axes by name.
+    const Attribute* device = op->FindAttr("device");
+    for (const Attribute& a : attrs) {
+      if (device == nullptr || kernel_ == nullptr || kernel_->FindDeviceAxis(a.name) < 0) continue;
+      ok = Detail(DiagId::kIrAttr, a.loc,
+                  Cat(owner, " names its device twice: by 'device' and by the device axis '", a.name,
+                      "'; give either a device id or the axes' coordinates"));
+      break;
+    }
   }
   return ok;
 }
@@ -1394,6 +1455,16 @@ void Verifier::VerifyGridQuery(Op& op) {
       return;
     }
     TypeLiteral(op, axis, Type::Scalar(ElementType::kI32));
+  }
+  if (op.info().syntax == Syntax::kAxis && op.axis == MeshAxis::kDevice && kernel_->FindDeviceAxis(op.device_axis) < 0) {
+    std::string axes = "core, subcore";
+    for (const DeviceAxis& a : kernel_->device_axes()) Append(&axes, ", ", a.name);
+    Diagnostic& d = Report(DiagId::kIrOperand, op.axis_loc,
+                           {{"op", std::string(op.name())},
+                            {"detail", Cat("names axis '", op.device_axis,
+                                           "', which is neither a mesh axis nor a device axis of kernel @",
+                                           kernel_->name)}});
+    d.help = Cat("the kernel's axes are: ", axes, " (device axes come from its 'devices' clause)");
   }
   CheckResult(op, 0, Type::Scalar(ElementType::kI32));
 }

@@ -8,9 +8,10 @@
 //   `%r[...]` is one more `.at[...]`. A ref reached through views is a Pallas
 //   TransformedRef; a parameter, scratch or alloc used directly is a plain Ref.
 //   A `select_ref` result is a multi-ref TransformedRef (pl.select_ref).
-// - `dma_start a -> b, %s` is `pltpu.async_copy(a, b, s)` (`src_sem` makes it a
-//   `make_async_remote_copy` without a device id), `dma_wait` its `.wait()`,
-//   `copy` is `pltpu.sync_copy`.
+// - `dma_start a -> b, %s` is `pltpu.async_copy(a, b, s)`; with `src_sem %t`
+//   and a device id (`{device = ...}` or device axes by name) it is
+//   `make_async_remote_copy(a, b, t, s, device_id)`. `dma_wait` is its
+//   `.wait()`, `copy` is `pltpu.sync_copy`.
 // - `idx(%v)` in the first entry of an indexer is the indirect (gather/scatter)
 //   offset list of sc_lowering.py::_extract_indirect_offsets_from_indices.
 // - Errors of a ref transform are reported at the view op that makes it, once;
@@ -378,13 +379,33 @@ std::string KindWord(const Type& t) {
   return "a ref";
 }
 
-std::optional<Violation> SrcSemWithoutDevice(const Ctx& c) {  // DMA-1
-  if (!c.op.has_src_sem || c.op.operands.size() < 4) return std::nullopt;
+// A remote copy (make_async_remote_copy) has both a send semaphore and a
+// device id; a local one neither.
+std::optional<Violation> SrcSemAndDevice(const Ctx& c) {  // DMA-1
+  DeviceTarget t = DeviceTargetOf(c.op, c.kernel);
+  bool device = t.form != DeviceTarget::Form::kLocal;
+  if (c.op.has_src_sem == device) return std::nullopt;
+  if (c.op.has_src_sem) {
+    const Operand& s = c.op.operands[3];
+    return Violation{DiagId::kDma1, s.loc, {},
+                     Cat("`src_sem ", Print(s), "` makes this a remote copy (make_async_remote_copy), but it names no "
+                         "device"),
+                     "name the target device (`{device = %d}` or its mesh coordinates), or drop `src_sem`: a local "
+                     "copy signals only its destination semaphore"};
+  }
+  return Violation{DiagId::kDma1, t.loc, {},
+                   "the device id makes this a remote copy (make_async_remote_copy), which also needs a send semaphore",
+                   "add `src_sem %send`: a dma_sem of this subcore that the copy credits with the bytes it sent"};
+}
+
+std::optional<Violation> SrcSemNotRef(const Ctx& c) {  // DMA-6
+  if (!c.op.has_src_sem) return std::nullopt;
   const Operand& s = c.op.operands[3];
-  return Violation{DiagId::kDma1, s.loc, {},
-                   Cat("`src_sem ", Print(s), "` makes this a remote copy (make_async_remote_copy), but .scir DMAs have "
-                       "no device id: every copy is local"),
-                   "drop `src_sem`: a local copy signals only its destination semaphore"};
+  const Type& t = s.value->type;
+  if (t.is_memory()) return std::nullopt;
+  return Violation{DiagId::kDma6, s.loc, {},
+                   Cat("the send semaphore ", Print(s), " is ", KindWord(t), " (", t.ToString(), "), not a ref"),
+                   "pass a DMA semaphore ref, e.g. `src_sem %send`"};
 }
 
 std::optional<Violation> NegativePriority(const Ctx& c) {  // DMA-3
@@ -422,6 +443,17 @@ std::optional<Violation> StartSemShape(const Ctx& c) {  // DMA-5
                    Cat("index the semaphore array down to one semaphore, e.g. `", Print(s), "[0]`")};
 }
 
+// The send semaphore, as the destination one (Pallas checks both in
+// _dma_start_abstract_eval).
+std::optional<Violation> SrcSemShape(const Ctx& c) {  // DMA-5
+  if (!c.op.has_src_sem || !c.op.operands[3].value->type.is_memory()) return std::nullopt;
+  const Operand& s = c.op.operands[3];
+  if (s.view.rank() == 0) return std::nullopt;
+  return Violation{DiagId::kDma5, s.loc, {{"dst_sem_shape", s.view.ShapeRepr()}},
+                   Cat("the send semaphore ", Described(s), " is ", s.view.is_ref() ? "a data ref" : "an array"),
+                   "pass one DMA semaphore, e.g. `src_sem %send` or `src_sem %sends[%i]`"};
+}
+
 std::optional<Violation> WaitSemNotRef(const Ctx& c) {  // DMA-7
   const Operand& s = SemOperand(c.op);
   if (s.value->type.is_memory()) return std::nullopt;
@@ -440,6 +472,72 @@ std::optional<Violation> WaitSemNotDma(const Ctx& c) {  // DMA-8
                                           ", not a DMA semaphore (Pallas' message says \"regular semaphore\" for any "
                                           "non-DMA dtype)"),
                    ""};
+}
+
+// `.wait()` of a remote copy waits its send semaphore too (wait_send: dma_wait
+// with the semaphores swapped), which must then be a DMA semaphore.
+std::optional<Violation> WaitSendSemNotDma(const Ctx& c) {  // DMA-8
+  if (!c.op.has_src_sem || !c.op.operands[3].value->type.is_memory()) return std::nullopt;
+  const Operand& s = c.op.operands[3];
+  const Type& t = s.value->type;
+  if (t.is_semaphore() && t.semaphore_kind() == SemaphoreKind::kDma) return std::nullopt;
+  return Violation{DiagId::kDma8, s.loc, {},
+                   Cat("the send semaphore ", Described(s), " is ",
+                       t.is_semaphore() ? "a regular semaphore" : Cat("a data ref of dtype ", DtypeOf(t))),
+                   ""};
+}
+
+// A ref operand whose first index, or that of a view it is made from, is an
+// `idx(...)` list.
+bool Indirect(const Operand& o) {
+  for (const Operand* at = &o; at != nullptr;) {
+    if (!at->index.empty() && at->index[0].kind == IndexEntry::Kind::kIndirect) return true;
+    const Op* def = DefOf(at->value);
+    at = def != nullptr && def->kind == K::kView ? &def->operands[0] : nullptr;
+  }
+  return false;
+}
+
+std::optional<Violation> RemoteIndirect(const Ctx& c) {  // DMA-15
+  if (DeviceTargetOf(c.op, c.kernel).form == DeviceTarget::Form::kLocal) return std::nullopt;
+  for (int i = 0; i < 2; ++i) {
+    const Operand& o = c.op.operands[static_cast<size_t>(i)];
+    if (!o.value->type.is_memory() || !Indirect(o)) continue;
+    return Violation{DiagId::kDma15, o.loc, {},
+                     Cat("the ", i == 0 ? "source " : "destination ", Print(o),
+                         " is indexed by an idx(...) list and the copy goes to another device"),
+                     ""};
+  }
+  return std::nullopt;
+}
+
+// A mesh-coordinate device id gives one coordinate per device axis.
+std::optional<Violation> DeviceIdRank(const Ctx& c) {  // DEV-6
+  DeviceTarget t = DeviceTargetOf(c.op, c.kernel);
+  size_t axes = c.kernel.device_axes().size();
+  if (!t.listed || t.coords.size() == axes) return std::nullopt;
+  return Violation{DiagId::kDev6, t.loc, {{"len(device_ids)", Cat(t.coords.size())}, {"len(mesh_strides)", Cat(axes)}},
+                   Cat("kernel @", c.kernel.name, "'s device mesh has ", axes, axes == 1 ? " axis" : " axes",
+                       axes == 0 ? " (no 'devices' clause)" : ""),
+                   axes == 0 ? std::string("drop `device`, or give the kernel a device mesh: `devices(x = 2)`")
+                             : Cat("give ", axes, axes == 1 ? " coordinate" : " coordinates", " in the order of the 'devices' clause, or name the axes: `{",
+                                   c.kernel.device_axes()[0].name, " = %i}`")};
+}
+
+// The values of a device id are i32 (Pallas: device_id leaves).
+std::optional<Violation> DeviceCoordDtype(const Ctx& c) {  // SEM-5
+  DeviceTarget t = DeviceTargetOf(c.op, c.kernel);
+  std::vector<const Operand*> leaves = t.coords;
+  if (t.logical != nullptr) leaves.push_back(t.logical);
+  for (const Operand* o : leaves) {
+    if (o == nullptr || !o->is_value()) continue;
+    const Type& type = o->value->type;
+    if (type.element() == ElementType::kI32) continue;
+    return Violation{DiagId::kSem5, o->loc, {{"aval.dtype", Dtype(type.element())}},
+                     Cat("the device id ", Print(*o), " is ", type.ToString()),
+                     Cat("`convert` ", Print(*o), " to i32 first")};
+  }
+  return std::nullopt;
 }
 
 // --- DMA: _prepare_dma_refs (sc_lowering.py) --------------------------------------------
@@ -1244,19 +1342,25 @@ const std::vector<OpKind> kSemOps = OpsOf(OpFamily::kSemaphore);
 const std::vector<OpRule> kRules = {
     // dma_start: AsyncCopyDescriptor, _dma_start_abstract_eval. copy (sync_copy)
     // starts then waits one internal DMA semaphore.
-    {DiagId::kDma1, {K::kDmaStart}, SrcSemWithoutDevice},
+    {DiagId::kDma1, {K::kDmaStart, K::kDmaWait}, SrcSemAndDevice},
+    {DiagId::kDev6, {K::kDmaStart, K::kDmaWait}, DeviceIdRank},
+    {DiagId::kSem5, {K::kDmaStart, K::kDmaWait}, DeviceCoordDtype},
     {DiagId::kDma3, {K::kDmaStart}, NegativePriority},
     {DiagId::kDma4, {K::kDmaStart, K::kCopy}, OperandsNotRefs},
     {DiagId::kDma5, {K::kDmaStart}, StartSemShape},
+    {DiagId::kDma6, {K::kDmaStart, K::kDmaWait}, SrcSemNotRef},
+    {DiagId::kDma5, {K::kDmaStart}, SrcSemShape},
     // dma_wait: _dma_wait_abstract_eval.
     {DiagId::kDma7, {K::kDmaWait}, WaitSemNotRef},
     {DiagId::kDma8, {K::kDmaWait}, WaitSemNotDma},
+    {DiagId::kDma8, {K::kDmaWait}, WaitSendSemNotDma},
     // Lowering: _prepare_dma_refs (directions, indirect offsets, transforms).
     {DiagId::kDma9,
      kDmas,
      PrepareDmaRefs,
      {DiagId::kDma10, DiagId::kDma11, DiagId::kDma12, DiagId::kDma13, DiagId::kDma18, DiagId::kDma19, DiagId::kDma20,
       DiagId::kDma21, DiagId::kDma22, DiagId::kXf1, DiagId::kXf9}},
+    {DiagId::kDma15, {K::kDmaStart, K::kDmaWait}, RemoteIndirect},
     // Mosaic's verifier: tpu.enqueue_dma / wait_dma2 / enqueue_indirect_dma / ...
     {DiagId::kGen3, kDmas, MosaicDma},
     // The indirect DMAs of a pipeline's indirect(L) blocks, as the DMAs above.
@@ -1275,6 +1379,8 @@ const std::vector<OpRule> kRules = {
     {DiagId::kSem3, kSemOps, SemKind},
     {DiagId::kSem4, {K::kSemSignal}, SignalValueDtype},
     {DiagId::kSem5, {K::kSemSignal}, DeviceIdDtype},
+    {DiagId::kSem5, {K::kSemSignal}, DeviceCoordDtype},
+    {DiagId::kDev6, {K::kSemSignal}, DeviceIdRank},
     {DiagId::kDev3, {K::kSemSignal}, UnknownDeviceAxis},
     {DiagId::kSem6, {K::kSemWait}, WaitValueDtype},
     {DiagId::kSem8, {K::kSemWait}, NonDecrementingWait},

@@ -110,6 +110,7 @@ class Kernel:
     mesh = property(lambda self: self._compiled.mesh)            # "vector" | "scalar"
     cores = property(lambda self: self._compiled.cores)
     subcores = property(lambda self: self._compiled.subcores)    # per core
+    devices = property(lambda self: self._compiled.devices)      # chips of its device mesh (1 without one)
     times = property(lambda self: self._compiled.times)          # compile times (ms), cache_hit
     warnings = property(lambda self: list(self._compiled.warnings))
 
@@ -192,7 +193,8 @@ class Kernel:
 
 
 def compile(source: str | os.PathLike, kernel: str | None = None, target: str | None = None, opt_level: int = 2,
-            checks: str = "all", cache_dir: str | os.PathLike | None = None, engine: str = "jit") -> Kernel:
+            checks: str = "all", cache_dir: str | os.PathLike | None = None, engine: str = "jit",
+            devices: int | str | None = None) -> Kernel:
     """Compiles one kernel of a .scir file (a path) or of .scir text.
 
     Args:
@@ -208,6 +210,9 @@ def compile(source: str | os.PathLike, kernel: str | None = None, target: str | 
       engine: what runs the kernel: "jit" (LLVM's ORC JIT) or "interp" (the
         interpreter of the verified IR, the JIT's reference: the same results,
         slower; docs/interpreter.md).
+      devices: the device mesh, overriding the kernel's `devices` clause: a
+        count (4) resizes its one device axis, "y=2,x=4" names every axis and
+        its size; None: the file's.
     Raises:
       CompileError (the kernel is rejected), InputError (a file that cannot be
       read, a bad option), UnsupportedError.
@@ -222,7 +227,7 @@ def compile(source: str | os.PathLike, kernel: str | None = None, target: str | 
     if cache_dir is None:
         cache_dir = os.environ.get("SCJIT_CACHE_DIR", "")
     compiled = _check(_COMPILER.compile(name, text, kernel or "", target or "", opt_level, checks,
-                                        os.fspath(cache_dir), engine))
+                                        os.fspath(cache_dir), engine, "" if devices is None else str(devices)))
     return Kernel(compiled)
 
 

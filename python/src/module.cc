@@ -37,7 +37,7 @@ Failure FailureOf(const absl::Status& status) {
 
 py::object Compile(Compiler& compiler, const std::string& name, const std::string& text, const std::string& kernel,
                    const std::string& target, int opt_level, const std::string& checks, const std::string& cache_dir,
-                   const std::string& engine) {
+                   const std::string& engine, const std::string& devices) {
   absl::StatusOr<Checks> parsed = Checks::Parse(checks);
   if (!parsed.ok()) return py::cast(FailureOf(parsed.status()));
   std::optional<Engine> e = EngineFromName(engine);
@@ -49,6 +49,7 @@ py::object Compile(Compiler& compiler, const std::string& name, const std::strin
   options.engine = *e;
   options.kernel = kernel;
   options.target = target;
+  options.devices = devices;
   options.opt_level = opt_level;
   options.checks = *parsed;
   options.cache_dir = cache_dir;
@@ -216,6 +217,7 @@ PYBIND11_MODULE(_scjit, m) {
   py::class_<SubcoreStats>(m, "SubcoreStats")
       .def_readonly("core", &SubcoreStats::core)
       .def_readonly("subcore", &SubcoreStats::subcore)
+      .def_readonly("device", &SubcoreStats::device)
       .def_readonly("dma_bytes", &SubcoreStats::dma_bytes)
       .def_readonly("ops", &SubcoreStats::ops)
       .def_property_readonly("mesh", [](const SubcoreStats& s) { return s.mesh == MeshKind::kVector ? "vector" : "scalar"; });
@@ -241,6 +243,7 @@ PYBIND11_MODULE(_scjit, m) {
       .def_property_readonly("mesh", [](const Kernel& k) { return k.mesh() == MeshKind::kVector ? "vector" : "scalar"; })
       .def_property_readonly("cores", &Kernel::cores)
       .def_property_readonly("subcores", &Kernel::subcores)
+      .def_property_readonly("devices", &Kernel::devices)
       .def_property_readonly("params",
                              [](const Kernel& k) { return std::vector<ParamInfo>(k.params().begin(), k.params().end()); })
       .def_property_readonly("times", &Kernel::times)
@@ -254,7 +257,7 @@ PYBIND11_MODULE(_scjit, m) {
   py::class_<Compiler>(m, "Compiler")
       .def(py::init<>())
       .def("compile", &Compile, py::arg("name"), py::arg("text"), py::arg("kernel"), py::arg("target"),
-           py::arg("opt_level"), py::arg("checks"), py::arg("cache_dir"), py::arg("engine"))
+           py::arg("opt_level"), py::arg("checks"), py::arg("cache_dir"), py::arg("engine"), py::arg("devices"))
       .def_property_readonly("cache_stats", [](const Compiler& c) {
         Compiler::CacheStats s = c.cache_stats();
         py::dict d;

@@ -248,3 +248,17 @@ def test_many_threads_compile_and_launch_at_once():
     for t in threads:
         t.join()
     assert errors == []
+
+
+def test_a_kernel_on_several_chips_takes_one_array_per_chip():
+    k = scjit.compile(ROOT / "examples" / "collective_permute.scir")
+    assert k.devices == 4 and k.params[0].shape == (4, 8, 128)
+    assert k.params[0].type == "hbm<8x128xi32> on each of 4 devices"
+    x = np.arange(4 * 8 * 128, dtype=np.int32).reshape(4, 8, 128) * 3
+    np.testing.assert_array_equal(k(x), np.roll(x, 1, axis=0))
+    with pytest.raises(scjit.InputError) as e:
+        k(x[0])
+    assert "the kernel expects (4, 8, 128)" in str(e.value)
+    k2 = scjit.compile(ROOT / "examples" / "collective_permute.scir", devices=2)
+    assert k2.devices == 2 and k2.params[1].shape == (2, 8, 128)
+    np.testing.assert_array_equal(k2(x[:2]), x[1::-1])
