@@ -454,6 +454,57 @@ void BM_SegmentSum_Native(benchmark::State& state) {
 }
 BENCHMARK(BM_SegmentSum_Native)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// --- Many chips: a 64-chip all-to-all of embedding rows (issue #15) -------------------
+
+constexpr int kChips = 64, kBlockFloats = 16 * 128;
+constexpr int64_t kAllToAllBytes = int64_t{kChips} * kChips * kBlockFloats * 4;  // each chip's x, moved once
+
+std::vector<float> AllToAllInput() {
+  std::vector<float> x(static_cast<size_t>(kChips) * kChips * kBlockFloats);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 8191) - 4095.0f;
+  return x;
+}
+
+// y[j, s] = x[s, j]: what every chip receives, block by block.
+void AllToAllNative(const float* x, float* y) {
+  for (int j = 0; j < kChips; ++j) {
+    for (int s = 0; s < kChips; ++s) {
+      std::memcpy(y + (static_cast<size_t>(j) * kChips + s) * kBlockFloats,
+                  x + (static_cast<size_t>(s) * kChips + j) * kBlockFloats, kBlockFloats * sizeof(float));
+    }
+  }
+}
+
+void BM_AllToAll64_Emulated(benchmark::State& state) {
+  auto kernel = Compiled("all_to_all_64.scir", CheckedRun(state), EngineOf(state));
+  std::vector<float> x = AllToAllInput(), y(x.size()), want(x.size());
+  AllToAllNative(x.data(), want.data());
+  std::vector<Buffer> params = Buffers(kernel, {x.data(), y.data()});
+  LaunchOptions options = RunOptionsOf(state);
+  for (auto _ : state) {
+    absl::StatusOr<LaunchResult> r = kernel.Launch(params, options);
+    if (!r.ok() || r->failed()) state.SkipWithError("launch failed");
+    if (r.ok()) CheckDmaBytes(state, *r, kAllToAllBytes);
+  }
+  if (y != want) state.SkipWithError("wrong result");
+  state.SetBytesProcessed(state.iterations() * kAllToAllBytes);
+  state.counters["remote_dmas"] = kChips * kChips * 2;
+}
+BENCHMARK(BM_AllToAll64_Emulated)
+    ->Args({1, 0, 0})->Args({2, 0, 0})->Args({1, 1, 0})
+    ->ArgNames({"threads", "checked", "interp"})->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_AllToAll64_Native(benchmark::State& state) {
+  std::vector<float> x = AllToAllInput(), y(x.size());
+  for (auto _ : state) {
+    AllToAllNative(x.data(), y.data());
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * kAllToAllBytes);
+}
+BENCHMARK(BM_AllToAll64_Native)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // --- Indirect DMAs: the guide's gather and a scatter-add of rows (v7x, 2 x 16) -------
 
 constexpr int kRowTable = 4096, kRowWidth = 128, kRowIndices = 131072;

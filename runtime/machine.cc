@@ -322,11 +322,44 @@ int32_t Subcore::RemoteDmaStart(const scjit_dma& dma, int site) {
   e.site = site;
   e.dma = std::make_shared<StartedDma>(moved, site, credit);
   if (machine_->clocks() != nullptr) {  // what this subcore knows arrives with the bytes
+    e.dma->shared = RemoteRecord(moved, site);
     e.clock = std::make_shared<const Clock>(clock());
     TickClock();
   }
   outbox_.push_back(std::move(e));
   return 0;
+}
+
+// The race check's record of a remote copy: its accesses to memory subcores
+// share, from its start to the tick its receiver learns of it through %recv
+// (the copy is in flight until then, as far as any other subcore can know).
+std::shared_ptr<SharedDma> Subcore::RemoteRecord(const scjit_dma& dma, int site) {
+  std::shared_ptr<SharedDma> record;
+  NewRecord(site, &record);
+  bool src = Shared(dma.src.space), dst = Shared(dma.dst.space);
+  int64_t w = dma.elem_bytes;
+  auto add = [&](const uint8_t* p, int64_t stride, int64_t n, SharedDma::Kind kind) {
+    auto lo = reinterpret_cast<uintptr_t>(p);
+    if (stride == 1) {
+      record->runs.push_back({lo, lo + static_cast<uintptr_t>(n * w), kind});
+      return;
+    }
+    for (int64_t k = 0; k < n; ++k) {
+      uintptr_t at = lo + static_cast<uintptr_t>(k * stride * w);
+      record->runs.push_back({at, at + static_cast<uintptr_t>(w), kind});
+    }
+  };
+  ForEachRun(dma, nullptr, [&](uint8_t* to, int64_t to_stride, const uint8_t* from, int64_t from_stride, int64_t n) {
+    if (src) add(from, from_stride, n, SharedDma::kRead);
+    if (dst) add(to, to_stride, n, SharedDma::kWrite);
+  });
+  TickClock();
+  record->end = clock()[static_cast<size_t>(index_)];
+  record->end_site = site;
+  record->remote = true;
+  if (!record->Accesses()) return nullptr;
+  shared_started_.push_back(record);
+  return record;
 }
 
 int32_t Subcore::RemoteSourceWritten(const scjit_dma& dma, int site) {
@@ -1378,7 +1411,8 @@ void Machine::ApplyRemoteDma(Subcore& from, const Effect& e) {
   if (OffCore(space) || space == MemorySpace::kVmemShared) {
     // The init check learns the bytes hold values; deferred poison, that they
     // are written.
-    MoveShared(d, e.dma->indices, nullptr, shared_init_.get(), OffCore(space) ? deferred_poison_.get() : nullptr);
+    MoveShared(d, e.dma->indices, e.dma->shared.get(), shared_init_.get(),
+               OffCore(space) ? deferred_poison_.get() : nullptr);
   } else {
     Transfer(d);
     if (to.local_ != nullptr) {
@@ -1405,8 +1439,10 @@ std::vector<Machine::SharedBuffer> Machine::SharedBuffers() const {
   for (const MachinePart& part : parts_) {
     const LaunchLayout& l = *part.layout;
     for (int c = 0; c < l.cores; ++c) {
-      out.push_back(SharedBuffer{part.shared + c * part.shared_stride, l.vmem_shared_bytes, part.first + c * l.subcores,
-                                 l.subcores});
+      // (Remote copies reach another chip's VMEM_SHARED from any subcore.)
+      out.push_back(devices_ > 1 ? SharedBuffer{part.shared + c * part.shared_stride, l.vmem_shared_bytes, 0, all}
+                                 : SharedBuffer{part.shared + c * part.shared_stride, l.vmem_shared_bytes,
+                                                part.first + c * l.subcores, l.subcores});
     }
   }
   return out;
@@ -1515,15 +1551,19 @@ Diagnostic Machine::RaceFinding(const SharedRace& race) {
                       earlier.layout().Describe(race.earlier->site), " on ", SubcoreName(race.earlier->subcore),
                       " may still be ", verb(race.earlier_kind, true), " it")}});
   const Site& other = earlier.layout().sites[static_cast<size_t>(race.earlier->site)];
-  std::string retired = race.earlier->end_site >= 0
-                            ? Cat("retired by ", earlier.layout().Describe(race.earlier->end_site))
-                            : std::string("not waited yet");
-  // A barrier orders the subcores of one core (of one part) only.
+  std::string retired = race.earlier->remote       ? std::string("a remote copy, done for whoever takes its bytes from "
+                                                                  "its receive semaphore")
+                        : race.earlier->end_site >= 0 ? Cat("retired by ", earlier.layout().Describe(race.earlier->end_site))
+                                                      : std::string("not waited yet");
+  // A barrier orders the subcores of one core (of one part, of one chip) only.
   bool one_core = earlier.part_ == later.part_ && earlier.core_ == later.core_;
+  bool one_chip = earlier.part_->device == later.part_->device;
   d.notes.push_back(Cat("the other DMA (", other.op, " ", other.text, ", ", retired, ") and this one are not ordered: ",
-                        one_core ? "a barrier, or a semaphore signal and wait, between them would order them"
-                                 : "they run on different cores, which a barrier does not order; a semaphore signal "
-                                   "and wait between them would"));
+                        one_core   ? "a barrier, or a semaphore signal and wait, between them would order them"
+                        : one_chip ? "they run on different cores, which a barrier does not order; a semaphore signal "
+                                     "and wait between them would"
+                                   : "they run on different chips, which a barrier does not order; a semaphore signal "
+                                     "and wait between them would"));
   return d;
 }
 

@@ -207,6 +207,9 @@ class Subcore {
   // A copy to another chip (dma.device >= 0): checked here, moved at the next
   // settle (Effect::kRemoteDma).
   int32_t RemoteDmaStart(const scjit_dma& dma, int site);
+  // Race check: the record of a remote copy's shared accesses, retired at
+  // once (null when it has none).
+  std::shared_ptr<SharedDma> RemoteRecord(const scjit_dma& dma, int site);
   // Init check of a remote copy's source: RT-INIT (and its status) when it
   // reads bytes nothing wrote.
   int32_t RemoteSourceWritten(const scjit_dma& dma, int site);

@@ -55,6 +55,9 @@ struct SharedDma {
   absl::InlinedVector<uint32_t, 32> start;
   uint32_t end = 0;  // its subcore's own clock entry at the wait that retired it; 0: in flight
   int end_site = -1;
+  // A copy to another chip: retired at its start, as far as its receiver's
+  // semaphore carries it (Subcore::RemoteRecord).
+  bool remote = false;
   absl::InlinedVector<Run, 2> runs;
   // An indirect DMA's rows on the shared side, kept as its index list until
   // its runs are needed (ExpandRows): the rows of most (a scatter-add's into

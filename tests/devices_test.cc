@@ -237,6 +237,67 @@ TEST(DevicesTest, ARemoteCopyOfUnwrittenBytesIsAnInitFinding) {
   EXPECT_TRUE(run.ok()) << run.status << run.Findings();
 }
 
+TEST(DevicesTest, RemoteCopiesRaceWithWhatTheyAreNotOrderedWith) {
+  // Chips 0 and 1 copy different bytes into chip 2's %o, unordered.
+  std::string text = R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<16xi32>)
+    mesh scalar(cores = 1)
+    devices(x = 3)
+    scratch(%send: dma_sem, %recv: dma_sem)
+{
+  %me = axis_index x : i32
+  %two = const 2 : i32
+  %sender = cmp lt %me, %two : i1
+  if %sender {
+    dma_start %x -> %o, %recv src_sem %send {device = 2}
+    dma_wait %x -> %o, %send                     // wait_send: nothing comes back
+  } else {
+    dma_wait %x -> %o, %recv                     // wait_recv, once per sender
+    dma_wait %x -> %o, %recv
+  }
+}
+)";
+  std::vector<int32_t> x = Iota(3 * 16);
+  testing::Run run = RunText(text, {{"x", Bytes(x)}});
+  ASSERT_TRUE(run.status.ok()) << run.status;
+  ASSERT_EQ(run.findings.size(), 1u) << run.Findings();
+  EXPECT_EQ(run.findings[0].code, "RT-RACE");
+  EXPECT_EQ(run.findings[0].message,
+            "dma_start %x -> %o writes %o[0] of device 2 while the DMA of dma_start at test.scir:10:5 on scalar "
+            "subcore (device 0, core 0) may still be writing it");
+  EXPECT_EQ(run.findings[0].notes[0],
+            "the other DMA (dma_start %x -> %o, a remote copy, done for whoever takes its bytes from its receive "
+            "semaphore) and this one are not ordered: they run on different chips, which a barrier does not order; "
+            "a semaphore signal and wait between them would");
+  // Identical bytes are no race (runtime.md §5).
+  std::vector<int32_t> same(3 * 16, 7);
+  run = RunText(text, {{"x", Bytes(same)}});
+  EXPECT_TRUE(run.ok()) << run.Findings();
+
+  // The receiver reads what lands before its semaphore says it has.
+  std::string early = R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<16xi32>)
+    mesh scalar(cores = 1)
+    devices(x = 2)
+    scratch(%buf: smem<16xi32>, %send: dma_sem, %recv: dma_sem, %sem: dma_sem)
+{
+  %me = axis_index x : i32
+  %zero = const 0 : i32
+  %first = cmp eq %me, %zero : i1
+  if %first {
+    dma_start %x -> %o, %recv src_sem %send {device = 1}
+    dma_wait %x -> %o, %send
+  } else {
+    copy %x -> %o
+    copy %o -> %buf
+    dma_wait %x -> %o, %recv
+  }
+}
+)";
+  run = RunText(early, {{"x", Bytes(Iota(2 * 16))}});
+  ASSERT_TRUE(run.status.ok()) << run.status;
+  ASSERT_FALSE(run.findings.empty());
+  EXPECT_EQ(run.findings[0].code, "RT-RACE") << run.Findings();
+}
+
 TEST(DevicesTest, ADeadlockAcrossChipsNamesEachChip) {
   std::string ring = Ring(2, 1);
   std::string bad = ring;
