@@ -491,7 +491,7 @@ void BM_AllToAll64_Emulated(benchmark::State& state) {
   state.counters["remote_dmas"] = kChips * kChips * 2;
 }
 BENCHMARK(BM_AllToAll64_Emulated)
-    ->Args({1, 0, 0})->Args({2, 0, 0})->Args({1, 1, 0})
+    ->Args({1, 0, 0})->Args({2, 0, 0})->Args({1, 1, 0})->Args({1, 0, 1})
     ->ArgNames({"threads", "checked", "interp"})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_AllToAll64_Native(benchmark::State& state) {
