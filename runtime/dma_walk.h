@@ -163,6 +163,18 @@ void ForEachRun(const scjit_dma& dma, const int32_t* indices, Visit&& visit) {
   }
 }
 
+// The contiguous byte spans of a run of `n` elements of `w` bytes, `stride`
+// elements apart (as ForEachRun gives them): the whole run when it is dense,
+// else one span per element. f(first byte, bytes).
+template <typename Span>
+void ForEachSpan(const uint8_t* p, int64_t stride, int64_t n, int64_t w, Span&& f) {
+  if (stride == 1) {
+    f(p, n * w);
+    return;
+  }
+  for (int64_t k = 0; k < n; ++k) f(p + k * stride * w, w);
+}
+
 }  // namespace scjit
 
 #endif  // SCJIT_RUNTIME_DMA_WALK_H_

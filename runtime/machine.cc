@@ -292,17 +292,22 @@ int32_t Subcore::DmaStart(const scjit_dma& dma, int site) {
   return 0;
 }
 
+bool Subcore::ValidDevice(int device, int site, int32_t* status) {
+  if (device < machine_->devices()) return true;
+  const Site& s = layout().sites[site];
+  *status = Refuse(DiagId::kRtBounds, site,
+                   Cat(s.op, " ", s.text, ": it targets device ", device, ", but the launch has ", machine_->devices(),
+                       " device", machine_->devices() == 1 ? "" : "s"));
+  return false;
+}
+
 int32_t Subcore::RemoteDmaStart(const scjit_dma& dma, int site) {
   int32_t status = 0;
-  if (!ValidSemaphore(dma.send_sem, site, &status)) return status;
+  if (!ValidSemaphore(dma.send_sem, site, &status) || !ValidDevice(dma.device, site, &status)) return status;
   auto refuse = [&](std::string_view why) {
     const Site& s = layout().sites[site];
     return Refuse(DiagId::kRtBounds, site, Cat(s.op, " ", s.text, ": ", why));
   };
-  if (dma.device >= machine_->devices()) {
-    return refuse(Cat("the copy goes to device ", dma.device, ", but the launch has ", machine_->devices(), " device",
-                      machine_->devices() == 1 ? "" : "s"));
-  }
   if (dma.indexed != SCJIT_DMA_PLAIN || dma.add) return refuse("a remote copy moves a plain rectangle (DMA-15)");
   int target = machine_->Counterpart(index_, dma.device);
   scjit_dma moved = dma;
@@ -337,17 +342,11 @@ std::shared_ptr<SharedDma> Subcore::RemoteRecord(const scjit_dma& dma, int site)
   std::shared_ptr<SharedDma> record;
   NewRecord(site, &record);
   bool src = Shared(dma.src.space), dst = Shared(dma.dst.space);
-  int64_t w = dma.elem_bytes;
   auto add = [&](const uint8_t* p, int64_t stride, int64_t n, SharedDma::Kind kind) {
-    auto lo = reinterpret_cast<uintptr_t>(p);
-    if (stride == 1) {
-      record->runs.push_back({lo, lo + static_cast<uintptr_t>(n * w), kind});
-      return;
-    }
-    for (int64_t k = 0; k < n; ++k) {
-      uintptr_t at = lo + static_cast<uintptr_t>(k * stride * w);
-      record->runs.push_back({at, at + static_cast<uintptr_t>(w), kind});
-    }
+    ForEachSpan(p, stride, n, dma.elem_bytes, [&](const uint8_t* at, int64_t bytes) {
+      auto lo = reinterpret_cast<uintptr_t>(at);
+      record->runs.push_back({lo, lo + static_cast<uintptr_t>(bytes), kind});
+    });
   };
   ForEachRun(dma, nullptr, [&](uint8_t* to, int64_t to_stride, const uint8_t* from, int64_t from_stride, int64_t n) {
     if (src) add(from, from_stride, n, SharedDma::kRead);
@@ -372,10 +371,9 @@ int32_t Subcore::RemoteSourceWritten(const scjit_dma& dma, int site) {
   if (Shared(dma.src.space) || !local_->Local(dma.src.base, ExtentBytes(dma.src, dma.elem_bytes))) return 0;
   std::optional<AccessProblem> problem;
   ForEachRun(dma, nullptr, [&](uint8_t*, int64_t, const uint8_t* src, int64_t src_stride, int64_t n) {
-    for (int64_t k = 0; k < n && !problem; k += src_stride == 1 ? n : 1) {
-      problem = local_->Access(src + k * src_stride * dma.elem_bytes,
-                               src_stride == 1 ? n * dma.elem_bytes : dma.elem_bytes, /*write=*/false);
-    }
+    ForEachSpan(src, src_stride, n, dma.elem_bytes, [&](const uint8_t* at, int64_t bytes) {
+      if (!problem) problem = local_->Access(at, bytes, /*write=*/false);
+    });
   });
   return problem ? Fail(AccessFinding(*problem, site)) : 0;
 }
@@ -440,11 +438,7 @@ int32_t Subcore::SemSignal(int sem, int32_t n, int core, int subcore, int device
                       info.cores, " core", info.cores == 1 ? "" : "s", " of ", info.subcores, " subcore",
                       info.subcores == 1 ? "" : "s"));
   }
-  if (device >= machine_->devices()) {
-    return Refuse(DiagId::kRtBounds, site,
-                  Cat("sem_signal targets device ", device, ", but the launch has ", machine_->devices(), " device",
-                      machine_->devices() == 1 ? "" : "s"));
-  }
+  if (!ValidDevice(device, site, &status)) return status;
   if (n < 0) {
     return Refuse(DiagId::kRtSync, site, Cat("sem_signal adds ", n, "; semaphores only count up by signals"));
   }
@@ -1417,9 +1411,8 @@ void Machine::ApplyRemoteDma(Subcore& from, const Effect& e) {
     Transfer(d);
     if (to.local_ != nullptr) {
       ForEachRun(d, nullptr, [&](uint8_t* dst, int64_t dst_stride, const uint8_t*, int64_t, int64_t n) {
-        for (int64_t k = 0; k < n; k += dst_stride == 1 ? n : 1) {
-          to.local_->MarkWritten(dst + k * dst_stride * d.elem_bytes, dst_stride == 1 ? n * d.elem_bytes : d.elem_bytes);
-        }
+        ForEachSpan(dst, dst_stride, n, d.elem_bytes,
+                    [&](const uint8_t* at, int64_t bytes) { to.local_->MarkWritten(at, bytes); });
       });
     }
   }
@@ -1439,10 +1432,10 @@ std::vector<Machine::SharedBuffer> Machine::SharedBuffers() const {
   for (const MachinePart& part : parts_) {
     const LaunchLayout& l = *part.layout;
     for (int c = 0; c < l.cores; ++c) {
-      // (Remote copies reach another chip's VMEM_SHARED from any subcore.)
-      out.push_back(devices_ > 1 ? SharedBuffer{part.shared + c * part.shared_stride, l.vmem_shared_bytes, 0, all}
-                                 : SharedBuffer{part.shared + c * part.shared_stride, l.vmem_shared_bytes,
-                                                part.first + c * l.subcores, l.subcores});
+      // A core's subcores reach it; with several chips, remote copies from anywhere.
+      bool anyone = devices_ > 1;
+      out.push_back(SharedBuffer{part.shared + c * part.shared_stride, l.vmem_shared_bytes,
+                                 anyone ? 0 : part.first + c * l.subcores, anyone ? all : l.subcores});
     }
   }
   return out;

@@ -194,6 +194,8 @@ class Subcore {
   int32_t Refuse(DiagId id, int site, std::string detail);
   // False when the op is refused; `status` is then what to return.
   bool ValidSemaphore(int sem, int site, int32_t* status);
+  // False (RT-BOUNDS when checked) for a device id beyond the launch's chips.
+  bool ValidDevice(int device, int site, int32_t* status);
   bool ValidDma(const scjit_dma& dma, int site, int32_t* status);
   // Copies an indirect DMA's index list into `out` and checks its entries
   // against the indexed dimension (RT-BOUNDS when checks are on).

@@ -193,9 +193,9 @@ bool GetLayout(Reader& r, LaunchLayout* out, int depth) {
             l.device_axes.size() == l.device_shape.size();
   int64_t devices = 1;
   for (int64_t d : l.device_shape) {
-    ok = ok && d >= 1 && d <= kMaxLaunchDevices;
+    ok = ok && d >= 1 && d <= kMaxDevices;
     devices = ok ? devices * d : 1;
-    ok = ok && devices <= kMaxLaunchDevices;
+    ok = ok && devices <= kMaxDevices;
   }
   ok = ok && GetList(r, &l.params, [&](ParamLayout* p) {
          uint8_t semaphore = 0, write_only = 0, read_only = 0;

@@ -24,9 +24,6 @@
 
 namespace scjit {
 
-// The most devices (chips) one launch emulates.
-inline constexpr int64_t kMaxLaunchDevices = 4096;
-
 // Byte alignment of every arena slot (a cache line; also AVX-512 vector width).
 inline constexpr int64_t kSlotAlign = 64;
 

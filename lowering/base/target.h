@@ -23,6 +23,9 @@ enum class TargetId : uint8_t {
 
 inline constexpr TargetId kDefaultTarget = TargetId::kV7x;
 
+// The most chips one launch emulates (a kernel's device mesh, `devices(...)`).
+inline constexpr int64_t kMaxDevices = 4096;
+
 const TargetInfo& Info(TargetId id);
 std::optional<TargetId> TargetFromName(std::string_view name);
 // "v5p, v6e, v7x, v8i, v8t", for messages.

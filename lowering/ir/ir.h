@@ -296,7 +296,6 @@ struct Mesh {
 
 // One axis of a kernel's device mesh (`devices(y = 2, x = 4)`, shard_map's
 // mesh): the chips a launch runs on, major axis first.
-inline constexpr int64_t kMaxDevices = 4096;  // devices of one kernel's mesh
 struct DeviceAxis {
   std::string name;
   int64_t size = 1;
