@@ -70,6 +70,7 @@ absl::StatusOr<RunOptions> Decide(const LaunchOptions& o, const internal::Compil
   r.time_limit_seconds = o.time_limit_seconds;
   r.time_limit_start = o.time_limit_start;
   r.log = o.log;
+  r.link = o.link;
   r.stacks = k.code->stacks.get();
   r.memory = k.code->memory.get();
   r.workers = k.code->workers.get();

@@ -17,6 +17,7 @@
 #include "runtime/fiber.h"
 #include "runtime/memory_pool.h"
 #include "runtime/worker_pool.h"
+#include "scjit/chip_link.h"
 #include "scjit/launch.h"
 
 namespace scjit {
@@ -49,6 +50,7 @@ struct RunOptions {
   double time_limit_seconds = 0;
   std::optional<std::chrono::steady_clock::time_point> time_limit_start;  // default: the launch's start
   std::function<void(std::string_view)> log;  // debug_print output (null: discarded)
+  ChipLink* link = nullptr;  // the processes holding the other chips (null: every chip here)
   // Where subcores' fiber stacks come from; launches that share a pool reuse
   // stacks (much faster for small kernels). Null, or too small for the kernel's
   // frame: a pool for this launch only.

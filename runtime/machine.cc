@@ -309,11 +309,12 @@ int32_t Subcore::RemoteDmaStart(const scjit_dma& dma, int site) {
     return Refuse(DiagId::kRtBounds, site, Cat(s.op, " ", s.text, ": ", why));
   };
   if (dma.indexed != SCJIT_DMA_PLAIN || dma.add) return refuse("a remote copy moves a plain rectangle (DMA-15)");
-  int target = machine_->Counterpart(index_, dma.device);
+  int global = machine_->Counterpart(index_, dma.device);
+  int target = machine_->Local(global);
+  std::optional<BufferAddress> where = machine_->Locate(dma.dst, dma.elem_bytes, index_);
+  if (!where) return refuse("the destination lies outside every buffer of the kernel");
   scjit_dma moved = dma;
-  if (!machine_->Rebase(dma.dst, dma.elem_bytes, index_, target, &moved.dst.base)) {
-    return refuse("the destination lies outside every buffer of the kernel");
-  }
+  if (target >= 0) moved.dst.base = machine_->Resolve(*where, target);  // else another process's (ChipLink)
   if ((status = RemoteSourceWritten(moved, site)) != 0) return status;
   int64_t bytes = MovedBytes(dma);
   int64_t credit = Credit(dma, bytes);
@@ -321,6 +322,8 @@ int32_t Subcore::RemoteDmaStart(const scjit_dma& dma, int site) {
   Effect e;
   e.kind = Effect::Kind::kRemoteDma;
   e.target = target;
+  e.remote = target < 0 ? global : -1;
+  e.where = *where;
   e.sem = dma.sem;
   e.send_sem = dma.send_sem;
   e.amount = credit;
@@ -444,13 +447,19 @@ int32_t Subcore::SemSignal(int sem, int32_t n, int core, int subcore, int device
   }
   // Signals address the subcores of this subcore's own part, on its chip or another.
   int target = part_->first + target_core * info.subcores + target_subcore;
-  if (device >= 0) target = machine_->Counterpart(target, device);
+  int remote = -1;  // the target's global index when another process runs it
+  if (device >= 0) {
+    int global = machine_->Counterpart(target, device);
+    target = machine_->Local(global);
+    if (target < 0) remote = global;
+  }
   if (target == index_) {
     sems_[sem].value += n;
     sems_[sem].last_site = site;
   } else {
     // Another subcore's semaphore changes between epochs, in a fixed order.
-    Effect e{Effect::Kind::kSignal, target, sem, n, 0, nullptr, nullptr, site, nullptr};
+    Effect e{Effect::Kind::kSignal, target, sem, n, 0, nullptr, nullptr, site, nullptr, -1, -1, {}};
+    e.remote = remote;
     if (machine_->clocks() != nullptr) {  // what this subcore knows travels with the signal
       e.clock = std::make_shared<const Clock>(clock());
       TickClock();
@@ -507,7 +516,7 @@ int32_t Subcore::FetchAndAdd(int64_t offset, int32_t value, int target, int site
                   Cat("fetch_and_add addresses byte ", offset, " of an SMEM of ", info.smem_bytes, " bytes"));
   }
   outbox_.push_back(Effect{Effect::Kind::kFetchAndAdd, part_->first + core_ * info.subcores + target, 0, value, offset,
-                           old, nullptr, site});
+                           old, nullptr, site, nullptr, -1, -1, {}});
   return Park(Wait::kFetchAndAdd, site);
 }
 
@@ -792,8 +801,17 @@ Machine::Machine(const LaunchLayout& layout, std::span<const PartCode> parts, co
   std::vector<const LaunchLayout*> layouts = layout.Parts();
   devices_ = layout.devices();
   parts_per_device_ = layouts.size();
+  for (const LaunchLayout* l : layouts) per_device_ += l->subcores_total();
+  owned_devices_ = devices_;
+  link_ = options.link;
+  if (link_ != nullptr && link_->ranks() <= devices_) {  // (more ranks than chips: Run refuses)
+    int64_t r = link_->rank(), ranks = link_->ranks();
+    first_device_ = static_cast<int>(r * devices_ / ranks);
+    owned_devices_ = static_cast<int>((r + 1) * devices_ / ranks) - first_device_;
+    first_subcore_ = first_device_ * per_device_;
+  }
   int first = 0;
-  for (int d = 0; d < devices_; ++d) {
+  for (int d = first_device_; d < first_device_ + owned_devices_; ++d) {
     for (size_t i = 0; i < layouts.size(); ++i) {
       MachinePart part;
       part.layout = layouts[i];
@@ -812,35 +830,40 @@ Machine::Machine(const LaunchLayout& layout, std::span<const PartCode> parts, co
 
 int Machine::Counterpart(int subcore, int device) const {
   const Subcore& s = *subcores_[static_cast<size_t>(subcore)];
-  const MachinePart& there = parts_[static_cast<size_t>(device) * parts_per_device_ + static_cast<size_t>(s.part_->index)];
-  return there.first + (subcore - s.part_->first);
+  return first_subcore_ + subcore + (device - s.part_->device) * per_device_;
 }
 
-bool Machine::Rebase(const scjit_ref& r, int elem_bytes, int from, int to, uint8_t** base) const {
+std::optional<BufferAddress> Machine::Locate(const scjit_ref& r, int elem_bytes, int from) const {
   int64_t extent = ExtentBytes(r, elem_bytes);
-  if (extent < 0) return false;
+  if (extent < 0) return std::nullopt;
   auto inside = [&](const uint8_t* b, int64_t bytes) {
     return b != nullptr && r.base >= b && extent <= bytes && r.base - b <= bytes - extent;
   };
   const Subcore& a = *subcores_[static_cast<size_t>(from)];
-  const Subcore& b = *subcores_[static_cast<size_t>(to)];
   const LaunchLayout& l = a.layout();
-  const std::pair<uint8_t*, uint8_t*> arenas[] = {
-      {a.ctx.vmem, b.ctx.vmem}, {a.ctx.smem, b.ctx.smem}, {a.ctx.vmem_shared, b.ctx.vmem_shared}};
+  using Kind = BufferAddress::Kind;
+  const std::pair<Kind, const uint8_t*> arenas[] = {
+      {Kind::kVmem, a.ctx.vmem}, {Kind::kSmem, a.ctx.smem}, {Kind::kVmemShared, a.ctx.vmem_shared}};
   const int64_t sizes[] = {l.vmem_bytes, l.smem_bytes, l.vmem_shared_bytes};
   for (size_t k = 0; k < std::size(arenas); ++k) {
-    if (!inside(arenas[k].first, sizes[k])) continue;
-    *base = arenas[k].second + (r.base - arenas[k].first);
-    return true;
+    if (inside(arenas[k].second, sizes[k])) return BufferAddress{arenas[k].first, 0, r.base - arenas[k].second};
   }
-  size_t n = layout_.params.size();
-  for (size_t p = 0; p < n; ++p) {
-    size_t mine = static_cast<size_t>(a.part_->device) * n + p, theirs = static_cast<size_t>(b.part_->device) * n + p;
-    if (!inside(hbm_[mine], hbm_bytes_[mine])) continue;
-    *base = hbm_[theirs] + (r.base - hbm_[mine]);
-    return true;
+  for (size_t p = 0; p < layout_.params.size(); ++p) {
+    const uint8_t* mine = a.ctx.hbm[p];
+    if (inside(mine, layout_.params[p].bytes())) return BufferAddress{Kind::kParam, static_cast<int32_t>(p), r.base - mine};
   }
-  return false;
+  return std::nullopt;
+}
+
+uint8_t* Machine::Resolve(const BufferAddress& where, int to) const {
+  const scjit_ctx& c = subcores_[static_cast<size_t>(to)]->ctx;
+  switch (where.kind) {
+    case BufferAddress::Kind::kVmem: return c.vmem + where.offset;
+    case BufferAddress::Kind::kSmem: return c.smem + where.offset;
+    case BufferAddress::Kind::kVmemShared: return c.vmem_shared + where.offset;
+    case BufferAddress::Kind::kParam: return c.hbm[where.param] + where.offset;
+  }
+  return nullptr;
 }
 
 bool Machine::PastDeadline() {
@@ -1044,12 +1067,13 @@ int Machine::PoisonOutParams(std::span<const ParamBuffer> params) {
     // (A buffer another parameter overlaps can be read through that one.)
     bool alone = Alone(params, p);
     for (const MachinePart& part : parts_) alone = alone && part.layout->params[p].write_only;
-    int64_t count = param.num_elements() * devices_;  // every chip's
-    if (alone && deferred_poison_->Add(params[p].data, count, param.dtype)) {
+    int64_t count = param.num_elements() * owned_devices_;  // every chip's of this process
+    uint8_t* data = params[p].data + first_device_ * param.bytes();
+    if (alone && deferred_poison_->Add(data, count, param.dtype)) {
       deferred_params_.push_back(p);
       continue;
     }
-    if (!PoisonInChunks(params[p].data, count, param.dtype)) return static_cast<int>(p);
+    if (!PoisonInChunks(data, count, param.dtype)) return static_cast<int>(p);
   }
   if (deferred_poison_->empty()) deferred_poison_ = nullptr;
   return -1;
@@ -1136,8 +1160,8 @@ void Machine::AddSubcores(const MachinePart& part) {
   }
 }
 
-absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
-  auto start = std::chrono::steady_clock::now();
+absl::StatusOr<std::optional<LaunchResult>> Machine::Prepare(std::span<const ParamBuffer> params,
+                                                             std::chrono::steady_clock::time_point start) {
   deadline_ = options_.time_limit_start.value_or(start) +
               std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                   std::chrono::duration<double>(options_.time_limit_seconds));
@@ -1156,12 +1180,26 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
                              params[p].bytes));
     }
   }
+  if (link_ != nullptr) {
+    if (link_->ranks() > devices_) {
+      return DiagnosticStatus(MakeDiagnostic(
+          DiagId::kIoUsage, nullptr, Location{},
+          {{"detail", Cat("kernel @", layout_.kernel, " runs on ", devices_, " device", devices_ == 1 ? "" : "s",
+                          ", fewer than the ", link_->ranks(),
+                          " processes it was launched on (each runs one or more whole chips; give --devices)")}}));
+    }
+    if (options_.checks.race) {
+      return DiagnosticStatus(MakeDiagnostic(
+          DiagId::kIoUsage, nullptr, Location{},
+          {{"detail", "the race check runs only when one process holds every chip (--check without race, or no mpirun)"}}));
+    }
+  }
   if (absl::Status s = CheckStacks(); !s.ok()) return s;
   if (absl::Status s = AllocateArenas(); !s.ok()) return s;
   size_t n_params = layout_.params.size();
   hbm_.assign(n_params * static_cast<size_t>(devices_), nullptr);
   hbm_bytes_.assign(hbm_.size(), 0);
-  for (int d = 0; d < devices_; ++d) {
+  for (int d = first_device_; d < first_device_ + owned_devices_; ++d) {
     for (size_t p = 0; p < n_params; ++p) {
       const ParamLayout& param = layout_.params[p];
       if (param.staged() || param.semaphore) continue;
@@ -1176,17 +1214,17 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
     if (read_only && Alone(params, p)) read_only_.emplace_back(params[p].data, params[p].data + params[p].bytes);
   }
   if (int late = PoisonOutParams(params); late >= 0) {
-    return TimedOut(Cat("filling %", layout_.params[late].name, " with the poison pattern"), start);
+    return std::optional<LaunchResult>(TimedOut(Cat("filling %", layout_.params[late].name, " with the poison pattern"), start));
   }
   Stage(params, /*in=*/true);
-  if (PastDeadline()) return TimedOut("allocating the arenas and staging the parameters", start);
+  if (PastDeadline()) return std::optional<LaunchResult>(TimedOut("allocating the arenas and staging the parameters", start));
   if (options_.threads > 1) {
     shared_writes_ = std::make_unique<SharedWrites>();
     for (const SharedBuffer& b : SharedBuffers()) shared_writes_->AddRegion(b.base, b.bytes);
   }
   subcores_.clear();
   for (const MachinePart& part : parts_) AddSubcores(part);
-  int n = static_cast<int>(subcores_.size());
+  auto n = static_cast<int>(subcores_.size());
   if (options_.checks.race) {
     races_ = std::make_unique<SharedAccesses>();
     for (const SharedBuffer& b : SharedBuffers()) {
@@ -1202,6 +1240,29 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   }
   if (absl::Status s = TrackSharedInit(); !s.ok()) return s;
   StageSemaphores(params, /*in=*/true);
+  return std::nullopt;
+}
+
+absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
+  auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<std::optional<LaunchResult>> early = Prepare(params, start);
+  if (link_ != nullptr) {
+    // Every process starts the kernel, or none: a process that returned here
+    // would leave the others waiting for it between epochs. Each learns why
+    // the first that could not start did not.
+    std::string mine = early.ok() ? (early->has_value() ? "its time ran out" : "") : std::string(early.status().message());
+    absl::StatusOr<std::vector<std::string>> all = link_->AllGather(mine);
+    if (!all.ok()) return all.status();
+    for (size_t r = 0; r < all->size() && mine.empty(); ++r) {
+      if ((*all)[r].empty()) continue;
+      return DiagnosticStatus(MakeDiagnostic(
+          DiagId::kIoParam, nullptr, Location{},
+          {{"detail", Cat("the process of rank ", r, " could not start kernel @", layout_.kernel, ": ", (*all)[r])}}));
+    }
+  }
+  if (!early.ok()) return early.status();
+  if (early->has_value()) return **std::move(early);
+  auto n = static_cast<int>(subcores_.size());
   // Stacks hold the kernel's frame (large values live there) and the runtime
   // calls it makes; a shared pool whose stacks are too small is not used.
   size_t stack_bytes = StackBytesFor(layout_);  // every part's
@@ -1216,7 +1277,7 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
         s.exit_status_ = s.part_->kernel(&s.ctx);
         s.finished_ = true;
       },
-      [this] { return Settle(); });
+      [this] { return Settle(); }, [this] { return others_running_; });
   int threads = scheduler_->threads();
   int64_t epochs = scheduler_->epochs();
   scheduler_ = nullptr;  // fibers go back to the pool before `own_stacks` ends, threads before `own_workers`
@@ -1225,20 +1286,29 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   Stage(params, /*in=*/false);
   StageSemaphores(params, /*in=*/false);
 
+  std::vector<SubcoreStats> per_subcore;
+  std::vector<std::vector<int64_t>> per_subcore_ops;
+  for (const auto& s : subcores_) {
+    per_subcore.push_back(SubcoreStats{s->core_, s->subcore_, s->dma_bytes_, 0, s->layout().mesh, s->part_->device});
+    per_subcore_ops.push_back(s->ops_);
+  }
+  if (link_ != nullptr) {
+    if (absl::Status s = GatherResults(params, &per_subcore, &per_subcore_ops); !s.ok()) return s;
+  }
   LaunchResult result;
   result.findings = MergeFindings(std::move(findings_), layout_.kernel, layout_.mesh);
   LaunchStats& stats = result.stats;
-  stats.subcores = n;
+  stats.subcores = static_cast<int>(per_subcore.size());
   stats.threads = threads;
   stats.epochs = epochs;
   std::vector<int64_t> ops(std::size(kRuntimeOps), 0);
-  for (const auto& s : subcores_) {
-    SubcoreStats per{s->core_, s->subcore_, s->dma_bytes_, 0, s->layout().mesh, s->part_->device};
-    for (size_t k = 0; k < ops.size(); ++k) {
-      ops[k] += s->ops_[k];
-      per.ops += s->ops_[k];
+  for (size_t i = 0; i < per_subcore.size(); ++i) {
+    SubcoreStats& per = per_subcore[i];
+    for (size_t k = 0; k < ops.size() && k < per_subcore_ops[i].size(); ++k) {
+      ops[k] += per_subcore_ops[i][k];
+      per.ops += per_subcore_ops[i][k];
     }
-    stats.dma_bytes += s->dma_bytes_;
+    stats.dma_bytes += per.dma_bytes;
     stats.per_subcore.push_back(per);
   }
   for (size_t k = 0; k < ops.size(); ++k) {
@@ -1248,6 +1318,43 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   }
   stats.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+absl::Status Machine::GatherResults(std::span<const ParamBuffer> params, std::vector<SubcoreStats>* stats,
+                                    std::vector<std::vector<int64_t>>* ops) {
+  // This process's chips' rows of every parameter the kernel may write, its
+  // findings and its subcores' statistics, in one message.
+  std::string rows;
+  for (size_t p = 0; p < params.size(); ++p) {
+    if (layout_.params[p].direction == ParamDirection::kIn) continue;
+    int64_t row = params[p].bytes / devices_;
+    rows.append(reinterpret_cast<const char*>(params[p].data + first_device_ * row),
+                static_cast<size_t>(row * owned_devices_));
+  }
+  std::string mine = JoinSections({std::move(rows), EncodeFindings(findings_), EncodeStats(*stats, *ops)});
+  absl::StatusOr<std::vector<std::string>> all = link_->AllGather(std::move(mine));
+  if (!all.ok()) return all.status();
+  findings_.clear();
+  stats->clear();
+  ops->clear();
+  for (int r = 0; r < link_->ranks(); ++r) {
+    absl::StatusOr<std::vector<std::string_view>> sections = SplitSections((*all)[static_cast<size_t>(r)], 3);
+    if (!sections.ok()) return sections.status();
+    int first = static_cast<int>(int64_t{r} * devices_ / link_->ranks());
+    int count = static_cast<int>((int64_t{r} + 1) * devices_ / link_->ranks()) - first;
+    std::string_view theirs = (*sections)[0];
+    for (size_t p = 0; p < params.size(); ++p) {
+      if (layout_.params[p].direction == ParamDirection::kIn) continue;
+      int64_t row = params[p].bytes / devices_;
+      auto bytes = static_cast<size_t>(row * count);
+      if (theirs.size() < bytes) return absl::DataLossError("a process's output rows are cut short");
+      if (r != link_->rank()) std::memcpy(params[p].data + first * row, theirs.data(), bytes);
+      theirs.remove_prefix(bytes);
+    }
+    if (absl::Status s = DecodeFindings((*sections)[1], &findings_); !s.ok()) return s;
+    if (absl::Status s = DecodeStats((*sections)[2], stats, ops); !s.ok()) return s;
+  }
+  return absl::OkStatus();
 }
 
 void Machine::FinishSubcore(Subcore& s, int32_t status) {
@@ -1276,23 +1383,39 @@ void Machine::FinishSubcore(Subcore& s, int32_t status) {
 }
 
 absl::Status Machine::Settle() {
-  int n = static_cast<int>(subcores_.size());
   if (races_ != nullptr) CheckSharedAccesses();
-  // Effects between subcores, in subcore order (or a seeded permutation),
-  // before the end checks: a signal of this epoch to a subcore that finished in
-  // it counts in RT-SYNC's check.
-  std::vector<int> order(n);
+  RemoteInbox inbox;
+  if (link_ != nullptr) {
+    absl::StatusOr<RemoteInbox> traded = TradeEffects();
+    if (!traded.ok()) return traded.status();
+    inbox = *std::move(traded);
+  }
+  // Effects between subcores, in subcore order (or a seeded permutation, the
+  // same in every process), before the end checks: a signal of this epoch to a
+  // subcore that finished in it counts in RT-SYNC's check.
+  std::vector<int> order(static_cast<size_t>(devices_) * static_cast<size_t>(per_device_));
   std::iota(order.begin(), order.end(), 0);
   if (options_.seed) std::shuffle(order.begin(), order.end(), rng_);
-  for (int i : order) {
+  for (int g : order) {
+    int i = Local(g);
+    if (i < 0) {
+      if (auto from = inbox.by_source.find(g); from != inbox.by_source.end()) {
+        for (const RemoteEffect& e : from->second) ApplyFromAfar(e);
+      }
+      continue;
+    }
     for (const Effect& e : subcores_[i]->outbox_) {
+      if (e.target < 0) continue;  // another process's (TradeEffects)
       Subcore& t = *subcores_[e.target];
       if (e.kind == Effect::Kind::kSignal) {
         t.sems_[e.sem].value += e.amount;
         t.sems_[e.sem].last_site = e.site;
         if (e.clock != nullptr) Join(sem_clock(e.target, e.sem), *e.clock);
       } else if (e.kind == Effect::Kind::kRemoteDma) {
-        ApplyRemoteDma(*subcores_[i], e);
+        LandRemoteDma(t, e.dma->dma, e.dma->shared.get(), e.sem, e.amount, e.site, e.clock.get());
+        Semaphore& sent = subcores_[i]->sems_[static_cast<size_t>(e.send_sem)];
+        sent.value += e.amount;
+        sent.last_site = e.site;
       } else if (e.kind == Effect::Kind::kSharedAdd) {
         Transfer(e.dma->dma, e.dma->indices.data());
         if (e.sem >= 0) {
@@ -1300,40 +1423,21 @@ absl::Status Machine::Settle() {
           t.sems_[e.sem].deferred -= e.amount;
         }
       } else {
-        uint8_t* word = smem_of(e.target) + e.offset;
-        int32_t old;
-        std::memcpy(&old, word, 4);
-        int32_t sum = static_cast<int32_t>(static_cast<uint32_t>(old) + static_cast<uint32_t>(e.amount));
-        std::memcpy(word, &sum, 4);
-        *e.result = old;
-        if (t.local_ != nullptr) t.local_->MarkWritten(word, 4);
-        if (t.atomic_words_ != nullptr) {
-          if (std::optional<AtomicWords::Access> own = t.atomic_words_->FetchAndAdd(e.offset, e.site, i, clocks_[static_cast<size_t>(i)])) {
-            Subcore& s = *subcores_[static_cast<size_t>(i)];
-            s.findings_.push_back(s.Made(FetchAndAddRace(s, e, *own)));
-          }
-        }
-        if (races_ != nullptr) {  // an atomic: ordered with every other on the word
-          Clock& w = word_clocks_[{e.target, e.offset}];
-          Join(w, clocks_[static_cast<size_t>(i)]);
-          Join(clocks_[static_cast<size_t>(i)], w);
-          ++clocks_[static_cast<size_t>(i)][static_cast<size_t>(i)];
-        }
+        ApplyFetchAndAdd(i, e);
       }
     }
     subcores_[i]->outbox_.clear();
   }
 
   // Output and findings of the epoch, in subcore order.
+  std::string prints;
   for (auto& s : subcores_) {
     if (s->finished_ && !s->end_checked_) {
       FinishSubcore(*s, s->exit_status_);
       s->end_checked_ = true;
     }
-    if (!s->prints_.empty()) {
-      if (options_.log) options_.log(s->prints_);
-      s->prints_.clear();
-    }
+    prints += s->prints_;
+    s->prints_.clear();
     for (SubcoreFinding& f : s->findings_) {
       if (f.diagnostic.severity == Severity::kError) stopping_ = true;
       findings_.push_back(std::move(f));
@@ -1349,13 +1453,27 @@ absl::Status Machine::Settle() {
     s.cancelled_ = s.cancelled_ || cancel;
     scheduler_->MakeRunnable(s.index_);
   };
+  bool progress = !stopping() && WakeReady();
+  bool unfinished = false;
+  for (auto& s : subcores_) unfinished = unfinished || !s->finished_;
+  if (link_ != nullptr) {
+    if (absl::Status s = AgreeOnEpoch(&prints, &progress, &unfinished); !s.ok()) return s;
+    others_running_ = unfinished;
+  }
+  if (!prints.empty() && options_.log) options_.log(prints);
+  if (!stopping() && !progress && unfinished) {
+    if (absl::Status s = ReportDeadlock(); !s.ok()) return s;
+    stopping_ = true;
+  }
   if (stopping()) {
     for (auto& s : subcores_) {
       if (!s->finished_) wake(*s, true);
     }
-    return absl::OkStatus();
   }
+  return absl::OkStatus();
+}
 
+bool Machine::WakeReady() {
   bool progress = false;
   for (auto& sp : subcores_) {
     Subcore& s = *sp;
@@ -1366,7 +1484,7 @@ absl::Status Machine::Settle() {
       case Subcore::Wait::kSemRead:
       case Subcore::Wait::kFetchAndAdd:
       case Subcore::Wait::kSharedAdd:
-        wake(s, false);
+        scheduler_->MakeRunnable(s.index_);
         progress = true;
         break;
       case Subcore::Wait::kSemWait:
@@ -1376,7 +1494,7 @@ absl::Status Machine::Settle() {
         if (sem.value >= s.wait_amount_) {
           sem.value -= s.wait_amount_;
           s.Consumed(s.wait_sem_, s.wait_amount_, s.wait_site_);
-          wake(s, false);
+          scheduler_->MakeRunnable(s.index_);
           progress = true;
         }
         break;
@@ -1385,28 +1503,39 @@ absl::Status Machine::Settle() {
         break;
     }
   }
-  progress = OpenBarriers() || progress;
-  bool unfinished = false;
-  for (auto& s : subcores_) unfinished = unfinished || !s->finished_;
-  if (!progress && unfinished) {
-    ReportDeadlock();
-    stopping_ = true;
-    for (auto& s : subcores_) {
-      if (!s->finished_) wake(*s, true);
-    }
-  }
-  return absl::OkStatus();
+  return OpenBarriers() || progress;
 }
 
-void Machine::ApplyRemoteDma(Subcore& from, const Effect& e) {
-  Subcore& to = *subcores_[static_cast<size_t>(e.target)];
-  const scjit_dma& d = e.dma->dma;
+void Machine::ApplyFetchAndAdd(int i, const Effect& e) {
+  Subcore& t = *subcores_[static_cast<size_t>(e.target)];
+  uint8_t* word = smem_of(e.target) + e.offset;
+  int32_t old;
+  std::memcpy(&old, word, 4);
+  int32_t sum = static_cast<int32_t>(static_cast<uint32_t>(old) + static_cast<uint32_t>(e.amount));
+  std::memcpy(word, &sum, 4);
+  *e.result = old;
+  if (t.local_ != nullptr) t.local_->MarkWritten(word, 4);
+  if (t.atomic_words_ != nullptr) {
+    if (std::optional<AtomicWords::Access> own = t.atomic_words_->FetchAndAdd(e.offset, e.site, i, clocks_[static_cast<size_t>(i)])) {
+      Subcore& s = *subcores_[static_cast<size_t>(i)];
+      s.findings_.push_back(s.Made(FetchAndAddRace(s, e, *own)));
+    }
+  }
+  if (races_ != nullptr) {  // an atomic: ordered with every other on the word
+    Clock& w = word_clocks_[{e.target, e.offset}];
+    Join(w, clocks_[static_cast<size_t>(i)]);
+    Join(clocks_[static_cast<size_t>(i)], w);
+    ++clocks_[static_cast<size_t>(i)][static_cast<size_t>(i)];
+  }
+}
+
+void Machine::LandRemoteDma(Subcore& to, const scjit_dma& d, SharedDma* shared, int sem, int64_t amount, int site,
+                            const Clock* clock) {
   auto space = static_cast<MemorySpace>(d.dst.space);
   if (OffCore(space) || space == MemorySpace::kVmemShared) {
     // The init check learns the bytes hold values; deferred poison, that they
     // are written.
-    MoveShared(d, e.dma->indices, e.dma->shared.get(), shared_init_.get(),
-               OffCore(space) ? deferred_poison_.get() : nullptr);
+    MoveShared(d, {}, shared, shared_init_.get(), OffCore(space) ? deferred_poison_.get() : nullptr);
   } else {
     Transfer(d);
     if (to.local_ != nullptr) {
@@ -1416,19 +1545,93 @@ void Machine::ApplyRemoteDma(Subcore& from, const Effect& e) {
       });
     }
   }
-  Semaphore& recv = to.sems_[static_cast<size_t>(e.sem)];
-  recv.value += e.amount;
-  recv.last_site = e.site;
-  if (e.clock != nullptr) Join(sem_clock(e.target, e.sem), *e.clock);
-  Semaphore& sent = from.sems_[static_cast<size_t>(e.send_sem)];
-  sent.value += e.amount;
-  sent.last_site = e.site;
+  Semaphore& recv = to.sems_[static_cast<size_t>(sem)];
+  recv.value += amount;
+  recv.last_site = site;
+  if (clock != nullptr) Join(sem_clock(to.index_, sem), *clock);
+}
+
+absl::StatusOr<RemoteInbox> Machine::TradeEffects() {
+  std::vector<std::string> out(static_cast<size_t>(link_->ranks()));
+  auto rank_of = [&](int global) {
+    int64_t device = global / per_device_;
+    // The first rank whose chips reach past `device`.
+    int lo = 0, hi = link_->ranks() - 1;
+    while (lo < hi) {
+      int mid = (lo + hi) / 2;
+      if ((static_cast<int64_t>(mid) + 1) * devices_ / link_->ranks() > device) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return static_cast<size_t>(lo);
+  };
+  for (auto& s : subcores_) {
+    int source = first_subcore_ + s->index_;
+    for (const Effect& e : s->outbox_) {
+      if (e.target >= 0) continue;
+      std::string* to = &out[rank_of(e.remote)];
+      if (e.kind == Effect::Kind::kSignal) {
+        EncodeSignal(source, e.remote, e.sem, e.amount, e.site, to);
+        continue;
+      }
+      // A copy's bytes leave now, and its sender learns they did.
+      EncodeCopy(source, e.remote, e.amount, e.site, e.dma->dma, e.where, to);
+      Semaphore& sent = s->sems_[static_cast<size_t>(e.send_sem)];
+      sent.value += e.amount;
+      sent.last_site = e.site;
+    }
+  }
+  absl::StatusOr<std::vector<std::string>> in = link_->Exchange(std::move(out));
+  if (!in.ok()) return in.status();
+  RemoteInbox inbox;
+  for (std::string& message : *in) {
+    if (absl::Status s = DecodeEffects(std::move(message), &inbox); !s.ok()) return s;
+  }
+  return inbox;
+}
+
+void Machine::ApplyFromAfar(const RemoteEffect& e) {
+  int i = Local(e.target);
+  if (i < 0) return;  // (never: the sender chose this process for it)
+  Subcore& t = *subcores_[static_cast<size_t>(i)];
+  if (e.sem < 0 || e.sem >= static_cast<int>(t.sems_.size())) return;
+  if (e.kind == RemoteEffect::Kind::kSignal) {
+    t.sems_[static_cast<size_t>(e.sem)].value += e.amount;
+    t.sems_[static_cast<size_t>(e.sem)].last_site = e.site;
+    return;
+  }
+  LandRemoteDma(t, ArrivedCopy(e, Resolve(e.where, i)), nullptr, e.sem, e.amount, e.site, nullptr);
+}
+
+absl::Status Machine::AgreeOnEpoch(std::string* prints, bool* progress, bool* unfinished) {
+  std::string mine;
+  mine.push_back(stopping() ? 's' : '-');
+  mine.push_back(*progress ? 'p' : '-');
+  mine.push_back(*unfinished ? 'u' : '-');
+  mine += *prints;
+  absl::StatusOr<std::vector<std::string>> all = link_->AllGather(std::move(mine));
+  if (!all.ok()) return all.status();
+  prints->clear();
+  *progress = *unfinished = false;
+  for (const std::string& verdict : *all) {
+    if (verdict.size() < 3) return absl::DataLossError("a process's verdict on an epoch is cut short");
+    if (verdict[0] == 's') stopping_ = true;
+    *progress = *progress || verdict[1] == 'p';
+    *unfinished = *unfinished || verdict[2] == 'u';
+    prints->append(verdict, 3);
+  }
+  if (link_->rank() != 0) prints->clear();  // rank 0 prints every chip's
+  return absl::OkStatus();
 }
 
 std::vector<Machine::SharedBuffer> Machine::SharedBuffers() const {
   std::vector<SharedBuffer> out;
   auto all = static_cast<int>(subcores_.size());
-  for (size_t p = 0; p < hbm_.size(); ++p) out.push_back(SharedBuffer{hbm_[p], hbm_bytes_[p], 0, all});
+  for (size_t p = 0; p < hbm_.size(); ++p) {
+    if (hbm_[p] != nullptr) out.push_back(SharedBuffer{hbm_[p], hbm_bytes_[p], 0, all});
+  }
   for (const MachinePart& part : parts_) {
     const LaunchLayout& l = *part.layout;
     for (int c = 0; c < l.cores; ++c) {
@@ -1613,10 +1816,9 @@ bool Machine::OpenBarriers() {
   return opened;
 }
 
-void Machine::ReportDeadlock() {
+absl::Status Machine::ReportDeadlock() {
   std::vector<std::string> notes;
-  int first_site = -1;
-  const LaunchLayout* first_layout = &layout_;
+  int first_site = -1, first_part = 0;
   std::vector<std::string> finished;
   for (auto& sp : subcores_) {
     const Subcore& s = *sp;
@@ -1629,7 +1831,7 @@ void Machine::ReportDeadlock() {
     const LaunchLayout& l = s.layout();
     if (first_site < 0) {
       first_site = s.wait_site_;
-      first_layout = &l;
+      first_part = s.part_->index;
     }
     std::string what = Cat(SubcoreName(s.index_), " waits in ", l.Describe(s.wait_site_));
     if (s.wait_ == Subcore::Wait::kSemWait || s.wait_ == Subcore::Wait::kDmaWait) {
@@ -1645,6 +1847,26 @@ void Machine::ReportDeadlock() {
     }
     notes.push_back(std::move(what));
   }
+  if (link_ != nullptr) {
+    // Every process's subcores, in rank (so subcore) order; the first blocked
+    // subcore of all gives the location.
+    std::string mine = EncodeDeadlockNotes(first_part, first_site, notes, finished);
+    absl::StatusOr<std::vector<std::string>> all = link_->AllGather(std::move(mine));
+    if (!all.ok()) return all.status();
+    notes.clear();
+    finished.clear();
+    first_site = -1;
+    for (const std::string& theirs : *all) {
+      int part = 0, site = -1;
+      if (absl::Status s = DecodeDeadlockNotes(theirs, &part, &site, &notes, &finished); !s.ok()) return s;
+      if (first_site < 0 && site >= 0) {
+        first_site = site;
+        first_part = part;
+      }
+    }
+    if (link_->rank() != 0) return absl::OkStatus();  // rank 0's findings carry it (GatherResults)
+  }
+  const LaunchLayout* first_layout = parts_[static_cast<size_t>(first_part)].layout;
   Diagnostic d = first_layout->SiteDiagnostic(DiagId::kRtDeadlock, first_site,
                                 {{"kernel", Cat("@", layout_.kernel)},
                                  {"blocked", notes.size() == 1 ? std::string("1 subcore is blocked")
@@ -1656,6 +1878,7 @@ void Machine::ReportDeadlock() {
     d.notes.push_back(Cat(finished.size(), " finished: ", list));
   }
   findings_.push_back(SubcoreFinding{std::move(d), 0, 0, /*name_subcore=*/false});
+  return absl::OkStatus();
 }
 
 size_t StackBytesFor(const LaunchLayout& layout) {

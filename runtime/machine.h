@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <memory>
 #include <random>
 #include <set>
@@ -23,6 +24,7 @@
 #include "runtime/findings.h"
 #include "runtime/launch.h"
 #include "runtime/atomic_words.h"
+#include "runtime/chip_wire.h"
 #include "runtime/local_accesses.h"
 #include "runtime/scheduler.h"
 #include "runtime/memory_pool.h"
@@ -122,6 +124,11 @@ struct Effect {
   int site = -1;                    // kSignal: the sem_signal
   std::shared_ptr<const Clock> clock;  // kSignal, race check: the signaller's clock
   int send_sem = -1;                   // kRemoteDma
+  // A signal or remote copy to a chip of another process (ChipLink): `target`
+  // is -1, `remote` the target's global subcore index and `where` the copy's
+  // destination in that subcore's buffers.
+  int remote = -1;
+  BufferAddress where;
 };
 
 // One part of a launch (a kernel of one part has one): its layout and code, and
@@ -302,13 +309,20 @@ class Machine {
   bool Contains(const scjit_ref& r, int elem_bytes, int subcore) const;
   // The chips of the launch.
   int devices() const { return devices_; }
-  // The subcore at the place of subcore `subcore` (same part, core and
-  // subcore) on chip `device`.
+  // The global index of the subcore at the place of subcore `subcore` (same
+  // part, core and subcore) on chip `device`.
   int Counterpart(int subcore, int device) const;
-  // Where the bytes `r` names in subcore `from`'s memory (an HBM parameter of
-  // its chip, or one of its arenas) lie for subcore `to`: false when `r` is not
-  // inside one buffer.
-  bool Rebase(const scjit_ref& r, int elem_bytes, int from, int to, uint8_t** base) const;
+  // The index among this process's subcores of global subcore `global`, or -1
+  // when another process (ChipLink) runs it. Without a link both are the same.
+  int Local(int global) const {
+    int i = global - first_subcore_;
+    return i >= 0 && i < static_cast<int>(subcores_.size()) ? i : -1;
+  }
+  // Where the bytes `r` names in subcore `from`'s memory lie: an HBM parameter
+  // of its chip or one of its arenas; none when `r` is not inside one buffer.
+  std::optional<BufferAddress> Locate(const scjit_ref& r, int elem_bytes, int from) const;
+  // The first byte of `where` for subcore `to` of this process.
+  uint8_t* Resolve(const BufferAddress& where, int to) const;
   // True when `site` has made a warning in an earlier epoch (read during epochs,
   // written only between them).
   bool Warned(int part, int site) const { return warned_sites_.contains({part, site}); }
@@ -333,9 +347,30 @@ class Machine {
   // Between epochs (SubcoreScheduler's settle): see scheduler.h.
   absl::Status Settle();
   void FinishSubcore(Subcore& s, int32_t status);
-  // Moves a remote copy's bytes and credits its two semaphores (between epochs).
-  void ApplyRemoteDma(Subcore& from, const Effect& e);
-  void ReportDeadlock();
+  // Moves a remote copy's bytes into subcore `to`'s chip and credits its
+  // receive semaphore `sem` with `amount` (between epochs).
+  void LandRemoteDma(Subcore& to, const scjit_dma& d, SharedDma* shared, int sem, int64_t amount, int site,
+                     const Clock* clock);
+  // RT-DEADLOCK naming every blocked subcore (of every process: collective).
+  absl::Status ReportDeadlock();
+  // Wakes the subcores whose wait is over (their semaphores taken); true if any.
+  bool WakeReady();
+  // Applies subcore `i`'s fetch_and_add `e`.
+  void ApplyFetchAndAdd(int i, const Effect& e);
+  // ChipLink: sends this epoch's effects on other processes' chips (crediting
+  // the send semaphores of the copies) and returns those of other processes on
+  // this one's, by sending subcore.
+  absl::StatusOr<RemoteInbox> TradeEffects();
+  // Applies an effect from another process.
+  void ApplyFromAfar(const RemoteEffect& e);
+  // ChipLink: every process's verdict on the epoch (and its debug_print
+  // output, printed in rank order); `progress`, `unfinished` become the whole
+  // launch's.
+  absl::Status AgreeOnEpoch(std::string* prints, bool* progress, bool* unfinished);
+  // ChipLink, when the launch ends: every chip's output rows, findings and
+  // statistics on every process.
+  absl::Status GatherResults(std::span<const ParamBuffer> params, std::vector<SubcoreStats>* stats,
+                             std::vector<std::vector<int64_t>>* ops);
   // Race check between epochs: this epoch's DMAs against the live accesses.
   void CheckSharedAccesses();
   Diagnostic RaceFinding(const SharedRace& race);
@@ -372,6 +407,10 @@ class Machine {
   static bool Alone(std::span<const ParamBuffer> params, size_t p);
   // The end of the deferred fills; an RT-TIMEOUT finding if the time runs out.
   void FinishDeferredPoison();
+  // Everything before the kernel runs: checks the buffers, allocates and fills
+  // the arenas, stages the parameters. A result when the time ran out first.
+  absl::StatusOr<std::optional<LaunchResult>> Prepare(std::span<const ParamBuffer> params,
+                                                      std::chrono::steady_clock::time_point start);
   // The result of a launch whose time ran out `during` a step before the kernel
   // started: one RT-TIMEOUT finding.
   LaunchResult TimedOut(std::string_view during, std::chrono::steady_clock::time_point start);
@@ -389,6 +428,15 @@ class Machine {
   int64_t memory_bytes_ = 0;
   int devices_ = 1;
   size_t parts_per_device_ = 1;
+  // ChipLink (null: every chip here): this process runs chips [first_device_,
+  // first_device_ + owned_devices_), whose subcores are global subcores
+  // [first_subcore_, ...); each chip has per_device_ subcores.
+  ChipLink* link_ = nullptr;
+  int first_device_ = 0;
+  int owned_devices_ = 1;
+  int first_subcore_ = 0;
+  int per_device_ = 0;
+  bool others_running_ = false;  // another process still has unfinished subcores
   // Each parameter's buffer on each chip, chip-major (ctx->hbm of a subcore is
   // its chip's row of layout_.params.size()).
   std::vector<uint8_t*> hbm_;

@@ -22,7 +22,8 @@ void SubcoreScheduler::RunEpochShare() {
   while (Fiber* f = TakeNext()) f->Resume();
 }
 
-absl::Status SubcoreScheduler::Run(std::function<void(int)> body, std::function<absl::Status()> settle) {
+absl::Status SubcoreScheduler::Run(std::function<void(int)> body, std::function<absl::Status()> settle,
+                                   std::function<bool()> others_running) {
   fibers_.clear();
   for (int t = 0; t < tasks_; ++t) {
     absl::StatusOr<std::unique_ptr<Fiber>> f = Fiber::Create([body, t] { body(t); }, stacks_);
@@ -44,8 +45,9 @@ absl::Status SubcoreScheduler::Run(std::function<void(int)> body, std::function<
     }
     bool all_done = true;
     for (int t = 0; t < tasks_ && all_done; ++t) all_done = finished(t);
-    if (all_done) break;
-    if (order_.empty()) {
+    bool others = others_running != nullptr && others_running();
+    if (all_done && !others) break;
+    if (order_.empty() && !others) {
       status = absl::InternalError("the scheduler has unfinished subcores but none to run");
       break;
     }
@@ -61,7 +63,9 @@ absl::Status SubcoreScheduler::Run(std::function<void(int)> body, std::function<
     RunEpochShare();
     if (parallel_) crew.Wait();
     auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - epoch_start);
-    last_epoch_ns_per_task_ = ns.count() * (parallel_ ? threads_ : 1) / static_cast<int64_t>(order_.size());
+    if (!order_.empty()) {
+      last_epoch_ns_per_task_ = ns.count() * (parallel_ ? threads_ : 1) / static_cast<int64_t>(order_.size());
+    }
     status = settle();
     if (!status.ok()) break;
   }

@@ -38,7 +38,11 @@ class SubcoreScheduler {
   // `settle()` runs with every task parked or finished and must make at least
   // one unfinished task runnable (MakeRunnable) while any is unfinished;
   // returning an error aborts the launch. Returns when all tasks finished.
-  absl::Status Run(std::function<void(int task)> body, std::function<absl::Status()> settle);
+  // With `others_running` (tasks of other processes, ChipLink), epochs go on,
+  // empty if need be, while it returns true after a settle; settle may then
+  // leave no task runnable.
+  absl::Status Run(std::function<void(int task)> body, std::function<absl::Status()> settle,
+                   std::function<bool()> others_running = nullptr);
 
   // From inside task `task`: suspends it until MakeRunnable(task). The
   // epoch's next task, if any is left, runs in its place on this thread.

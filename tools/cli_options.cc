@@ -228,7 +228,7 @@ constexpr OptionSpec kOptions[] = {
      SetTarget},
     {"--devices", true, false, true, "N|AXIS=N,...",
      "the device mesh: N chips on the kernel's one device axis, or every axis and its size (y=2,x=4); overrides "
-     "the file's `devices` clause",
+     "the file's `devices` clause. Under `mpirun -n R` each rank runs N/R of the chips",
      SetDevices},
     {"--in", true, true, true, "NAME=SOURCE",
      "an input: FILE.npy, zeros, ones, iota, random[:SEED], randint:LO:HI[:SEED] or fill:VALUE (default iota)",

@@ -1,5 +1,7 @@
 // jit-run: compiles and runs a .scir kernel (interfaces.md §1), through the
-// public API alone (include/scjit/).
+// public API alone (include/scjit/), and under mpirun through a ChipLink over
+// MPI (runtime/mpi/mpi_link.h): each rank runs a block of the kernel's chips,
+// rank 0 reads the inputs and writes the outputs (docs/jit-run.md).
 //
 // Exit codes: 0 success; 1 the kernel ran and failed (a finding, a mismatch
 // with --expect); 2 usage or input error; 3 the kernel was rejected (parse,
@@ -12,6 +14,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +23,9 @@
 #include "lowering/base/strings.h"  // Cat, Append (base: every layer may use it)
 #include "scjit/scjit.h"
 #include "tools/cli_options.h"
+#ifdef SCJIT_HAVE_MPI
+#include "runtime/mpi/mpi_link.h"
+#endif
 
 namespace scjit {
 namespace {
@@ -213,6 +219,43 @@ absl::StatusOr<Buffers> PrepareBuffers(const Kernel& kernel, const CliOptions& o
   return buffers;
 }
 
+// Under mpirun: rank 0 prepares the buffers (reads or generates the inputs)
+// and sends them to every rank; a failure there ends every rank with rank 0's
+// exit code. Returns the exit code to end with, or -1 to go on.
+int ShareBuffers(ChipLink& link, const Kernel& kernel, const CliOptions& options, bool restage,
+                 const TimeLimit& limit, Buffers* buffers) {
+  std::vector<uint8_t> verdict(1, 0);  // rank 0's exit code, 0: ready
+  if (link.rank() == 0) {
+    absl::StatusOr<Buffers> made = PrepareBuffers(kernel, options, restage, limit);
+    if (made.ok()) {
+      *buffers = *std::move(made);
+    } else {
+      verdict[0] = static_cast<uint8_t>(PrintStatus(made.status(), FailureExit(made.status())));
+    }
+  }
+  if (absl::Status s = link.Broadcast(verdict); !s.ok()) return PrintStatus(s, kExitFailed);
+  if (verdict[0] != 0) return verdict[0];
+  for (size_t p = 0; p < kernel.params().size(); ++p) {
+    const ParamInfo& param = kernel.params()[p];
+    if (link.rank() != 0) {
+      absl::StatusOr<Buffer> live = Buffer::Allocate(param.dtype, param.shape);
+      if (!live.ok()) return PrintStatus(live.status(), FailureExit(live.status()));
+      buffers->live.push_back(*std::move(live));
+      buffers->pristine.emplace_back();
+    }
+    if (param.direction == ParamDirection::kOut) continue;
+    Buffer& live = buffers->live[p];
+    if (absl::Status s = link.Broadcast({live.data(), live.bytes()}); !s.ok()) return PrintStatus(s, kExitFailed);
+    if (restage && link.rank() != 0) {
+      absl::StatusOr<Buffer> copy = Buffer::Allocate(param.dtype, param.shape);
+      if (!copy.ok()) return PrintStatus(copy.status(), FailureExit(copy.status()));
+      std::memcpy(copy->data(), live.data(), live.bytes());
+      buffers->pristine[p] = *std::move(copy);
+    }
+  }
+  return -1;
+}
+
 // "%o: int32 (32, 1024) = [1, 2, 3, 4, ..., 32768] fnv1a64=0x..."
 std::string Summary(const ParamInfo& p, const Buffer& a) {
   uint64_t hash = 0xcbf29ce484222325ull;
@@ -289,7 +332,36 @@ std::string ReportJson(const Kernel& kernel, const LaunchResult& result, const s
       stats.threads, stats.epochs);
 }
 
+// The processes of an mpirun launch (null: this one alone).
+struct Ranks {
+#ifdef SCJIT_HAVE_MPI
+  std::unique_ptr<MpiChipLink> link;
+#else
+  std::unique_ptr<ChipLink> link;
+#endif
+  std::streambuf* cerr = nullptr;  // rank > 0: std::cerr, silenced
+
+  // Ranks other than 0 print nothing: every failure, theirs too, reaches rank
+  // 0 (the launch gathers findings, and a rank that cannot start names itself
+  // to the others).
+  void Quiet() {
+    if (link != nullptr && link->rank() != 0) cerr = std::cerr.rdbuf(nullptr);
+  }
+  ~Ranks() {
+    if (cerr != nullptr) std::cerr.rdbuf(cerr);
+  }
+};
+
 int Main(int argc, char** argv) {
+  Ranks ranks;
+#ifdef SCJIT_HAVE_MPI
+  if (MpiChipLink::StartedByMpirun()) {
+    absl::StatusOr<std::unique_ptr<MpiChipLink>> link = MpiChipLink::Start(&argc, &argv);
+    if (!link.ok()) return PrintStatus(link.status(), kExitUsage);
+    ranks.link = *std::move(link);
+  }
+#endif
+  ranks.Quiet();
   std::vector<std::string_view> args(argv + 1, argv + argc);
   absl::StatusOr<CliOptions> parsed = ParseCommandLine(args);
   if (!parsed.ok()) return PrintStatus(parsed.status(), kExitUsage);
@@ -363,7 +435,12 @@ int Main(int argc, char** argv) {
   int launches = options.repeat + (options.repeat > 1 || options.time ? 1 : 0);
   // --time-limit bounds the first launch from here: generating its inputs counts.
   TimeLimit limit{options.time_limit};
-  absl::StatusOr<Buffers> buffers = PrepareBuffers(*kernel, options, launches > 1, limit);
+  absl::StatusOr<Buffers> buffers = Buffers();
+  if (ranks.link != nullptr) {
+    if (int code = ShareBuffers(*ranks.link, *kernel, options, launches > 1, limit, &*buffers); code >= 0) return code;
+  } else {
+    buffers = PrepareBuffers(*kernel, options, launches > 1, limit);
+  }
   if (!buffers.ok()) return PrintStatus(buffers.status(), FailureExit(buffers.status()));
   std::span<const ParamInfo> params = kernel->params();
   std::vector<Buffer> expected(params.size());
@@ -380,12 +457,19 @@ int Main(int argc, char** argv) {
   }
 
   LaunchOptions launch;
+  if (ranks.link != nullptr && checks->race && (options.check == "all" || options.check == "warn")) {
+    // The race check needs every chip in one process: under mpirun "all" is
+    // every other check (an explicit --check race is refused by the launch).
+    launch.checks = *checks;
+    launch.checks->race = false;
+  }
   launch.threads = options.threads.value_or(0);
   launch.seed = options.seed;
   launch.dma = options.dma;
   launch.time_limit_seconds = options.time_limit;
   launch.time_limit_start = limit.start;
   launch.log = [](std::string_view text) { std::cerr << text; };
+  launch.link = ranks.link.get();
 
   std::vector<double> times;
   LaunchResult result;
@@ -401,6 +485,8 @@ int Main(int argc, char** argv) {
   }
   std::cerr << result.RenderFindings();
   if (result.failed()) return kExitFailed;
+  // Every rank holds every chip's outputs now: rank 0 reports them.
+  if (ranks.link != nullptr && ranks.link->rank() != 0) return kExitOk;
 
   int exit_code = kExitOk;
   for (size_t p = 0; p < params.size(); ++p) {

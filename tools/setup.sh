@@ -40,7 +40,7 @@ case "$mode" in
 esac
 
 packages=(cmake ninja-build g++ llvm-19-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev pkg-config
-  python3 python3-venv python3-dev pybind11-dev "${mode_packages[@]}")
+  python3 python3-venv python3-dev pybind11-dev libopenmpi-dev openmpi-bin "${mode_packages[@]}")
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

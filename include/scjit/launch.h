@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "scjit/chip_link.h"
 #include "scjit/diagnostic.h"
 #include "scjit/types.h"
 
@@ -86,6 +87,11 @@ struct LaunchOptions {
   // order (subcore order within each epoch); null: discarded. Called from the
   // launching thread only.
   std::function<void(std::string_view)> log;
+  // The processes that run the other chips of a kernel on several devices
+  // (scjit/chip_link.h; jit-run's MpiChipLink, runtime/mpi/mpi_link.h); null: this process
+  // runs every chip. Not owned; it must outlive the launch. Only rank 0 calls
+  // `log` (with every chip's output).
+  ChipLink* link = nullptr;
 };
 
 struct SubcoreStats {
