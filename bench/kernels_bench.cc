@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/all_to_all.h"
 #include "scjit/scjit.h"
 
 namespace scjit {
@@ -456,24 +457,10 @@ BENCHMARK(BM_SegmentSum_Native)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // --- Many chips: a 64-chip all-to-all of embedding rows (issue #15) -------------------
 
-constexpr int kChips = 64, kBlockFloats = 16 * 128;
-constexpr int64_t kAllToAllBytes = int64_t{kChips} * kChips * kBlockFloats * 4;  // each chip's x, moved once
-
-std::vector<float> AllToAllInput() {
-  std::vector<float> x(static_cast<size_t>(kChips) * kChips * kBlockFloats);
-  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 8191) - 4095.0f;
-  return x;
-}
-
-// y[j, s] = x[s, j]: what every chip receives, block by block.
-void AllToAllNative(const float* x, float* y) {
-  for (int j = 0; j < kChips; ++j) {
-    for (int s = 0; s < kChips; ++s) {
-      std::memcpy(y + (static_cast<size_t>(j) * kChips + s) * kBlockFloats,
-                  x + (static_cast<size_t>(s) * kChips + j) * kBlockFloats, kBlockFloats * sizeof(float));
-    }
-  }
-}
+using bench::AllToAllInput;
+using bench::AllToAllNative;
+using bench::kAllToAllBytes;
+using bench::kChips;
 
 void BM_AllToAll64_Emulated(benchmark::State& state) {
   auto kernel = Compiled("all_to_all_64.scir", CheckedRun(state), EngineOf(state));
@@ -494,15 +481,7 @@ BENCHMARK(BM_AllToAll64_Emulated)
     ->Args({1, 0, 0})->Args({2, 0, 0})->Args({1, 1, 0})->Args({1, 0, 1})
     ->ArgNames({"threads", "checked", "interp"})->Unit(benchmark::kMillisecond)->UseRealTime();
 
-void BM_AllToAll64_Native(benchmark::State& state) {
-  std::vector<float> x = AllToAllInput(), y(x.size());
-  for (auto _ : state) {
-    AllToAllNative(x.data(), y.data());
-    benchmark::DoNotOptimize(y.data());
-    benchmark::ClobberMemory();
-  }
-  state.SetBytesProcessed(state.iterations() * kAllToAllBytes);
-}
+using bench::BM_AllToAll64_Native;
 BENCHMARK(BM_AllToAll64_Native)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // --- Indirect DMAs: the guide's gather and a scatter-add of rows (v7x, 2 x 16) -------

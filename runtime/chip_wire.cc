@@ -77,6 +77,10 @@ void DenseStrides(scjit_ref* r) {
 
 }  // namespace
 
+int64_t EncodedSignalBytes() { return sizeof(EffectHeader); }
+
+int64_t EncodedCopyBytes(const scjit_dma& dma) { return sizeof(EffectHeader) + ElementCount(dma.src) * dma.elem_bytes; }
+
 void EncodeSignal(int source, int target, int sem, int64_t amount, int site, std::string* out) {
   EffectHeader h{RemoteEffect::Kind::kSignal, source, target, sem, site, 0, amount, 0, {}, {}};
   Put(out, h);
@@ -84,7 +88,7 @@ void EncodeSignal(int source, int target, int sem, int64_t amount, int site, std
 
 void EncodeCopy(int source, int target, int64_t amount, int site, const scjit_dma& dma, const BufferAddress& where,
                 std::string* out) {
-  int64_t bytes = ElementCount(dma.src) * dma.elem_bytes;
+  int64_t bytes = EncodedCopyBytes(dma) - EncodedSignalBytes();
   EffectHeader h{RemoteEffect::Kind::kCopy, source, target, dma.sem, site, 0, amount, bytes, where, dma};
   Put(out, h);
   size_t at = out->size();
@@ -99,9 +103,8 @@ void EncodeCopy(int source, int target, int64_t amount, int site, const scjit_dm
   Transfer(pack);
 }
 
-absl::Status DecodeEffects(std::string message, RemoteInbox* inbox) {
-  inbox->messages.push_back(std::move(message));
-  Reader in(inbox->messages.back());
+absl::Status DecodeEffects(std::string_view message, RemoteInbox* inbox) {
+  Reader in(message);
   while (!in.done()) {
     EffectHeader h;
     std::string_view payload;

@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "runtime/abi.h"
 #include "runtime/findings.h"
+#include "scjit/chip_link.h"
 #include "scjit/launch.h"
 
 namespace scjit {
@@ -47,18 +48,21 @@ struct RemoteEffect {
 };
 
 // Effects from other processes, by sending subcore in its order (they point
-// into `messages`).
+// into `received`).
 struct RemoteInbox {
-  std::vector<std::string> messages;
+  ChipLink::Messages received;
   std::map<int, std::vector<RemoteEffect>> by_source;
 };
 
+// The bytes EncodeSignal and EncodeCopy append.
+int64_t EncodedSignalBytes();
+int64_t EncodedCopyBytes(const scjit_dma& dma);
 // Appends a signal, or a copy with its source's bytes read now, to `out`.
 void EncodeSignal(int source, int target, int sem, int64_t amount, int site, std::string* out);
 void EncodeCopy(int source, int target, int64_t amount, int site, const scjit_dma& dma, const BufferAddress& where,
                 std::string* out);
-// Adds the effects of `message` to the inbox (which keeps the message).
-absl::Status DecodeEffects(std::string message, RemoteInbox* inbox);
+// Adds the effects of `message` (which must outlive the inbox) to the inbox.
+absl::Status DecodeEffects(std::string_view message, RemoteInbox* inbox);
 // A received copy's descriptor: `e.dma` with its source the payload and its
 // destination at `dst`.
 scjit_dma ArrivedCopy(const RemoteEffect& e, uint8_t* dst);

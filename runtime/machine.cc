@@ -1251,13 +1251,13 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
     // would leave the others waiting for it between epochs. Each learns why
     // the first that could not start did not.
     std::string mine = early.ok() ? (early->has_value() ? "its time ran out" : "") : std::string(early.status().message());
-    absl::StatusOr<std::vector<std::string>> all = link_->AllGather(mine);
+    absl::StatusOr<ChipLink::Messages> all = link_->AllGather(mine);
     if (!all.ok()) return all.status();
-    for (size_t r = 0; r < all->size() && mine.empty(); ++r) {
-      if ((*all)[r].empty()) continue;
+    for (int r = 0; r < link_->ranks() && mine.empty(); ++r) {
+      if (all->from(r).empty()) continue;
       return DiagnosticStatus(MakeDiagnostic(
           DiagId::kIoParam, nullptr, Location{},
-          {{"detail", Cat("the process of rank ", r, " could not start kernel @", layout_.kernel, ": ", (*all)[r])}}));
+          {{"detail", Cat("the process of rank ", r, " could not start kernel @", layout_.kernel, ": ", all->from(r))}}));
     }
   }
   if (!early.ok()) return early.status();
@@ -1322,37 +1322,28 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
 
 absl::Status Machine::GatherResults(std::span<const ParamBuffer> params, std::vector<SubcoreStats>* stats,
                                     std::vector<std::vector<int64_t>>* ops) {
-  // This process's chips' rows of every parameter the kernel may write, its
-  // findings and its subcores' statistics, in one message.
-  std::string rows;
+  // Each parameter the kernel may write: every rank's rows, in place (rank r's
+  // chips' rows are one block of the buffer).
   for (size_t p = 0; p < params.size(); ++p) {
     if (layout_.params[p].direction == ParamDirection::kIn) continue;
     int64_t row = params[p].bytes / devices_;
-    rows.append(reinterpret_cast<const char*>(params[p].data + first_device_ * row),
-                static_cast<size_t>(row * owned_devices_));
+    std::vector<int64_t> at;
+    for (int64_t r = 0; r <= link_->ranks(); ++r) at.push_back(r * devices_ / link_->ranks() * row);
+    if (absl::Status s = link_->AllGatherBlocks({params[p].data, static_cast<size_t>(params[p].bytes)}, at); !s.ok()) {
+      return s;
+    }
   }
-  std::string mine = JoinSections({std::move(rows), EncodeFindings(findings_), EncodeStats(*stats, *ops)});
-  absl::StatusOr<std::vector<std::string>> all = link_->AllGather(std::move(mine));
+  // Findings and statistics, in rank (so subcore) order.
+  absl::StatusOr<ChipLink::Messages> all = link_->AllGather(JoinSections({EncodeFindings(findings_), EncodeStats(*stats, *ops)}));
   if (!all.ok()) return all.status();
   findings_.clear();
   stats->clear();
   ops->clear();
   for (int r = 0; r < link_->ranks(); ++r) {
-    absl::StatusOr<std::vector<std::string_view>> sections = SplitSections((*all)[static_cast<size_t>(r)], 3);
+    absl::StatusOr<std::vector<std::string_view>> sections = SplitSections(all->from(r), 2);
     if (!sections.ok()) return sections.status();
-    int first = static_cast<int>(int64_t{r} * devices_ / link_->ranks());
-    int count = static_cast<int>((int64_t{r} + 1) * devices_ / link_->ranks()) - first;
-    std::string_view theirs = (*sections)[0];
-    for (size_t p = 0; p < params.size(); ++p) {
-      if (layout_.params[p].direction == ParamDirection::kIn) continue;
-      int64_t row = params[p].bytes / devices_;
-      auto bytes = static_cast<size_t>(row * count);
-      if (theirs.size() < bytes) return absl::DataLossError("a process's output rows are cut short");
-      if (r != link_->rank()) std::memcpy(params[p].data + first * row, theirs.data(), bytes);
-      theirs.remove_prefix(bytes);
-    }
-    if (absl::Status s = DecodeFindings((*sections)[1], &findings_); !s.ok()) return s;
-    if (absl::Status s = DecodeStats((*sections)[2], stats, ops); !s.ok()) return s;
+    if (absl::Status s = DecodeFindings((*sections)[0], &findings_); !s.ok()) return s;
+    if (absl::Status s = DecodeStats((*sections)[1], stats, ops); !s.ok()) return s;
   }
   return absl::OkStatus();
 }
@@ -1386,9 +1377,7 @@ absl::Status Machine::Settle() {
   if (races_ != nullptr) CheckSharedAccesses();
   RemoteInbox inbox;
   if (link_ != nullptr) {
-    absl::StatusOr<RemoteInbox> traded = TradeEffects();
-    if (!traded.ok()) return traded.status();
-    inbox = *std::move(traded);
+    if (absl::Status s = TradeEffects(&inbox); !s.ok()) return s;
   }
   // Effects between subcores, in subcore order (or a seeded permutation, the
   // same in every process), before the end checks: a signal of this epoch to a
@@ -1551,7 +1540,7 @@ void Machine::LandRemoteDma(Subcore& to, const scjit_dma& d, SharedDma* shared, 
   if (clock != nullptr) Join(sem_clock(to.index_, sem), *clock);
 }
 
-absl::StatusOr<RemoteInbox> Machine::TradeEffects() {
+absl::Status Machine::TradeEffects(RemoteInbox* inbox) {
   std::vector<std::string> out(static_cast<size_t>(link_->ranks()));
   auto rank_of = [&](int global) {
     int64_t device = global / per_device_;
@@ -1567,6 +1556,15 @@ absl::StatusOr<RemoteInbox> Machine::TradeEffects() {
     }
     return static_cast<size_t>(lo);
   };
+  // (Each message's size first: a copy's bytes are large.)
+  std::vector<size_t> sizes(out.size(), 0);
+  for (auto& s : subcores_) {
+    for (const Effect& e : s->outbox_) {
+      if (e.target >= 0) continue;
+      sizes[rank_of(e.remote)] += e.kind == Effect::Kind::kSignal ? EncodedSignalBytes() : EncodedCopyBytes(e.dma->dma);
+    }
+  }
+  for (size_t r = 0; r < out.size(); ++r) out[r].reserve(sizes[r]);
   for (auto& s : subcores_) {
     int source = first_subcore_ + s->index_;
     for (const Effect& e : s->outbox_) {
@@ -1583,13 +1581,13 @@ absl::StatusOr<RemoteInbox> Machine::TradeEffects() {
       sent.last_site = e.site;
     }
   }
-  absl::StatusOr<std::vector<std::string>> in = link_->Exchange(std::move(out));
+  absl::StatusOr<ChipLink::Messages> in = link_->Exchange(std::move(out));
   if (!in.ok()) return in.status();
-  RemoteInbox inbox;
-  for (std::string& message : *in) {
-    if (absl::Status s = DecodeEffects(std::move(message), &inbox); !s.ok()) return s;
+  inbox->received = *std::move(in);
+  for (int r = 0; r < link_->ranks(); ++r) {
+    if (absl::Status s = DecodeEffects(inbox->received.from(r), inbox); !s.ok()) return s;
   }
-  return inbox;
+  return absl::OkStatus();
 }
 
 void Machine::ApplyFromAfar(const RemoteEffect& e) {
@@ -1611,16 +1609,17 @@ absl::Status Machine::AgreeOnEpoch(std::string* prints, bool* progress, bool* un
   mine.push_back(*progress ? 'p' : '-');
   mine.push_back(*unfinished ? 'u' : '-');
   mine += *prints;
-  absl::StatusOr<std::vector<std::string>> all = link_->AllGather(std::move(mine));
+  absl::StatusOr<ChipLink::Messages> all = link_->AllGather(mine);
   if (!all.ok()) return all.status();
   prints->clear();
   *progress = *unfinished = false;
-  for (const std::string& verdict : *all) {
+  for (int r = 0; r < link_->ranks(); ++r) {
+    std::string_view verdict = all->from(r);
     if (verdict.size() < 3) return absl::DataLossError("a process's verdict on an epoch is cut short");
     if (verdict[0] == 's') stopping_ = true;
     *progress = *progress || verdict[1] == 'p';
     *unfinished = *unfinished || verdict[2] == 'u';
-    prints->append(verdict, 3);
+    prints->append(verdict.substr(3));
   }
   if (link_->rank() != 0) prints->clear();  // rank 0 prints every chip's
   return absl::OkStatus();
@@ -1851,12 +1850,13 @@ absl::Status Machine::ReportDeadlock() {
     // Every process's subcores, in rank (so subcore) order; the first blocked
     // subcore of all gives the location.
     std::string mine = EncodeDeadlockNotes(first_part, first_site, notes, finished);
-    absl::StatusOr<std::vector<std::string>> all = link_->AllGather(std::move(mine));
+    absl::StatusOr<ChipLink::Messages> all = link_->AllGather(mine);
     if (!all.ok()) return all.status();
     notes.clear();
     finished.clear();
     first_site = -1;
-    for (const std::string& theirs : *all) {
+    for (int r = 0; r < link_->ranks(); ++r) {
+      std::string_view theirs = all->from(r);
       int part = 0, site = -1;
       if (absl::Status s = DecodeDeadlockNotes(theirs, &part, &site, &notes, &finished); !s.ok()) return s;
       if (first_site < 0 && site >= 0) {

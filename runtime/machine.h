@@ -358,9 +358,9 @@ class Machine {
   // Applies subcore `i`'s fetch_and_add `e`.
   void ApplyFetchAndAdd(int i, const Effect& e);
   // ChipLink: sends this epoch's effects on other processes' chips (crediting
-  // the send semaphores of the copies) and returns those of other processes on
+  // the send semaphores of the copies) and receives those of other processes on
   // this one's, by sending subcore.
-  absl::StatusOr<RemoteInbox> TradeEffects();
+  absl::Status TradeEffects(RemoteInbox* inbox);
   // Applies an effect from another process.
   void ApplyFromAfar(const RemoteEffect& e);
   // ChipLink: every process's verdict on the epoch (and its debug_print

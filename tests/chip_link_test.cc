@@ -31,21 +31,36 @@ class ThreadLink final : public ChipLink {
   int rank() const override { return rank_; }
   int ranks() const override { return world_->ranks; }
 
-  absl::StatusOr<std::vector<std::string>> Exchange(std::vector<std::string> to_each) override {
+  absl::StatusOr<Messages> Exchange(std::vector<std::string> to_each) override {
     world_->posts[static_cast<size_t>(rank_)] = std::move(to_each);
     world_->meet.arrive_and_wait();
-    std::vector<std::string> in;
-    for (int r = 0; r < world_->ranks; ++r) in.push_back(world_->posts[static_cast<size_t>(r)][static_cast<size_t>(rank_)]);
+    Messages in;
+    for (int r = 0; r < world_->ranks; ++r) {
+      in.at.push_back(in.bytes.size());
+      in.bytes += world_->posts[static_cast<size_t>(r)][static_cast<size_t>(rank_)];
+    }
+    in.at.push_back(in.bytes.size());
     world_->meet.arrive_and_wait();  // before anyone posts again
     return in;
   }
-  absl::StatusOr<std::vector<std::string>> AllGather(std::string mine) override {
-    return Exchange(std::vector<std::string>(static_cast<size_t>(world_->ranks), mine));
+  absl::StatusOr<Messages> AllGather(std::string_view mine) override {
+    return Exchange(std::vector<std::string>(static_cast<size_t>(world_->ranks), std::string(mine)));
+  }
+  absl::Status AllGatherBlocks(std::span<uint8_t> whole, std::span<const int64_t> at) override {
+    auto begin = static_cast<size_t>(at[static_cast<size_t>(rank_)]);
+    auto end = static_cast<size_t>(at[static_cast<size_t>(rank_) + 1]);
+    absl::StatusOr<Messages> all =
+        AllGather(std::string_view(reinterpret_cast<const char*>(whole.data()) + begin, end - begin));
+    for (int r = 0; r < world_->ranks; ++r) {
+      std::string_view theirs = all->from(r);
+      std::memcpy(whole.data() + at[static_cast<size_t>(r)], theirs.data(), theirs.size());
+    }
+    return absl::OkStatus();
   }
   absl::Status Broadcast(std::span<uint8_t> bytes) override {
-    std::string mine(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    absl::StatusOr<std::vector<std::string>> all = AllGather(mine);
-    std::memcpy(bytes.data(), (*all)[0].data(), bytes.size());
+    absl::StatusOr<Messages> all =
+        AllGather(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    std::memcpy(bytes.data(), all->from(0).data(), bytes.size());
     return absl::OkStatus();
   }
 

@@ -11,7 +11,8 @@
 // Between epochs the ranks trade the effects their subcores have on other
 // ranks' chips (remote copies with their bytes, remote signals) in one
 // collective exchange, then agree on whether anyone progressed, stopped or
-// deadlocked (docs/runtime.md, "Chips in several processes").
+// deadlocked; at the end each output's rows go to every rank in place
+// (docs/runtime.md, "Chips in several processes").
 //
 // Every call is collective: each rank makes the same calls in the same order,
 // from the thread that called Launch. Thread safety: one launch at a time per
@@ -22,6 +23,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -30,6 +32,17 @@ namespace scjit {
 
 class ChipLink {
  public:
+  // What each rank sent, one message after another: rank r's is
+  // bytes[at[r], at[r + 1]).
+  struct Messages {
+    std::string bytes;
+    std::vector<size_t> at;  // ranks() + 1 offsets
+    std::string_view from(int r) const {
+      return std::string_view(bytes).substr(at[static_cast<size_t>(r)],
+                                            at[static_cast<size_t>(r) + 1] - at[static_cast<size_t>(r)]);
+    }
+  };
+
   virtual ~ChipLink() = default;
 
   // This process's rank, in [0, ranks()).
@@ -37,10 +50,14 @@ class ChipLink {
   virtual int ranks() const = 0;
 
   // Sends to_each[r] to rank r (to_each has ranks() entries, this rank's own
-  // included) and returns what each rank sent to this one, by rank.
-  virtual absl::StatusOr<std::vector<std::string>> Exchange(std::vector<std::string> to_each) = 0;
-  // Every rank's `mine`, by rank.
-  virtual absl::StatusOr<std::vector<std::string>> AllGather(std::string mine) = 0;
+  // included) and returns what each rank sent to this one.
+  virtual absl::StatusOr<Messages> Exchange(std::vector<std::string> to_each) = 0;
+  // Every rank's `mine`.
+  virtual absl::StatusOr<Messages> AllGather(std::string_view mine) = 0;
+  // Every rank's block of `whole` into every rank's `whole`, in place: rank r
+  // holds bytes [at[r], at[r + 1]) (`at` has ranks() + 1 offsets, the same
+  // everywhere).
+  virtual absl::Status AllGatherBlocks(std::span<uint8_t> whole, std::span<const int64_t> at) = 0;
   // Rank 0's `bytes` into every rank's `bytes` (the same size everywhere).
   virtual absl::Status Broadcast(std::span<uint8_t> bytes) = 0;
 };

@@ -71,7 +71,7 @@ MpiChipLink::~MpiChipLink() {
   if (!finalized) MPI_Finalize();
 }
 
-absl::StatusOr<std::vector<std::string>> MpiChipLink::Exchange(std::vector<std::string> to_each) {
+absl::StatusOr<ChipLink::Messages> MpiChipLink::Exchange(std::vector<std::string> to_each) {
   auto n = static_cast<size_t>(ranks_);
   to_each.resize(n);
   std::vector<int64_t> send(n), recv(n);
@@ -86,18 +86,19 @@ absl::StatusOr<std::vector<std::string>> MpiChipLink::Exchange(std::vector<std::
   std::string out;
   out.reserve(static_cast<size_t>(send_total));
   for (const std::string& s : to_each) out += s;
-  std::string in(static_cast<size_t>(recv_total), '\0');
-  if (int e = MPI_Alltoallv(out.data(), send_n.data(), send_at.data(), MPI_BYTE, in.data(), recv_n.data(),
+  Messages in;
+  in.bytes.resize(static_cast<size_t>(recv_total));
+  if (int e = MPI_Alltoallv(out.data(), send_n.data(), send_at.data(), MPI_BYTE, in.bytes.data(), recv_n.data(),
                             recv_at.data(), MPI_BYTE, MPI_COMM_WORLD);
       e != MPI_SUCCESS) {
     return MpiError(e, "MPI_Alltoallv");
   }
-  std::vector<std::string> result(n);
-  for (size_t r = 0; r < n; ++r) result[r] = in.substr(static_cast<size_t>(recv_at[r]), static_cast<size_t>(recv_n[r]));
-  return result;
+  in.at.assign(recv_at.begin(), recv_at.end());
+  in.at.push_back(static_cast<size_t>(recv_total));
+  return in;
 }
 
-absl::StatusOr<std::vector<std::string>> MpiChipLink::AllGather(std::string mine) {
+absl::StatusOr<ChipLink::Messages> MpiChipLink::AllGather(std::string_view mine) {
   auto n = static_cast<size_t>(ranks_);
   auto size = static_cast<int64_t>(mine.size());
   std::vector<int64_t> sizes(n);
@@ -107,15 +108,31 @@ absl::StatusOr<std::vector<std::string>> MpiChipLink::AllGather(std::string mine
   std::vector<int> counts, at;
   int64_t total = 0;
   if (!Displacements(sizes, &counts, &at, &total)) return TooLarge(total);
-  std::string in(static_cast<size_t>(total), '\0');
-  if (int e = MPI_Allgatherv(mine.data(), static_cast<int>(size), MPI_BYTE, in.data(), counts.data(), at.data(),
+  Messages in;
+  in.bytes.resize(static_cast<size_t>(total));
+  if (int e = MPI_Allgatherv(mine.data(), static_cast<int>(size), MPI_BYTE, in.bytes.data(), counts.data(), at.data(),
                              MPI_BYTE, MPI_COMM_WORLD);
       e != MPI_SUCCESS) {
     return MpiError(e, "MPI_Allgatherv");
   }
-  std::vector<std::string> result(n);
-  for (size_t r = 0; r < n; ++r) result[r] = in.substr(static_cast<size_t>(at[r]), static_cast<size_t>(counts[r]));
-  return result;
+  in.at.assign(at.begin(), at.end());
+  in.at.push_back(static_cast<size_t>(total));
+  return in;
+}
+
+absl::Status MpiChipLink::AllGatherBlocks(std::span<uint8_t> whole, std::span<const int64_t> at) {
+  std::vector<int64_t> sizes;
+  for (size_t r = 0; r + 1 < at.size(); ++r) sizes.push_back(at[r + 1] - at[r]);
+  std::vector<int> counts, displacements;
+  int64_t total = 0;
+  if (!Displacements(sizes, &counts, &displacements, &total) || at.front() != 0) return TooLarge(total);
+  if (static_cast<size_t>(total) > whole.size()) return absl::InvalidArgumentError("MPI: blocks beyond the buffer");
+  if (int e = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, whole.data(), counts.data(), displacements.data(), MPI_BYTE,
+                             MPI_COMM_WORLD);
+      e != MPI_SUCCESS) {
+    return MpiError(e, "MPI_Allgatherv");
+  }
+  return absl::OkStatus();
 }
 
 absl::Status MpiChipLink::Broadcast(std::span<uint8_t> bytes) {

@@ -31,8 +31,9 @@ class MpiChipLink final : public ChipLink {
 
   int rank() const override { return rank_; }
   int ranks() const override { return ranks_; }
-  absl::StatusOr<std::vector<std::string>> Exchange(std::vector<std::string> to_each) override;
-  absl::StatusOr<std::vector<std::string>> AllGather(std::string mine) override;
+  absl::StatusOr<Messages> Exchange(std::vector<std::string> to_each) override;
+  absl::StatusOr<Messages> AllGather(std::string_view mine) override;
+  absl::Status AllGatherBlocks(std::span<uint8_t> whole, std::span<const int64_t> at) override;
   absl::Status Broadcast(std::span<uint8_t> bytes) override;
 
  private:
