@@ -23,6 +23,14 @@ std::string Runs(const std::vector<int>& values) {
   return out;
 }
 
+// `members` sorted, each subcore once (one op in a loop fails on a subcore
+// once per iteration).
+std::vector<FindingSource> Distinct(std::vector<FindingSource> members) {
+  std::sort(members.begin(), members.end());
+  members.erase(std::unique(members.begin(), members.end()), members.end());
+  return members;
+}
+
 // Findings of one code at one site, split by their text.
 struct Group {
   const SubcoreFinding* first;
@@ -44,7 +52,8 @@ bool SameText(const Diagnostic& a, const Diagnostic& b) {
 // "in kernel @k, subcore (core 0, subcore 3)" or "in kernel @k, 30 subcores: ...".
 std::string Name(MeshKind mesh, const FindingSource& who) { return SubcoreName(mesh, who.core, who.subcore, who.device); }
 
-std::string WhoNote(std::string_view kernel, MeshKind mesh, const std::vector<FindingSource>& who) {
+std::string WhoNote(std::string_view kernel, MeshKind mesh, const std::vector<FindingSource>& members) {
+  std::vector<FindingSource> who = Distinct(members);
   if (who.size() == 1) return Cat("in kernel @", kernel, ", ", Name(mesh, who[0]));
   std::string_view kind = mesh == MeshKind::kScalar ? " scalar subcores: " : " subcores: ";
   return Cat("in kernel @", kernel, ", ", who.size(), kind, SubcoreRangesOnChips(mesh, who));
@@ -59,7 +68,7 @@ Diagnostic Render(const Group& g, std::string_view kernel, MeshKind mesh) {
   for (size_t v = 1; v < g.variants.size(); ++v) {
     others.insert(others.end(), g.variants[v].second.begin(), g.variants[v].second.end());
   }
-  std::sort(others.begin(), others.end());
+  others = Distinct(std::move(others));
   const auto& [next, next_by] = g.variants[1];
   d.notes.push_back(Cat("this op failed the same check on ", others.size(), " more subcore",
                         others.size() == 1 ? "" : "s", " with other values (", SubcoreRangesOnChips(mesh, others),
@@ -77,8 +86,7 @@ std::string SubcoreName(MeshKind mesh, int core, int subcore, int device) {
 }
 
 std::string SubcoreRangesOnChips(MeshKind mesh, const std::vector<FindingSource>& members) {
-  std::vector<FindingSource> sorted = members;
-  std::sort(sorted.begin(), sorted.end());
+  std::vector<FindingSource> sorted = Distinct(members);
   std::string out;
   for (size_t i = 0; i < sorted.size();) {
     std::vector<std::pair<int, int>> on_chip;
@@ -96,6 +104,7 @@ std::string SubcoreRangesOnChips(MeshKind mesh, const std::vector<FindingSource>
 std::string SubcoreRanges(MeshKind mesh, const std::vector<std::pair<int, int>>& members) {
   std::vector<std::pair<int, int>> sorted = members;
   std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
   if (mesh == MeshKind::kScalar) {
     std::vector<int> cores;
     for (const auto& m : sorted) cores.push_back(m.first);

@@ -525,10 +525,12 @@ int32_t Subcore::DebugPrint(int site, int kind, int dtype, const void* data, int
   Count(RuntimeOp::kDebugPrint);
   const Site& s = layout().sites[site];
   // In a launch of several parts a scalar subcore says so ("[core 1, scalar
-  // subcore]"); alone it prints as it always has.
+  // subcore]"); alone it prints as it always has. On several chips the line
+  // starts with the chip ("[device 2, core 0, subcore 3]").
+  std::string chip = machine_->devices() > 1 ? Cat("device ", part_->device, ", ") : "";
   std::string line = machine_->several_parts() && layout().mesh == MeshKind::kScalar
-                         ? Cat("[core ", core_, ", scalar subcore] ", s.text)
-                         : Cat("[core ", core_, ", subcore ", subcore_, "] ", s.text);
+                         ? Cat("[", chip, "core ", core_, ", scalar subcore] ", s.text)
+                         : Cat("[", chip, "core ", core_, ", subcore ", subcore_, "] ", s.text);
   auto e = static_cast<ElementType>(dtype);
   if (kind == SCJIT_PRINT_VALUE) {
     Append(&line, ", data: ", HloName(e), "[", count, "]: ");

@@ -294,7 +294,7 @@ class Machine {
   // The launch's layout (its first part's).
   const LaunchLayout& layout() const { return layout_; }
   // True when the launch runs a kernel of several parts.
-  bool several_parts() const { return parts_.size() > 1; }
+  bool several_parts() const { return parts_per_device_ > 1; }
   const RunOptions& options() const { return options_; }
   bool stopping() const { return stopping_.load(std::memory_order_relaxed); }
   // True (once) when the launch has run past its time limit.

@@ -312,6 +312,17 @@ TEST(DevicesTest, ADeadlockAcrossChipsNamesEachChip) {
             "note: scalar subcore (device 1, core 0) waits in sem_wait at test.scir:10:12: %ready holds 0, needs 1\n");
 }
 
+// On several chips a debug_print line names its chip, in launch order.
+TEST(DevicesTest, PrintsNameTheirChip) {
+  std::string ring = Ring(2, 1);
+  ring.replace(ring.find("  sem_wait %ready, 1\n"), 0, "  debug_print \"me\" %me\n");
+  testing::Run run = RunText(ring);
+  ASSERT_TRUE(run.status.ok()) << run.status;
+  EXPECT_EQ(run.log,
+            "[device 0, core 0, subcore 0] me, data: s32[1]: 0\n"
+            "[device 1, core 0, subcore 0] me, data: s32[1]: 1\n");
+}
+
 TEST(DevicesTest, ParametersTakeALeadingDeviceAxis) {
   absl::StatusOr<Kernel> k = Compiler().Compile(Source{"k.scir", Ring(4, 1)});
   ASSERT_TRUE(k.ok()) << k.status();

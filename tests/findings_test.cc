@@ -66,6 +66,27 @@ TEST(MergeFindingsTest, OtherValuesAtOneOpAreCountedUnderTheFirst) {
                                       "is 4100"}));
 }
 
+// An op in a loop fails on a subcore once per iteration: each subcore is
+// listed, and counted, once.
+TEST(MergeFindingsTest, ASubcoreFailingInALoopIsNamedOnce) {
+  std::vector<SubcoreFinding> f;
+  for (int iteration = 0; iteration < 3; ++iteration) {
+    for (int s = 1; s < 4; ++s) f.push_back({At(4, "entry 0 is 5000"), 0, s});
+  }
+  f.push_back({At(4, "entry 1 is 4100"), 0, 1});
+  f.push_back({At(4, "entry 2 is 4200"), 0, 1});
+  f.push_back({At(4, "entry 1 is 4100"), 1, 0});
+  std::vector<Diagnostic> out = MergeFindings(f, "k", MeshKind::kVector);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].notes,
+            (std::vector<std::string>{"in kernel @k, 3 subcores: core 0 subcores 1–3",
+                                      "this op failed the same check on 2 more subcores with other values (core 0 "
+                                      "subcore 1, core 1 subcore 0); the next: subcore (core 0, subcore 1): entry 1 "
+                                      "is 4100"}));
+  EXPECT_EQ(SubcoreRanges(MeshKind::kVector, {{0, 2}, {0, 1}, {0, 2}, {0, 3}, {0, 3}}), "core 0 subcores 1–3");
+  EXPECT_EQ(SubcoreRanges(MeshKind::kScalar, {{1, 0}, {1, 0}}), "core 1");
+}
+
 TEST(MergeFindingsTest, OtherSitesAndCodesStayApartInOrder) {
   std::vector<SubcoreFinding> f = {{At(9, "late"), 0, 0},
                                    {At(4, "early"), 0, 1},

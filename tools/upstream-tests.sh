@@ -8,9 +8,10 @@
 # fails a test whose kernel scjit's rules judge otherwise (scjit.jax.oracle).
 #
 # The files are those of JAX 0.10.2 in ../shared/upstream/jax-v0.10.2/tests/pallas
-# beside this checkout (or $SCJIT_UPSTREAM): tpu_sparsecore_pallas_test.py and
-# tpu_sparsecore_pallas_debug_check_test.py (the distributed file needs several
-# chips: a later issue). tools/upstream/scjit_upstream_plugin.py says what it
+# beside this checkout (or $SCJIT_UPSTREAM): tpu_sparsecore_pallas_test.py,
+# tpu_sparsecore_pallas_debug_check_test.py and
+# tpu_sparsecore_pallas_distributed_test.py (on 8 CPU devices standing for 8
+# chips). tools/upstream/scjit_upstream_plugin.py says what it
 # changes: only what tells the tests they are on a TPU, and the settings JAX's own
 # runs use. Needs tools/setup.sh first (the build and .venv).
 set -euo pipefail
@@ -30,7 +31,8 @@ if [ ! -f "$tests/tpu_sparsecore_pallas_test.py" ]; then
   echo "upstream-tests: JAX's SparseCore tests are not in $tests (set SCJIT_UPSTREAM to the jax-v0.10.2 folder)" >&2
   exit 2
 fi
-files=("$tests/tpu_sparsecore_pallas_test.py" "$tests/tpu_sparsecore_pallas_debug_check_test.py")
+files=("$tests/tpu_sparsecore_pallas_test.py" "$tests/tpu_sparsecore_pallas_debug_check_test.py"
+  "$tests/tpu_sparsecore_pallas_distributed_test.py")
 cd "$upstream"
 PYTHONPATH="$root/build/python:$root/tools/upstream${PYTHONPATH:+:$PYTHONPATH}" \
   exec "$root/.venv/bin/python" -m pytest -p scjit_upstream_plugin -p no:cacheprovider --scjit-target "$target" \

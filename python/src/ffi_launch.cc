@@ -14,6 +14,10 @@
 //   checks      "" (as compiled), "all", "none", "warn", "bounds,sync"...
 //   dma         "" (default), "eager", "on_wait"
 //   seed        -1 for none
+//   shared      0, or the address of the call site's SharedLaunch when the kernel
+//               has a device mesh and every device of a jax.shard_map calls with
+//               the same (gathered) operands: one of them runs the launch, the
+//               others take copies of its results (shared_launch.h)
 // debug_print output and warnings go to stderr; a failed check is an error whose
 // message is every finding, rendered.
 //
@@ -30,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "python/src/shared_launch.h"
 #include "scjit/scjit.h"
 #include "xla/ffi/api/ffi.h"
 
@@ -71,10 +76,17 @@ absl::StatusOr<Buffer> Bind(const ParamInfo& p, const ffi::AnyBuffer& b, std::ve
   return Buffer::Wrap(p.dtype, p.shape, unpacked->data(), unpacked->size());
 }
 
-ffi::Error LaunchFromXla(ffi::RemainingArgs args, ffi::RemainingRets rets, int64_t kernel_address, int64_t threads,
-                         std::string_view checks, std::string_view dma, int64_t seed) {
-  const Kernel* kernel = reinterpret_cast<const Kernel*>(kernel_address);
-  if (kernel == nullptr) return Invalid("scjit_launch: no kernel");
+// The launch options of the call's attributes.
+struct CallOptions {
+  int64_t threads;
+  std::string_view checks;
+  std::string_view dma;
+  int64_t seed;
+};
+
+// Binds XLA's buffers to `kernel`'s parameters and launches it.
+ffi::Error LaunchOnXlaBuffers(const Kernel* kernel, ffi::RemainingArgs args, ffi::RemainingRets rets,
+                              const CallOptions& call) {
   std::span<const ParamInfo> params = kernel->params();
   std::vector<Buffer> buffers(params.size());
   std::vector<std::vector<uint8_t>> unpacked(params.size());  // 4-bit parameters' own memory
@@ -114,12 +126,12 @@ ffi::Error LaunchFromXla(ffi::RemainingArgs args, ffi::RemainingRets rets, int64
   }
 
   LaunchOptions options;
-  options.threads = static_cast<int>(threads);
-  if (seed >= 0) options.seed = static_cast<uint64_t>(seed);
-  if (dma == "eager") options.dma = DmaMode::kEager;
-  if (dma == "on_wait") options.dma = DmaMode::kOnWait;
-  if (!checks.empty()) {
-    absl::StatusOr<Checks> c = Checks::Parse(checks);
+  options.threads = static_cast<int>(call.threads);
+  if (call.seed >= 0) options.seed = static_cast<uint64_t>(call.seed);
+  if (call.dma == "eager") options.dma = DmaMode::kEager;
+  if (call.dma == "on_wait") options.dma = DmaMode::kOnWait;
+  if (!call.checks.empty()) {
+    absl::StatusOr<Checks> c = Checks::Parse(call.checks);
     if (!c.ok()) return Invalid(std::string(c.status().message()));
     options.checks = *c;
   }
@@ -138,15 +150,69 @@ ffi::Error LaunchFromXla(ffi::RemainingArgs args, ffi::RemainingRets rets, int64
   return ffi::Error::Success();
 }
 
+// The outcome of a launch this device ran, for the devices sharing it.
+SharedLaunch::Outcome OutcomeOf(const ffi::Error& error, ffi::RemainingRets rets) {
+  SharedLaunch::Outcome outcome;
+  if (error.failure()) {
+    outcome.failed = true;
+    outcome.error_code = static_cast<int>(error.errc().value_or(ffi::ErrorCode::kInternal));
+    outcome.message = error.message();
+    return outcome;
+  }
+  for (size_t i = 0; i < rets.size(); ++i) {
+    ffi::ErrorOr<ffi::Result<ffi::AnyBuffer>> ret = rets.get<ffi::AnyBuffer>(i);
+    if (!ret.has_value()) continue;
+    const auto* bytes = static_cast<const uint8_t*>((**ret).untyped_data());
+    outcome.results.emplace_back(bytes, bytes + XlaBytes(**ret));
+  }
+  return outcome;
+}
+
+// The outcome another device published, as this device's call's results.
+ffi::Error TakeOutcome(const SharedLaunch::Outcome& outcome, ffi::RemainingRets rets) {
+  if (outcome.failed) return ffi::Error(static_cast<ffi::ErrorCode>(outcome.error_code), outcome.message);
+  if (outcome.results.size() != rets.size()) return Invalid("scjit_launch: a shared launch's results differ");
+  for (size_t i = 0; i < rets.size(); ++i) {
+    ffi::ErrorOr<ffi::Result<ffi::AnyBuffer>> ret = rets.get<ffi::AnyBuffer>(i);
+    if (!ret.has_value()) return ret.error();
+    if (XlaBytes(**ret) != outcome.results[i].size()) return Invalid("scjit_launch: a shared launch's results differ");
+    std::memcpy((**ret).untyped_data(), outcome.results[i].data(), outcome.results[i].size());
+  }
+  return ffi::Error::Success();
+}
+
+ffi::Error LaunchFromXla(ffi::RunId run, int32_t device, ffi::RemainingArgs args, ffi::RemainingRets rets,
+                         int64_t kernel_address, int64_t threads, std::string_view checks, std::string_view dma,
+                         int64_t seed, int64_t shared) {
+  const Kernel* kernel = reinterpret_cast<const Kernel*>(kernel_address);
+  if (kernel == nullptr) return Invalid("scjit_launch: no kernel");
+  CallOptions call{threads, checks, dma, seed};
+  if (shared == 0) return LaunchOnXlaBuffers(kernel, args, rets, call);
+  auto* sharing = reinterpret_cast<SharedLaunch*>(shared);
+  SharedLaunch::Turn turn = sharing->Arrive(run.run_id, device);
+  ffi::Error error;
+  if (turn.runs) {
+    error = LaunchOnXlaBuffers(kernel, args, rets, call);
+    sharing->Publish(turn, OutcomeOf(error, rets));
+  } else {
+    error = TakeOutcome(sharing->Await(turn), rets);
+  }
+  sharing->Leave(run.run_id, turn);
+  return error;
+}
+
 }  // namespace
 }  // namespace scjit
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(ScjitLaunch, scjit::LaunchFromXla,
                               xla::ffi::Ffi::Bind()
+                                  .Ctx<xla::ffi::RunId>()
+                                  .Ctx<xla::ffi::DeviceOrdinal>()
                                   .RemainingArgs()
                                   .RemainingRets()
                                   .Attr<int64_t>("kernel")
                                   .Attr<int64_t>("threads")
                                   .Attr<std::string_view>("checks")
                                   .Attr<std::string_view>("dma")
-                                  .Attr<int64_t>("seed"));
+                                  .Attr<int64_t>("seed")
+                                  .Attr<int64_t>("shared"));

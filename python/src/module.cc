@@ -16,6 +16,7 @@
 #include "scjit/scjit.h"
 #ifdef SCJIT_XLA_FFI
 #include "python/src/ffi_launch.h"
+#include "python/src/shared_launch.h"
 #endif
 
 namespace py = pybind11;
@@ -268,6 +269,12 @@ PYBIND11_MODULE(_scjit, m) {
       });
 #ifdef SCJIT_XLA_FFI
   m.def("ffi_launch_handler", [] { return py::capsule(reinterpret_cast<void*>(&ScjitLaunch)); });
+  // One per call site of a multi-chip kernel under jax.shard_map (thread-safe);
+  // the FFI handler is given its address (shared_launch.h).
+  py::class_<SharedLaunch>(m, "SharedLaunch")
+      .def(py::init<int>(), py::arg("devices"))
+      .def_property_readonly("devices", &SharedLaunch::devices)
+      .def_property_readonly("address", [](const SharedLaunch& s) { return reinterpret_cast<uintptr_t>(&s); });
 #endif
   m.def("read_source", [](const std::string& path) -> py::object {
     absl::StatusOr<Source> s = Source::FromFile(path);

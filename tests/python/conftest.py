@@ -6,8 +6,14 @@ rules (one accepts what the other rejects, or the messages differ) fails
 `tools/upstream-tests.sh --check-rules`."""
 
 import importlib
+import os
 
 import pytest
+
+# Several CPU devices for the tests of kernels under jax.shard_map
+# (test_jax_devices.py); set before any test imports jax.
+if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8").strip()
 
 
 @pytest.fixture(autouse=True)
@@ -22,7 +28,7 @@ def rules_agree_with_jax(request, monkeypatch):
 
     def checked(params, in_avals, *, target, **kwargs):
         if "jaxprs" in params:  # mpmd_map (pl.kernel); core_map kernels are discharged first
-            verdicts = oracle.compare(params, in_avals, target)
+            verdicts = oracle.compare(params, in_avals, target, kwargs.get("devices", ()))
             if verdicts is not None and not oracle.agree(*verdicts):
                 disagreements.append(f"JAX:   {verdicts[0]}\n  scjit: {verdicts[1]}")
         return translate(params, in_avals, target=target, **kwargs)

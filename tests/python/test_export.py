@@ -35,6 +35,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 from jax.experimental.pallas import tpu_sc as plsc
 
+import scjit
 import scjit.jax as sjax
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -2504,7 +2505,9 @@ def test_run_scoped_with_results_is_an_export_error():
         raises_at(kernel, np.zeros(16, np.int32), match="run_scoped that returns values")
 
 
-def test_a_remote_dma_is_an_export_error():
+def test_a_remote_dma_outside_a_device_mesh_is_pallas_dev_6():
+    # Outside jax.shard_map there is no device mesh: a MESH device id of one
+    # coordinate is Pallas' DEV-6, from scjit's rules as from JAX's lowering.
     with sjax.abstract_tpu("v7x"):
         @pl.kernel(out_type=jax.ShapeDtypeStruct((16,), jnp.int32), mesh=vector_mesh(),
                    scratch_types=[pltpu.SemaphoreType.DMA, pltpu.SemaphoreType.DMA])
@@ -2512,7 +2515,14 @@ def test_a_remote_dma_is_an_export_error():
             pltpu.make_async_remote_copy(x_ref, o_ref, send, recv, device_id=(1,),
                                          device_id_type=pl.DeviceIdType.MESH).start()
 
-        raises_at(kernel, np.zeros(16, np.int32), match="another device")
+        text = sjax.export(kernel, np.zeros(16, np.int32), locations=False)
+    assert "  dma_start %x_ref -> %o_ref, %recv src_sem %send {device = [1]}\n" in text
+    assert "devices(" not in text
+    with pytest.raises(scjit.CompileError) as e:
+        scjit.compile(text)
+    assert e.value.diagnostics[0].code == "DEV-6"
+    assert e.value.diagnostics[0].message == ("Number of device ids must match the number of mesh axes, but got 1 "
+                                              "ids for a 0D mesh.")
 
 
 def test_no_kernel_is_an_export_error():

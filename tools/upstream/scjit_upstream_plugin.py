@@ -13,6 +13,10 @@ test runs use:
     database, derandomized, no deadline), from jax._src.hypothesis_test_util,
     which JAX's source tree has and its wheels do not: this plugin provides the
     two functions the tests call;
+  - several devices: XLA's CPU platform is asked for 8
+    (--xla_force_host_platform_device_count), as JAX's multi-chip TPU runs
+    have several chips; a kernel that talks to other chips runs all of them
+    in one scjit launch;
   - Bazel's test sharding, which JAX's BUILD gives the debug-check file so that
     each test runs in a shard of its own (a failed check halts a TPU, and the
     file skips itself without TEST_TOTAL_SHARDS): a failed check halts nothing
@@ -25,6 +29,11 @@ import sys
 import types
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+# The distributed file's tests need several devices (jax.device_count() >= 2):
+# the host's CPU stands for 8 chips, as many as a TPU v7x tray's (a test that
+# wants more says how many it needs).
+if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8").strip()
 os.environ.setdefault("TEST_TOTAL_SHARDS", "1")
 os.environ.setdefault("TEST_SHARD_INDEX", "0")
 

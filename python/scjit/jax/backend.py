@@ -29,6 +29,8 @@ from typing import Any, Iterator
 
 import jax
 from jax._src import compiler
+from jax._src import core as jax_core
+from jax._src import sharding_impls
 from jax._src.interpreters import mlir
 from jax._src.pallas import mpmd
 from jax._src.pallas.mosaic import core as tpu_core
@@ -37,7 +39,8 @@ from jax._src.pallas.mosaic import tpu_info
 import scjit
 
 from . import execute, oracle
-from .export import kernel_from_params
+from .errors import ExportError
+from .export import device_mesh, kernel_from_params
 from .tpu import DEVICE_KINDS
 
 __all__ = ["Options", "disable", "enable", "enabled", "sparsecore"]
@@ -190,26 +193,56 @@ def _mpmd_map_lowering(ctx: mlir.LoweringRuleContext, *in_nodes, **params):
     options = enabled()
     if options is None or not _is_sparsecore(params) or params.get("interpret"):
         return _jax_rule(ctx, *in_nodes, **params)
+    devices = _device_mesh(ctx)
     if options.check_rules:
-        _check_rules(params, ctx.avals_in, options.target)
-    exported = kernel_from_params(params, ctx.avals_in, target=options.target)
+        _check_rules(params, ctx.avals_in, options.target, devices)
+    exported = kernel_from_params(params, ctx.avals_in, target=options.target, devices=devices)
     kernel = _compile(exported.scir, options)
     by_name = {p.name: p for p in exported.params}  # each parameter's operand and result
     operands = [in_nodes[by_name[p.name].operand] for p in kernel.inputs]
     ffi_ctx = ctx.replace(avals_in=[ctx.avals_in[by_name[p.name].operand] for p in kernel.inputs],
                           avals_out=[ctx.avals_out[by_name[p.name].result] for p in kernel.outputs])
-    attributes = execute.ffi_attributes(kernel, threads=options.threads, checks=options.checks,
-                                        dma=options.dma or "", seed=options.seed)
-    rule = jax.ffi.ffi_lowering(execute.FFI_TARGET, operand_output_aliases=execute.io_aliases(kernel))
-    results = rule(ffi_ctx, *operands, **attributes)
+    launch = dict(threads=options.threads, checks=options.checks, dma=options.dma or "", seed=options.seed)
+    if exported.devices:
+        # Every chip in one launch: see execute.chips_call.
+        _check_all_manual(ctx, exported)
+        axes = tuple(name for name, _ in exported.devices)
+        with jax_core.extend_axis_env_nd(exported.devices):
+            results = mlir.lower_fun(execute.chips_call(kernel, axes, **launch), multiple_results=True)(
+                ffi_ctx, *operands)
+    else:
+        attributes = execute.ffi_attributes(kernel, **launch)
+        rule = jax.ffi.ffi_lowering(execute.FFI_TARGET, operand_output_aliases=execute.io_aliases(kernel))
+        results = rule(ffi_ctx, *operands, **attributes)
     out = [None] * len(ctx.avals_out)
     for p, value in zip(kernel.outputs, results):
         out[by_name[p.name].result] = value
     return out
 
 
-def _check_rules(params: dict, in_avals, target: str) -> None:
-    verdicts = oracle.compare(params, in_avals, target)
+def _device_mesh(ctx: mlir.LoweringRuleContext) -> tuple:
+    """The device mesh a kernel is lowered under: that of the jax.shard_map
+    around it, as Pallas takes it for device ids (all its axes), or ()."""
+    context = ctx.module_context.axis_context
+    if not isinstance(context, sharding_impls.SPMDAxisContext):
+        return ()
+    return device_mesh(context.mesh)
+
+
+def _check_all_manual(ctx: mlir.LoweringRuleContext, exported: Any) -> None:
+    """A kernel that talks to other chips needs every device's shard: a
+    shard_map with some axes left to the partitioner (auto) is not run so."""
+    context = ctx.module_context.axis_context
+    auto = [name for name, _ in exported.devices if name not in context.manual_axes]
+    if auto:
+        names = ", ".join(map(repr, auto))
+        raise ExportError(f"a kernel that talks to other chips under a jax.shard_map whose axes {names} are "
+                          "not manual: scjit runs such a kernel with every mesh axis manual (shard_map over "
+                          "all of them)", primitive="mpmd_map")
+
+
+def _check_rules(params: dict, in_avals, target: str, devices: tuple) -> None:
+    verdicts = oracle.compare(params, in_avals, target, devices)
     if verdicts is not None and not oracle.agree(*verdicts):
         info = params["jaxprs"][0].debug_info
         where = info.func_src_info if info is not None and info.func_src_info else str(params.get("name"))

@@ -279,10 +279,15 @@ class Emitter:
     """Writes the body of one .scir kernel from jaxpr equations."""
 
     def __init__(self, table: dict, *, mesh_axes: dict[Any, str], kernel_type: Any,
-                 target: str, locations: bool = True):
+                 target: str, locations: bool = True, device_axes: dict[Any, str] | None = None):
         self.table = table
         self.kernel_type = kernel_type  # Pallas' CoreType of the mesh
         self.mesh_axes = mesh_axes  # the Python axis names -> "core" / "subcore"
+        # The axes of the device mesh the kernel runs under (jax.shard_map's),
+        # major first: Python name -> .scir name. uses_devices: the body names
+        # one of them or another chip, so the kernel gets a `devices` clause.
+        self.device_axes = device_axes or {}
+        self.uses_devices = False
         self.target = target
         self.locations = locations
         self.lines: list[str] = []

@@ -6,6 +6,11 @@
 parameters without copying them and launches it. It composes with jnp code,
 `jax.vmap` (one launch per element of the batch) and input/output aliasing
 (an inout parameter's output is its input's buffer when XLA can donate it).
+
+`chips_call(kernel, axis_names)` is the form a kernel with a device mesh takes
+inside `jax.shard_map`: each device gathers every device's shard, one of them
+launches the kernel on all chips at once, and each keeps its own chip's shard
+of the results.
 """
 
 from __future__ import annotations
@@ -22,9 +27,9 @@ FFI_TARGET = "scjit_launch"
 
 _lock = threading.Lock()
 _registered = False
-# Kernels whose address a compiled JAX program holds: they live as long as the
-# process, as the programs may (jax caches them).
-_kept: dict[int, scjit.Kernel] = {}
+# Kernels (and SharedLaunch objects) whose address a compiled JAX program holds:
+# they live as long as the process, as the programs may (jax caches them).
+_kept: dict[int, object] = {}
 
 
 def _register() -> None:
@@ -47,7 +52,7 @@ def ffi_attributes(kernel: scjit.Kernel, *, threads: int = 0, checks: str = "", 
     with _lock:
         _kept[address] = kernel
     return dict(kernel=np.int64(address), threads=np.int64(threads), checks=checks, dma=dma,
-                seed=np.int64(-1 if seed is None else seed))
+                seed=np.int64(-1 if seed is None else seed), shared=np.int64(0))
 
 
 def io_aliases(kernel: scjit.Kernel) -> dict[int, int]:
@@ -76,4 +81,32 @@ def kernel_call(kernel: scjit.Kernel, *, threads: int = 0, checks: str = "", dma
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     run.__name__ = f"scjit_{kernel.name}"
+    return run
+
+
+def chips_call(kernel: scjit.Kernel, axis_names: tuple, *, threads: int = 0, checks: str = "", dma: str = "",
+               seed: int | None = None):
+    """Inside `jax.shard_map` over a mesh of axes `axis_names` (major first, all
+    manual, `kernel.devices` devices in all): a JAX function that takes this
+    device's shard of each in/inout parameter and returns its shard of each
+    out/inout one, as kernel_call does on one chip. Every device gathers all the
+    shards (chip i's is device i's, i the row-major index over the axes, Pallas'
+    logical id) and calls `scjit_launch` with them; the first to come runs the
+    launch on every chip, the others take copies of its results (a
+    SharedLaunch per call site), so the kernel runs, prints and fails once."""
+    attributes = ffi_attributes(kernel, threads=threads, checks=checks, dma=dma, seed=seed)
+    sharing = _scjit.SharedLaunch(kernel.devices)
+    with _lock:
+        _kept[sharing.address] = sharing
+    attributes["shared"] = np.int64(sharing.address)
+    out_types = [jax.ShapeDtypeStruct(p.shape, p.dtype) for p in kernel.outputs]
+    call = jax.ffi.ffi_call(FFI_TARGET, out_types, input_output_aliases=io_aliases(kernel))
+
+    def run(*shards):
+        chips = [jax.lax.all_gather(s, axis_names) for s in shards]
+        outs = call(*chips, **attributes)
+        me = jax.lax.axis_index(axis_names)
+        return [jax.lax.dynamic_index_in_dim(o, me, 0, keepdims=False) for o in outs]
+
+    run.__name__ = f"scjit_{kernel.name}_on_chips"
     return run

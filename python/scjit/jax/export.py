@@ -68,6 +68,10 @@ class ExportedKernel:
       params: the kernel's parameters, in order.
       aliases: for each `inout` parameter of an input_output_aliases pair, its name ->
         (operand position, result position).
+      devices: the device mesh the kernel runs on, ((axis name, size), ...) major
+        first, when it talks to other chips (its `devices` clause); () when it runs
+        on one chip. A launch then binds every parameter with a leading device axis
+        of the mesh's size (the shards of all chips, in logical order).
     """
 
     scir: str
@@ -75,6 +79,7 @@ class ExportedKernel:
     target: str
     params: tuple[Param, ...]
     aliases: dict[str, tuple[int, int]]
+    devices: tuple[tuple[Any, int], ...] = ()
 
 
 def export(fn: Callable[..., Any], *args: Any, target: str = "v7x", name: str | None = None,
@@ -100,31 +105,51 @@ def export_kernels(fn: Callable[..., Any], *args: Any, target: str = "v7x",
     """Every SparseCore kernel `fn(*args, **kwargs)` binds, in the order it binds
     them, each as its own .scir file. `name` names them (numbered when there are
     several). Raises ExportError when there is none."""
-    with abstract_tpu(target):
-        closed = jax.make_jaxpr(fn)(*args, **kwargs)
-    eqns = list(_kernel_eqns(closed.jaxpr))
+    closed = _trace(fn, target, args, kwargs)
+    eqns = list(_kernel_eqns(closed.jaxpr, ()))
     if not eqns:
         raise ExportError(f"{_fn_name(fn)} binds no SparseCore kernel (pl.kernel with a "
                           "ScalarSubcoreMesh or VectorSubcoreMesh, mpmd_map or pl.core_map)")
     kernels = []
-    for k, eqn in enumerate(eqns):
+    for k, (eqn, devices) in enumerate(eqns):
         kname = name if name is None or len(eqns) == 1 else f"{name}_{k}"
         kernels.append(kernel_from_params(eqn.params, [v.aval for v in eqn.invars],
-                                          target=target, name=kname, locations=locations))
+                                          target=target, name=kname, locations=locations,
+                                          devices=devices))
     return _unique_kernel_names(kernels)
 
 
+def _trace(fn: Callable[..., Any], target: str, args: Sequence[Any], kwargs: dict) -> Any:
+    """fn's jaxpr, traced as if on `target`'s chip: under an abstract one-chip
+    mesh, or, for a program whose jax.shard_map names a mesh of real devices
+    (which that abstract mesh contradicts: ValueError), under scjit.jax's switch,
+    which makes the CPU devices answer for the chip."""
+    try:
+        with abstract_tpu(target):
+            return jax.make_jaxpr(fn)(*args, **kwargs)
+    except ValueError:
+        from .backend import sparsecore  # noqa: PLC0415 - backend imports this module
+        with sparsecore(target):
+            return jax.make_jaxpr(fn)(*args, **kwargs)
+
+
 def kernel_from_params(params: dict, in_avals: Sequence[Any], *, target: str,
-                       name: str | None = None, locations: bool = True) -> ExportedKernel:
+                       name: str | None = None, locations: bool = True,
+                       devices: Sequence[tuple[Any, int]] = ()) -> ExportedKernel:
     """Translates one kernel from the parameters of its `mpmd_map` or `core_map`
-    equation; `in_avals` are the avals of the equation's operands."""
+    equation; `in_avals` are the avals of the equation's operands. `devices` is
+    the device mesh the kernel runs under (a jax.shard_map's: (axis name, size)
+    pairs, major first): a kernel that names its axes or other chips gets it as
+    its `devices` clause."""
     if target not in SCIR_TARGETS:
         raise ExportError(f"unknown target {target!r}; scjit has {', '.join(SCIR_TARGETS)}")
+    device_axes = _device_axes(devices)
     if "jaxprs" in params:
-        return _mpmd_kernel(params, in_avals, target=target, name=name, locations=locations)
+        return _mpmd_kernel(params, in_avals, target=target, name=name, locations=locations,
+                            devices=device_axes)
     if "jaxpr" in params and "mesh" in params:
         return _core_map_kernel(params, in_avals, target=target, name=name,
-                                locations=locations)
+                                locations=locations, devices=device_axes)
     raise ExportError("these parameters are not those of an mpmd_map or core_map "
                       "equation")
 
@@ -133,7 +158,7 @@ def kernel_from_params(params: dict, in_avals: Sequence[Any], *, target: str,
 
 
 def _mpmd_kernel(params: dict, in_avals: Sequence[Any], *, target: str, name: str | None,
-                 locations: bool) -> ExportedKernel:
+                 locations: bool, devices: _DeviceAxes) -> ExportedKernel:
     """An mpmd_map of one or more (mesh, body) pairs: one .scir kernel with a part
     per body (docs/language.md §5), the parameters shared."""
     jaxprs, meshes = params["jaxprs"], params["meshes"]
@@ -148,7 +173,7 @@ def _mpmd_kernel(params: dict, in_avals: Sequence[Any], *, target: str, name: st
         if len(jaxpr.invars) < n_in + n_out:
             raise ExportError("internal: an mpmd_map jaxpr with fewer refs than operands and "
                               "results", location=where)
-    first = _emitter(_sc_mesh(meshes[0], where), target, locations)
+    first = _emitter(_sc_mesh(meshes[0], where), target, locations, devices)
     sig = _signature(first, jaxprs[0], in_avals, n_out, params["input_output_aliases"], where)
     several = len(jaxprs) > 1
     if several:
@@ -157,7 +182,7 @@ def _mpmd_kernel(params: dict, in_avals: Sequence[Any], *, target: str, name: st
     for k, (jaxpr, mesh) in enumerate(zip(jaxprs, meshes)):
         at = _kernel_location(jaxpr) or where
         sc_mesh = _sc_mesh(mesh, at)
-        emitter = first if k == 0 else _emitter(sc_mesh, target, locations)
+        emitter = first if k == 0 else _emitter(sc_mesh, target, locations, devices)
         emitter.used_names.update(p.name for p in sig.params)
         bindings = {var: sig.refs[i] for i, var in enumerate(jaxpr.invars[:n_in + n_out])}
         scratch_vars = jaxpr.invars[n_in + n_out:]
@@ -169,8 +194,9 @@ def _mpmd_kernel(params: dict, in_avals: Sequence[Any], *, target: str, name: st
         parts.append(_Part(sc_mesh, scratch, emitter))
     # Pallas names a kernel of several bodies after all of them.
     kname = _kernel_name(name or params.get("name") or "_".join(_func_name(j) for j in jaxprs))
-    text = _file(target, kname, sig.decls, parts, params.get("compiler_params"))
-    return ExportedKernel(text, kname, target, tuple(sig.params), sig.aliases)
+    used = devices.used(p.emitter for p in parts)
+    text = _file(target, kname, sig.decls, parts, params.get("compiler_params"), used)
+    return ExportedKernel(text, kname, target, tuple(sig.params), sig.aliases, used)
 
 
 @dataclasses.dataclass
@@ -254,11 +280,11 @@ def _check_unshared_scratch(jaxprs: Sequence[Any], first_scratch: int,
 
 
 def _core_map_kernel(params: dict, in_avals: Sequence[Any], *, target: str,
-                     name: str | None, locations: bool) -> ExportedKernel:
+                     name: str | None, locations: bool, devices: _DeviceAxes) -> ExportedKernel:
     jaxpr = params["jaxpr"]
     where = _kernel_location(jaxpr, params.get("debug_info"))
     mesh = _sc_mesh(params["mesh"], where)
-    emitter = _emitter(mesh, target, locations)
+    emitter = _emitter(mesh, target, locations, devices)
     if len(in_avals) != len(jaxpr.constvars):
         raise ExportError("internal: core_map operands and constvars differ", location=where)
     written = {eff.input for eff in jaxpr.effects
@@ -279,8 +305,9 @@ def _core_map_kernel(params: dict, in_avals: Sequence[Any], *, target: str,
                             [bindings[v] for v in jaxpr.constvars], [])
     scratch += [(None, r) for r in emitter.extra_scratch]
     kname = _kernel_name(name or params.get("name") or "core_map")
-    text = _file(target, kname, decls, [_Part(mesh, scratch, emitter)], params.get("compiler_params"))
-    return ExportedKernel(text, kname, target, tuple(params_out), {})
+    used = devices.used([emitter])
+    text = _file(target, kname, decls, [_Part(mesh, scratch, emitter)], params.get("compiler_params"), used)
+    return ExportedKernel(text, kname, target, tuple(params_out), {}, used)
 
 
 # --- pieces ------------------------------------------------------------------------------
@@ -317,9 +344,40 @@ def _sc_mesh(mesh: Any, where: Location | None) -> _ScMesh:
                       location=where)
 
 
-def _emitter(mesh: _ScMesh, target: str, locations: bool) -> Emitter:
+@dataclasses.dataclass(frozen=True)
+class _DeviceAxes:
+    """The device mesh a kernel runs under: its axes (Python name, size) major
+    first, and each axis' .scir name."""
+
+    axes: tuple[tuple[Any, int], ...]
+    scir_names: dict
+
+    def used(self, emitters) -> tuple[tuple[Any, int], ...]:
+        """The mesh when a part names a device axis or another chip, else ()."""
+        return self.axes if any(e.uses_devices for e in emitters) else ()
+
+    def clause(self) -> str:
+        return "devices(" + ", ".join(f"{self.scir_names[n]} = {size}" for n, size in self.axes) + ")"
+
+
+def _device_axes(devices: Sequence[tuple[Any, int]]) -> _DeviceAxes:
+    """A .scir name for each device axis: the Python name when it is an
+    identifier other than core and subcore, else dev0, dev1, ... by position."""
+    axes = tuple((name, int(size)) for name, size in devices)
+    names: dict = {}
+    for k, (name, _) in enumerate(axes):
+        text = name if isinstance(name, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) else None
+        if text in (None, "core", "subcore", "device") or text in names.values():
+            text = f"dev{k}"
+        names[name] = text
+    return _DeviceAxes(axes, names)
+
+
+def _emitter(mesh: _ScMesh, target: str, locations: bool, devices: _DeviceAxes) -> Emitter:
+    # A mesh axis of the kernel hides a device axis of the same name, as in Pallas.
+    device_axes = {n: t for n, t in devices.scir_names.items() if n not in mesh.axes}
     return Emitter(primitives.TABLE, mesh_axes=mesh.axes, kernel_type=mesh.core_type, target=target,
-                   locations=locations)
+                   locations=locations, device_axes=device_axes)
 
 
 def _mesh_text(mesh: _ScMesh) -> str:
@@ -374,10 +432,12 @@ class _Part:
 
 
 def _file(target: str, kname: str, decls: list[str], parts: Sequence[_Part],
-          compiler_params: Any) -> str:
+          compiler_params: Any, devices: tuple[tuple[Any, int], ...]) -> str:
     lines = [f'target "{target}"', "", f"kernel @{kname}({', '.join(decls)})"]
     for k, part in enumerate(parts):
         lines.append(f"    {_mesh_text(part.mesh)}")
+        if k == 0 and devices:
+            lines.append(f"    {_device_axes(devices).clause()}")
         if part.scratch:
             lines.append(f"    scratch({', '.join(f'{r.text}: {r.type}' for _, r in part.scratch)})")
         if k == 0 and not _layout_passes(compiler_params):
@@ -419,13 +479,24 @@ def _fn_name(fn: Any) -> str:
     return getattr(fn, "__name__", None) or type(fn).__name__
 
 
-def _kernel_eqns(jaxpr: jax_core.Jaxpr):
+def _kernel_eqns(jaxpr: jax_core.Jaxpr, devices: tuple[tuple[Any, int], ...]):
+    """Each kernel equation in `jaxpr`, with the device mesh it runs under (that
+    of the innermost jax.shard_map around it, or ())."""
     for eqn in jaxpr.eqns:
         if eqn.primitive is mpmd.mpmd_map_p or eqn.primitive is pallas_core.core_map_p:
-            yield eqn
+            yield eqn, devices
             continue
+        inner = devices
+        if eqn.primitive.name == "shard_map" and "mesh" in eqn.params:
+            inner = device_mesh(eqn.params["mesh"])
         for sub in subjaxprs(eqn.params):
-            yield from _kernel_eqns(sub)
+            yield from _kernel_eqns(sub, inner)
+
+
+def device_mesh(mesh: Any) -> tuple[tuple[Any, int], ...]:
+    """A jax Mesh (or AbstractMesh) as a kernel's device mesh: (axis name, size)
+    pairs in the mesh's order, which is Pallas' (logical ids are row-major)."""
+    return tuple((name, int(size)) for name, size in mesh.shape.items())
 
 
 def _unique_kernel_names(kernels: list[ExportedKernel]) -> list[ExportedKernel]:

@@ -54,25 +54,30 @@ def _struct(aval: Any) -> jax.ShapeDtypeStruct:
     return jax.ShapeDtypeStruct(aval.shape, aval.dtype)
 
 
-def jax_verdict(params: dict, in_avals: Sequence[Any], target: str) -> Verdict:
+def jax_verdict(params: dict, in_avals: Sequence[Any], target: str, devices: Sequence[tuple[Any, int]] = ()) -> Verdict:
     """Lowers the mpmd_map equation with `params` for the TPU `target` through
-    JAX's own lowering."""
+    JAX's own lowering (inside a jax.shard_map over a mesh of `devices`' axes
+    when the kernel runs under one)."""
     def kernel(*args):
         return mpmd.mpmd_map_p.bind(*args, **params)
 
     try:
-        with abstract_tpu(target):
-            jax.jit(kernel).trace(*[_struct(a) for a in in_avals]).lower(lowering_platforms=("tpu",))
+        with abstract_tpu(target, tuple(devices)) as mesh:
+            fn = kernel
+            if devices:
+                fn = jax.shard_map(kernel, mesh=mesh, in_specs=jax.P(), out_specs=jax.P(), check_vma=False)
+            jax.jit(fn).trace(*[_struct(a) for a in in_avals]).lower(lowering_platforms=("tpu",))
     except Exception as e:  # noqa: BLE001 - any rejection is a verdict
         return Verdict(False, type(e).__name__, str(e))
     return Verdict(True)
 
 
-def scjit_verdict(params: dict, in_avals: Sequence[Any], target: str) -> Verdict | None:
+def scjit_verdict(params: dict, in_avals: Sequence[Any], target: str,
+                  devices: Sequence[tuple[Any, int]] = ()) -> Verdict | None:
     """The kernel exported and checked by scjit's rules; None when scjit cannot
     express it."""
     try:
-        exported = kernel_from_params(params, in_avals, target=target)
+        exported = kernel_from_params(params, in_avals, target=target, devices=devices)
     except ExportError:
         return None
     try:
@@ -89,10 +94,11 @@ def agree(jax_says: Verdict, scjit_says: Verdict) -> bool:
     return (jax_says.exception, jax_says.message) == (scjit_says.exception, scjit_says.message)
 
 
-def compare(params: dict, in_avals: Sequence[Any], target: str) -> tuple[Verdict, Verdict] | None:
-    """Both verdicts on one kernel (the params of its mpmd_map equation), or None
-    when scjit cannot express it."""
-    scjit_says = scjit_verdict(params, in_avals, target)
+def compare(params: dict, in_avals: Sequence[Any], target: str,
+            devices: Sequence[tuple[Any, int]] = ()) -> tuple[Verdict, Verdict] | None:
+    """Both verdicts on one kernel (the params of its mpmd_map equation, run
+    under a device mesh of `devices`' axes), or None when scjit cannot express it."""
+    scjit_says = scjit_verdict(params, in_avals, target, devices)
     if scjit_says is None:
         return None
-    return jax_verdict(params, in_avals, target), scjit_says
+    return jax_verdict(params, in_avals, target, devices), scjit_says

@@ -616,11 +616,16 @@ def _ffs_all(ctx: Emitter, eqn: Any) -> None:
 
 
 def _axis(ctx: Emitter, name: Any) -> str:
-    axes = ctx.mesh_axes
-    if name not in axes:
-        raise ctx.error(f"axis {name!r} is not an axis of the kernel's mesh "
-                        f"({', '.join(map(repr, axes))})")
-    return axes[name]
+    """The .scir name of a core, subcore or device axis (the mesh of the
+    jax.shard_map the kernel runs under)."""
+    if name in ctx.mesh_axes:
+        return ctx.mesh_axes[name]
+    if name in ctx.device_axes:
+        ctx.uses_devices = True
+        return ctx.device_axes[name]
+    axes = [*ctx.mesh_axes, *ctx.device_axes]
+    raise ctx.error(f"axis {name!r} is not an axis of the kernel's mesh or of the device mesh it "
+                    f"runs under ({', '.join(map(repr, axes))})")
 
 
 @rule(parallel.axis_index_p, 'lax.axis_index("core"), lax.axis_index("subcore")',
@@ -794,38 +799,43 @@ def _fetch_and_add(ctx: Emitter, eqn: Any) -> None:
 # --- DMAs and semaphores -------------------------------------------------------------------------
 
 
-def _remote(ctx: Emitter, src_sem: Any, device_id: Any) -> None:
-    if src_sem is not None or device_id is not None:
-        raise ctx.error("a DMA to or from another device (device_id=): scjit emulates "
-                        "one device")
-
-
-def _dma_operands(ctx: Emitter, eqn: Any) -> str:
-    src, dst, sem, src_sem, device_id = eqn.params["tree"].unflatten(eqn.invars)
-    _remote(ctx, src_sem, device_id)
+def _dma_operands(ctx: Emitter, src: Any, dst: Any, sem: Any) -> str:
     s, _ = ctx.ref_operand(src, allow_indirect=True)
     d, _ = ctx.ref_operand(dst, allow_indirect=True)
     m, _ = ctx.ref_operand(sem)
     return f"{s} -> {d}, {m}"
 
 
-@rule(tpu_primitives.dma_start_p, "pltpu.async_copy, pltpu.make_async_copy(...).start()",
-      "dma_start", "x.at[indices] in the first dimension is idx(...): a gather or scatter")
+@rule(tpu_primitives.dma_start_p, "pltpu.async_copy, pltpu.make_async_copy(...).start(), pltpu.async_remote_copy",
+      "dma_start", "x.at[indices] in the first dimension is idx(...): a gather or scatter; "
+      "a remote copy is `dma_start %src -> %dst, %recv src_sem %send {device = ...}`")
 def _dma_start(ctx: Emitter, eqn: Any) -> None:
-    line = f"dma_start {_dma_operands(ctx, eqn)}"
+    src, dst, sem, src_sem, device_id = eqn.params["tree"].unflatten(eqn.invars)
+    line = f"dma_start {_dma_operands(ctx, src, dst, sem)}"
+    if src_sem is not None:  # a remote copy's send semaphore (DMA-1 wants a device id too)
+        line += f" src_sem {ctx.ref_operand(src_sem)[0]}"
     if eqn.params["add"]:
         line += " add"
+    attrs = _device_attrs(ctx, device_id, eqn.params.get("device_id_type"), None)
     if eqn.params["priority"]:
-        line += f" {{priority = {eqn.params['priority']}}}"
+        attrs.append(f"priority = {eqn.params['priority']}")
+    if attrs:
+        line += f" {{{', '.join(attrs)}}}"
     ctx.line(line)
 
 
-@rule(tpu_primitives.dma_wait_p, "descriptor.wait()", "dma_wait",
-      "the copy's own source, destination and semaphore")
+@rule(tpu_primitives.dma_wait_p, "descriptor.wait(), .wait_send(), .wait_recv()", "dma_wait",
+      "the copy's own source, destination and semaphore; .wait_send() names %send, "
+      ".wait_recv() %recv (a remote .wait() is both)")
 def _dma_wait(ctx: Emitter, eqn: Any) -> None:
+    src, dst, sem, _, _ = eqn.params["tree"].unflatten(eqn.invars)
     if eqn.params.get("insert_dummy_device"):
-        raise ctx.error("a wait on a copy to another device: scjit emulates one device")
-    ctx.line(f"dma_wait {_dma_operands(ctx, eqn)}")
+        # .wait_send(): Pallas swaps the source and the destination to wait on
+        # the send semaphore; .scir names the copy as its dma_start does.
+        src, dst = dst, src
+    # A wait is local whatever device the copy named: it waits on this
+    # subcore's semaphore for the bytes of the copy's shape.
+    ctx.line(f"dma_wait {_dma_operands(ctx, src, dst, sem)}")
 
 
 def _sem_operand(ctx: Emitter, ref: Any, transforms: Any) -> str:
@@ -833,29 +843,39 @@ def _sem_operand(ctx: Emitter, ref: Any, transforms: Any) -> str:
     return text
 
 
-def _device(ctx: Emitter, device_id: Any, core_index: Any) -> str:
+def _device_attrs(ctx: Emitter, device_id: Any, id_type: Any, core_index: Any) -> list[str]:
+    """The attributes naming the target of a remote signal or copy, in Pallas'
+    forms: a dict of axes -> `{x = %i, core = %c}` (an axis not named keeps this
+    chip's coordinate), a LOGICAL id -> `{device = %d}`, MESH coordinates (a
+    scalar or a tuple) -> `{device = [%y, %x]}`."""
     attrs = []
-    if device_id is not None:
-        if not isinstance(device_id, dict):
-            raise ctx.error("a semaphore of another device (device_id= not a dict of this "
-                            "kernel's mesh axes): scjit emulates one device")
+    if isinstance(device_id, dict):
         for key, v in device_id.items():
-            for name in key if isinstance(key, tuple) else (key,):
-                axis = _axis(ctx, name)
-                if len(key if isinstance(key, tuple) else (key,)) != 1:
-                    raise ctx.error("a device_id key naming several axes")
-                attrs.append(f"{axis} = {ctx.value(v).text}")
+            names = key if isinstance(key, tuple) else (key,)
+            if len(names) != 1:
+                raise ctx.error(f"a device_id key naming several axes ({key!r}): scjit takes one "
+                                "axis per key")
+            attrs.append(f"{_axis(ctx, names[0])} = {ctx.value(v).text}")
+    elif device_id is not None:
+        ctx.uses_devices = True
+        logical = getattr(id_type, "name", None) == "LOGICAL"
+        leaves = device_id if isinstance(device_id, (tuple, list)) else (device_id,)
+        texts = [ctx.value(v).text for v in leaves]
+        attrs.append(f"device = {texts[0]}" if logical and len(texts) == 1 else f"device = [{', '.join(texts)}]")
     if core_index is not None:
         attrs.append(f"core = {ctx.value(core_index).text}")
-    return f" {{{', '.join(attrs)}}}" if attrs else ""
+    return attrs
 
 
 @rule(pallas_primitives.semaphore_signal_p, "pl.semaphore_signal", "sem_signal",
-      "device_id={axis: i} of this mesh's axes: {core = ..., subcore = ...}")
+      "device_id=d (LOGICAL) is {device = %d}, a MESH tuple {device = [%y, %x]}, a dict "
+      "{x = ..., core = ..., subcore = ...}")
 def _semaphore_signal(ctx: Emitter, eqn: Any) -> None:
     ref, transforms, inc, device_id, core_index = eqn.params["args_tree"].unflatten(eqn.invars)
     sem = _sem_operand(ctx, ref, transforms)
-    ctx.line(f"sem_signal {sem}, {ctx.value(inc).text}{_device(ctx, device_id, core_index)}")
+    attrs = _device_attrs(ctx, device_id, eqn.params.get("device_id_type"), core_index)
+    suffix = f" {{{', '.join(attrs)}}}" if attrs else ""
+    ctx.line(f"sem_signal {sem}, {ctx.value(inc).text}{suffix}")
 
 
 @rule(pallas_primitives.semaphore_wait_p, "pl.semaphore_wait", "sem_wait",

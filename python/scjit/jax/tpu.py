@@ -32,23 +32,28 @@ _TARGET_OF_CHIP = {
 }
 
 
-def abstract_mesh(target: str = "v7x") -> jax.sharding.AbstractMesh:
-    """A one-device abstract mesh whose device is the chip of `target` (`"v5p"`,
-    `"v6e"`, `"v7x"` or `"v8i"`): under it, Pallas asks that chip's questions."""
+def abstract_mesh(target: str = "v7x", devices: tuple = ()) -> jax.sharding.AbstractMesh:
+    """An abstract mesh whose devices are chips of `target` (`"v5p"`, `"v6e"`,
+    `"v7x"` or `"v8i"`): under it, Pallas asks that chip's questions. One device
+    on an axis "x", or the axes `devices` gives ((name, size), ... major first)."""
     if target not in DEVICE_KINDS:
         raise ValueError(f"unknown target {target!r}; JAX 0.10.2 knows "
                          f"{', '.join(sorted(DEVICE_KINDS))}")
     device = mesh_lib.AbstractDevice(device_kind=DEVICE_KINDS[target], num_cores=1,
                                      platform="tpu")
-    return jax.sharding.AbstractMesh((1,), ("x",), abstract_device=device)
+    axes = tuple(devices) or (("x", 1),)
+    return jax.sharding.AbstractMesh(tuple(size for _, size in axes), tuple(name for name, _ in axes),
+                                     abstract_device=device)
 
 
 @contextlib.contextmanager
-def abstract_tpu(target: str = "v7x") -> Iterator[None]:
+def abstract_tpu(target: str = "v7x", devices: tuple = ()) -> Iterator[jax.sharding.AbstractMesh]:
     """Within this context JAX traces as if the device were the chip of `target`,
-    so Pallas SparseCore kernels can be traced on any host."""
-    with jax.sharding.use_abstract_mesh(abstract_mesh(target)):
-        yield
+    so Pallas SparseCore kernels can be traced on any host; `devices` as for
+    abstract_mesh. Yields the mesh."""
+    mesh = abstract_mesh(target, devices)
+    with jax.sharding.use_abstract_mesh(mesh):
+        yield mesh
 
 
 def target_of_current_context() -> str | None:
