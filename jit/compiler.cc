@@ -195,6 +195,12 @@ absl::Status Lower(Compilation& c) {
   std::vector<const KernelDef*> parts = c.kernel->Parts();
   std::vector<KernelInfo> infos;
   for (const KernelDef* part : parts) infos.push_back(PlanPart(*c.module, *part, c.target));
+  // A part's `%s: sem @scalar` is the scalar part's semaphore %s: its slot there.
+  for (size_t i = 0; i < parts.size(); ++i) {
+    for (const Value* v : parts[i]->scratch) {
+      if (v->other != nullptr) infos[i].slots[v] = infos[static_cast<size_t>(v->other_part)].slots.at(v->other);
+    }
+  }
   std::vector<KernelInfo*> info_ptrs;
   for (KernelInfo& info : infos) info_ptrs.push_back(&info);
   bool bounds_checks = c.options.checks.bounds;

@@ -20,8 +20,8 @@ int32_t scjit_rt_dma_wait(scjit_ctx* ctx, const scjit_dma* dma, int32_t site) { 
 int32_t scjit_rt_copy(scjit_ctx* ctx, const scjit_dma* dma, int32_t site) { return Self(ctx).Copy(*dma, site); }
 
 int32_t scjit_rt_sem_signal(scjit_ctx* ctx, int32_t sem, int32_t n, int32_t core, int32_t subcore, int32_t device,
-                            int32_t site) {
-  return Self(ctx).SemSignal(sem, n, core, subcore, device, site);
+                            int32_t part, int32_t site) {
+  return Self(ctx).SemSignal(sem, n, core, subcore, device, part, site);
 }
 
 int32_t scjit_rt_sem_wait(scjit_ctx* ctx, int32_t sem, int32_t n, int32_t site) {

@@ -152,10 +152,12 @@ int32_t scjit_rt_dma_wait(scjit_ctx* ctx, const scjit_dma* dma, int32_t site);
 /* A synchronous copy (`copy`): start and wait on an internal semaphore. */
 int32_t scjit_rt_copy(scjit_ctx* ctx, const scjit_dma* dma, int32_t site);
 
-/* Adds `n` to semaphore `sem` of subcore (`core`, `subcore`) of chip `device`
- * (a logical id); -1 means "mine" for each. */
+/* Adds `n` to semaphore `sem` of subcore (`core`, `subcore`) of part `part` of
+ * chip `device` (a logical id); -1 means "mine" for each, except that the
+ * subcore of another part defaults to 0 when that part's mesh is scalar, and
+ * to this subcore's own when it is vector. */
 int32_t scjit_rt_sem_signal(scjit_ctx* ctx, int32_t sem, int32_t n, int32_t core, int32_t subcore,
-                            int32_t device, int32_t site);
+                            int32_t device, int32_t part, int32_t site);
 /* Waits until semaphore `sem` of this subcore holds `n`, then subtracts `n`. */
 int32_t scjit_rt_sem_wait(scjit_ctx* ctx, int32_t sem, int32_t n, int32_t site);
 /* Stores the value of semaphore `sem` of this subcore in *value. */

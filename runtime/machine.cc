@@ -126,10 +126,14 @@ int32_t Subcore::Refuse(DiagId id, int site, std::string detail) {
   return Fail(Finding(id, site, {{"detail", std::move(detail)}}));
 }
 
-bool Subcore::ValidSemaphore(int sem, int site, int32_t* status) {
-  if (sem >= 0 && sem < static_cast<int>(sems_.size())) return true;
+bool Subcore::ValidSemaphore(int sem, int site, int32_t* status) { return ValidSemaphore(sem, *part_, site, status); }
+
+bool Subcore::ValidSemaphore(int sem, const MachinePart& part, int site, int32_t* status) {
+  int count = part.layout->semaphores;
+  if (sem >= 0 && sem < count) return true;
   *status = Refuse(DiagId::kRtBounds, site,
-                   Cat("semaphore index ", sem, " is outside the ", sems_.size(), " semaphores of this subcore"));
+                   Cat("semaphore index ", sem, " is outside the ", count, " semaphores of ",
+                       &part == part_ ? "this subcore" : "the subcores of that part"));
   return false;
 }
 
@@ -427,14 +431,17 @@ int32_t Subcore::Copy(const scjit_dma& dma, int site) {
   return 0;
 }
 
-int32_t Subcore::SemSignal(int sem, int32_t n, int core, int subcore, int device, int site) {
+int32_t Subcore::SemSignal(int sem, int32_t n, int core, int subcore, int device, int part, int site) {
   if (machine_->stopping()) return kStatusCancelled;
   Count(RuntimeOp::kSemSignal);
   int32_t status = 0;
-  if (!ValidSemaphore(sem, site, &status)) return status;
-  const LaunchLayout& info = layout();
+  // Another part's semaphore (`%s: sem @scalar`): its subcores, on this chip
+  // or `device`.
+  const MachinePart& to = part < 0 ? *part_ : machine_->PartOn(part_->device, part);
+  if (!ValidSemaphore(sem, to, site, &status)) return status;
+  const LaunchLayout& info = *to.layout;
   int target_core = core < 0 ? core_ : core;
-  int target_subcore = subcore < 0 ? subcore_ : subcore;
+  int target_subcore = subcore >= 0 ? subcore : info.mesh == MeshKind::kScalar ? 0 : subcore_;
   if (target_core >= info.cores || target_subcore >= info.subcores) {
     return Refuse(DiagId::kRtBounds, site,
                   Cat("sem_signal targets (core ", target_core, ", subcore ", target_subcore, "), but the mesh has ",
@@ -445,8 +452,9 @@ int32_t Subcore::SemSignal(int sem, int32_t n, int core, int subcore, int device
   if (n < 0) {
     return Refuse(DiagId::kRtSync, site, Cat("sem_signal adds ", n, "; semaphores only count up by signals"));
   }
-  // Signals address the subcores of this subcore's own part, on its chip or another.
-  int target = part_->first + target_core * info.subcores + target_subcore;
+  // Signals address the subcores of one part (this subcore's, or the one of
+  // the semaphore), on this chip or another.
+  int target = to.first + target_core * info.subcores + target_subcore;
   int remote = -1;  // the target's global index when another process runs it
   if (device >= 0) {
     int global = machine_->Counterpart(target, device);

@@ -164,7 +164,7 @@ class Subcore {
   int32_t DmaStart(const scjit_dma& dma, int site);
   int32_t DmaWait(const scjit_dma& dma, int site);
   int32_t Copy(const scjit_dma& dma, int site);
-  int32_t SemSignal(int sem, int32_t n, int core, int subcore, int device, int site);
+  int32_t SemSignal(int sem, int32_t n, int core, int subcore, int device, int part, int site);
   int32_t SemWait(int sem, int32_t n, int site);
   int32_t SemRead(int sem, int site, int32_t* value);
   int32_t Barrier(int site);
@@ -201,6 +201,7 @@ class Subcore {
   int32_t Refuse(DiagId id, int site, std::string detail);
   // False when the op is refused; `status` is then what to return.
   bool ValidSemaphore(int sem, int site, int32_t* status);
+  bool ValidSemaphore(int sem, const MachinePart& part, int site, int32_t* status);  // one of `part`'s
   // False (RT-BOUNDS when checked) for a device id beyond the launch's chips.
   bool ValidDevice(int device, int site, int32_t* status);
   bool ValidDma(const scjit_dma& dma, int site, int32_t* status);
@@ -309,6 +310,10 @@ class Machine {
   bool Contains(const scjit_ref& r, int elem_bytes, int subcore) const;
   // The chips of the launch.
   int devices() const { return devices_; }
+  // Part `index` of the kernel on chip `device` (one this process runs).
+  const MachinePart& PartOn(int device, int index) const {
+    return parts_[static_cast<size_t>(device - first_device_) * parts_per_device_ + static_cast<size_t>(index)];
+  }
   // The global index of the subcore at the place of subcore `subcore` (same
   // part, core and subcore) on chip `device`.
   int Counterpart(int subcore, int device) const;

@@ -144,7 +144,8 @@ LaunchOptions Unraced(int threads = 1) {
 }
 
 TEST(ChipLinkTest, TheExamplesOverTwoAndFourRanks) {
-  for (const char* name : {"collective_permute.scir", "collective_permute_2d.scir", "all_to_all.scir"}) {
+  for (const char* name :
+       {"collective_permute.scir", "collective_permute_2d.scir", "all_to_all.scir", "mpmd_reduce_scatter.scir"}) {
     for (int ranks : {2, 4}) {
       SCOPED_TRACE(std::string(name) + " over " + std::to_string(ranks));
       ExpectSameAsOneProcess(Example(name), ranks, Unraced());

@@ -107,6 +107,46 @@ TEST(DevicesTest, AllToAllMovesEveryBlockToItsChip) {
   EXPECT_EQ(run.stats.subcores, kChips * 2);
 }
 
+// examples/mpmd_reduce_scatter.scir: acc[d, c, 1] = sum over chips s of
+// x[s, c, d], its scalar and vector parts signalling each other's semaphores;
+// the same on both engines, on 1 and 2 threads, and under seeds.
+TEST(DevicesTest, MpmdReduceScatterSumsEveryChipsPart) {
+  constexpr int kChips = 4, kCores = 2, kLen = 64;
+  std::vector<int32_t> x(kChips * kCores * kChips * kLen);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int32_t>((i * 2654435761u) % 2001) - 1000;
+  std::vector<int32_t> want(kChips * kCores * kLen);
+  for (int d = 0; d < kChips; ++d) {
+    for (int c = 0; c < kCores; ++c) {
+      for (int e = 0; e < kLen; ++e) {
+        int32_t sum = 0;
+        for (int s = 0; s < kChips; ++s) sum += x[((s * kCores + c) * kChips + d) * kLen + e];
+        want[(d * kCores + c) * kLen + e] = sum;
+      }
+    }
+  }
+  for (Engine engine : {Engine::kJit, Engine::kInterp}) {
+    CompileOptions compile;
+    compile.engine = engine;
+    for (int threads : {1, 2}) {
+      for (std::optional<uint64_t> seed : {std::optional<uint64_t>(), std::optional<uint64_t>(5)}) {
+        testing::Run run = RunFile("examples/mpmd_reduce_scatter.scir", {{"x", Bytes(x)}}, compile,
+                                   Options(threads, DmaMode::kOnWait, seed));
+        ASSERT_TRUE(run.ok()) << run.status << run.diagnostics << run.Findings();
+        std::vector<int32_t> acc = run.As<int32_t>("acc");
+        std::vector<int32_t> got;
+        for (int d = 0; d < kChips; ++d) {
+          for (int c = 0; c < kCores; ++c) {
+            auto block = acc.begin() + ((d * kCores + c) * 2 + 1) * kLen;
+            got.insert(got.end(), block, block + kLen);
+          }
+        }
+        EXPECT_EQ(got, want) << threads << " threads";
+        EXPECT_EQ(run.stats.subcores, kChips * kCores * 2);
+      }
+    }
+  }
+}
+
 // examples/collective_permute_2d.scir: o[4y + x] = x[4y + (x + 3) % 4].
 TEST(DevicesTest, PermuteAlongOneAxisOfATwoDimensionalMesh) {
   constexpr int kBlock = 8 * 128;

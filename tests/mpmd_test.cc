@@ -133,6 +133,143 @@ TEST(MpmdTest, SignalsStayInTheirPart) {
                      "[core 0, subcore 0] vector subcore 0 was signalled\n");
 }
 
+// Pallas' `SemaphoreType.REGULAR(()) @ mesh`: a part names another part's
+// semaphore (`%s: sem @vector`) and signals it. The scalar subcore of each core
+// hands its row to vector subcore 0 of its core and waits for it back.
+constexpr const char kHandoff[] = R"(kernel @handoff(in %x: hbm<2x16xi32>, out %o: hbm<2x16xi32>)
+    mesh scalar(cores = 2)
+    scratch(%back: sem, %go: sem @vector)
+{
+  sem_signal %go, 1 {subcore = 0}
+  sem_wait %back, 1
+  debug_print "scalar subcore has it back"
+}
+    mesh vector(cores = 2, subcores = 2)
+    scratch(%go: sem, %back: sem @scalar, %buf: vmem<16xi32>)
+{
+  %c = axis_index core : i32
+  %s = axis_index subcore : i32
+  %first = cmp eq %s, 0 : i1
+  if %first {
+    sem_wait %go, 1
+    copy %x[%c] -> %buf
+    %v = get %buf : vector<16xi32>
+    %one = const dense<1> : vector<16xi32>
+    %w = add %v, %one : vector<16xi32>
+    store %buf, %w
+    copy %buf -> %o[%c]
+    sem_signal %back, 1
+  }
+}
+)";
+
+TEST(MpmdTest, PartsSignalEachOthersSemaphores) {
+  testing::Loaded loaded = testing::Load(kHandoff);
+  ASSERT_NE(loaded.module, nullptr) << loaded.diagnostics;
+  EXPECT_EQ(Print(*loaded.module), kHandoff);
+  std::vector<int32_t> x(32);
+  for (int i = 0; i < 32; ++i) x[i] = i * 3;
+  std::vector<int32_t> expected(32);
+  for (int i = 0; i < 32; ++i) expected[i] = i * 3 + 1;
+  for (Engine engine : {Engine::kJit, Engine::kInterp}) {
+    CompileOptions compile;
+    compile.engine = engine;
+    testing::Run run = RunText(kHandoff, {{"x", Bytes(x)}}, compile);
+    ASSERT_TRUE(run.ok()) << run.status << run.diagnostics << run.Findings();
+    EXPECT_EQ(run.As<int32_t>("o"), expected);
+    EXPECT_EQ(run.log, "[core 0, scalar subcore] scalar subcore has it back\n"
+                       "[core 1, scalar subcore] scalar subcore has it back\n");
+  }
+}
+
+// The same across chips: every subcore of both parts signals the scalar
+// subcores' semaphore on every chip (the barrier of JAX's
+// test_mpmd_reduce_scatter), and each scalar subcore waits for all of them.
+TEST(MpmdTest, AnotherPartsSemaphoreOnAnotherChip) {
+  testing::Run run = RunText(R"(kernel @barrier(out %o: hbm<2xi32>)
+    mesh scalar(cores = 2)
+    devices(x = 2)
+    scratch(%arrived: sem)
+{
+  for %d = 0 to 2 step 1 {
+    for %c = 0 to 2 step 1 {
+      sem_signal %arrived, 1 {x = %d, core = %c}
+    }
+  }
+  sem_wait %arrived, 12
+  debug_print "all arrived"
+}
+    mesh vector(cores = 2, subcores = 2)
+    scratch(%arrived: sem @scalar)
+{
+  for %d = 0 to 2 step 1 {
+    for %c = 0 to 2 step 1 {
+      sem_signal %arrived, 1 {x = %d, core = %c}
+    }
+  }
+}
+)");
+  ASSERT_TRUE(run.ok()) << run.status << run.diagnostics << run.Findings();
+  EXPECT_EQ(run.log, "[device 0, core 0, scalar subcore] all arrived\n"
+                     "[device 0, core 1, scalar subcore] all arrived\n"
+                     "[device 1, core 0, scalar subcore] all arrived\n"
+                     "[device 1, core 1, scalar subcore] all arrived\n");
+}
+
+// What `@scalar` / `@vector` may name, and what a part may do with it.
+TEST(MpmdTest, AnotherPartsSemaphoreIsOnlySignalled) {
+  auto check = [](std::string from, std::string to) {
+    std::string text = kHandoff;
+    size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return Check(text.replace(at, from.size(), to));
+  };
+  Checked c = check("  sem_wait %back, 1\n", "  sem_wait %go, 1\n");
+  EXPECT_EQ(c.codes, std::vector<std::string>{"IR-OPERAND"});
+  EXPECT_NE(c.diagnostics.find("error[IR-OPERAND]: 'sem_wait' %go is a semaphore of the vector part (`@vector`): this "
+                               "part can only signal it with sem_signal"),
+            std::string::npos)
+      << c.diagnostics;
+  c = check("%go: sem @vector", "%go: sem @scalar");
+  EXPECT_NE(c.diagnostics.find("error[IR-KERNEL]: scratch %go names this part's own mesh (`@scalar`); declare the "
+                               "semaphore without it"),
+            std::string::npos)
+      << c.diagnostics;
+  c = check("%go: sem @vector", "%go: vmem<16xi32> @vector");
+  EXPECT_NE(c.diagnostics.find("error[IR-KERNEL]: scratch %go is a vmem<16xi32>; only a semaphore can be another "
+                               "part's (`@vector`)"),
+            std::string::npos)
+      << c.diagnostics;
+  c = check("%go: sem @vector", "%go: dma_sem @vector");
+  EXPECT_NE(c.diagnostics.find("error[IR-KERNEL]: scratch %go is declared dma_sem here and sem in the vector part"),
+            std::string::npos)
+      << c.diagnostics;
+  c = check("scratch(%back: sem, %go: sem @vector)", "scratch(%back: sem, %went: sem @vector)");
+  EXPECT_EQ(c.codes.at(0), "IR-UNDEFINED");
+  EXPECT_NE(c.diagnostics.find("note: the vector part declares no scratch semaphore %went"), std::string::npos)
+      << c.diagnostics;
+  c = check("%go: sem @vector", "%go: sem @tensor");
+  EXPECT_NE(c.diagnostics.find("error[IR-SYNTAX]: expected '@scalar' or '@vector', found @tensor"), std::string::npos)
+      << c.diagnostics;
+  // A scalar mesh has no subcore axis, whichever part signals it (Pallas' DEV-3).
+  c = check("    sem_signal %back, 1\n", "    sem_signal %back, 1 {subcore = 0}\n");
+  EXPECT_EQ(c.codes, std::vector<std::string>{"DEV-3"});
+  EXPECT_NE(c.diagnostics.find("note: %back is a semaphore of the scalar part, whose only axis is the core"),
+            std::string::npos)
+      << c.diagnostics;
+  // One part alone has no other part to name.
+  c = Check(R"(kernel @k(out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%s: sem @scalar)
+{
+}
+)");
+  EXPECT_NE(c.diagnostics.find("error[IR-KERNEL]: scratch %s is a semaphore of the scalar part (`@scalar`), but kernel "
+                               "@k has no part on a scalar mesh"),
+            std::string::npos)
+      << c.diagnostics;
+}
+
 // axis_index answers within the part's own mesh, and a finding names the
 // subcore with its kind.
 TEST(MpmdTest, FindingsNameTheScalarSubcore) {

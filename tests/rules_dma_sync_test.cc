@@ -1315,6 +1315,39 @@ R"(kernel @k(in %x: hbm<64xi32>, out %o: hbm<64xi32>)
   sem_signal %rs, 1 {device = [1, 0]}
 }
 )"},
+{"Dev2ScalarPartSignalsVectorPartWithoutSubcore",
+R"(kernel @k(in %x: hbm<64xi32>, out %o: hbm<64xi32>)
+    mesh scalar(cores = 2)
+    scratch(%go: sem @vector)
+{
+  %c = axis_index core : i32
+  sem_signal %go, 1 {core = %c}
+}
+    mesh vector(cores = 2, subcores = 1)
+    scratch(%go: sem)
+{
+  sem_wait %go, 1
+}
+)",
+R"(k.scir:6:14: error[DEV-2]: ValueError: When addressing sc_vector_subcore from sc_scalar_subcore and specifying axes={'core'} the following axes are missing from the mesh: {'subcore'}. My own grid names are ('core',).
+    6 |   sem_signal %go, 1 {core = %c}
+      |              ^~~
+note: %go is a semaphore of the vector part, and this scalar subcore does not say which vector subcore of the core to signal
+help: give `subcore`, as in `{subcore = 0}`
+)",
+R"(kernel @k(in %x: hbm<64xi32>, out %o: hbm<64xi32>)
+    mesh scalar(cores = 2)
+    scratch(%go: sem @vector)
+{
+  %c = axis_index core : i32
+  sem_signal %go, 1 {core = %c, subcore = 0}
+}
+    mesh vector(cores = 2, subcores = 1)
+    scratch(%go: sem)
+{
+  sem_wait %go, 1
+}
+)"},
 {"Dev3SubcoreOnScalarMesh",
 R"(kernel @k(in %x: hbm<64xi32>, out %o: hbm<64xi32>)
     mesh scalar(cores = 1)

@@ -332,7 +332,7 @@ int32_t ExecSync(Exec& x, const Op& op) {
       auto sc = subcore != nullptr ? static_cast<int32_t>(x.Scalar(subcore->value.operand)) : -1;
       int32_t device = -1;
       if (int32_t s = x.TargetDevice(op, site, &device); s != 0) return s;
-      return scjit_rt_sem_signal(x.ctx, index, n, c, sc, device, site);
+      return scjit_rt_sem_signal(x.ctx, index, n, c, sc, device, ops[0].value->other_part, site);
     }
     case OpKind::kBarrier:
       return scjit_rt_barrier(x.ctx, site);

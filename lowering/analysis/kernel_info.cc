@@ -225,7 +225,9 @@ KernelInfo PlanKernel(const Module& module, const KernelDef& kernel, TargetId ta
     }
     l.params.push_back(std::move(pl));
   }
-  for (const Value* v : kernel.scratch) planner.Place(v, arenas, /*poison=*/true);
+  for (const Value* v : kernel.scratch) {
+    if (!v->other_mesh) planner.Place(v, arenas, /*poison=*/true);  // another part's is placed there
+  }
   planner.WalkRegion(kernel.body, arenas);
   return info;
 }

@@ -226,10 +226,11 @@ absl::Status Emitter::EmitSync(const Op& op) {
       }
       const Attribute* core = op.FindAttr("core");
       const Attribute* subcore = op.FindAttr("subcore");
+      int part = ops[0].value->other_part;  // another part's semaphore (`@scalar`), or -1
       CallChecked(RuntimeFn::kSemSignal, {ctx_arg_, sem->ptr, ValueOf(ops[1]),
                                           core != nullptr ? ValueOf(core->value.operand) : I32(-1),
                                           subcore != nullptr ? ValueOf(subcore->value.operand) : I32(-1),
-                                          TargetDevice(op, site), I32(site)});
+                                          TargetDevice(op, site), I32(part), I32(site)});
       return absl::OkStatus();
     }
     case OpKind::kBarrier:

@@ -118,6 +118,14 @@ struct Value {
   Op* def = nullptr;         // kResult: the defining op
   Region* region = nullptr;  // kRegionArg: the region it is an argument of
   int index = 0;             // result / argument / parameter / scratch position
+
+  // kScratch written `%s: sem @scalar`: a semaphore of the kernel's part on that
+  // mesh (Pallas' `SemaphoreType.REGULAR(()) @ mesh`), which this part only
+  // signals. The verifier finds that part and its scratch of the same name.
+  std::optional<MeshKind> other_mesh;
+  Location other_loc;          // where `@scalar` is written
+  int other_part = -1;         // that part's position
+  const Value* other = nullptr;  // that part's scratch semaphore
 };
 
 struct IndexEntry;

@@ -634,6 +634,13 @@ bool Parser::ParseNamedRefList(std::vector<Value*>* out, Value::Kind kind) {
       if (!Expect(Tok::kColon, "':' and a type") || !ParseType(&type)) return false;
       Value* v = NewValue(name, type, kind);
       v->index = static_cast<int>(out->size());
+      // `%s: sem @scalar`: another part's semaphore (checked by the verifier).
+      if (kind == Value::Kind::kScratch && At(Tok::kSymbol)) {
+        if (tok_.text != "@scalar" && tok_.text != "@vector") return SyntaxError("'@scalar' or '@vector'");
+        v->other_mesh = tok_.text == "@scalar" ? MeshKind::kScalar : MeshKind::kVector;
+        v->other_loc = Loc(tok_);
+        Advance();
+      }
       Define(v);
       out->push_back(v);
       return true;

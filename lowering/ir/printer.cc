@@ -134,7 +134,9 @@ class Printer {
     }
     if (!k.scratch.empty()) {
       Append(&out, "    scratch(", Join(k.scratch, [](const Value* v) {
-               return Cat("%", v->name, ": ", v->type.ToString());
+               std::string other;
+               if (v->other_mesh) other = *v->other_mesh == MeshKind::kScalar ? " @scalar" : " @vector";
+               return Cat("%", v->name, ": ", v->type.ToString(), other);
              }), ")\n");
     }
     if (!k.attributes.empty()) Append(&out, "    attributes ", PrintAttrs(k.attributes), "\n");

@@ -59,6 +59,7 @@ class Verifier {
     for (auto& k : module_.kernels) {
       for (KernelDef* part : k->Parts()) VerifyKernel(*part);
       if (!k->more_parts.empty()) VerifyParts(*k);
+      VerifyOtherPartSemaphores(*k);
     }
   }
 
@@ -86,6 +87,9 @@ class Verifier {
   // --- Kernels and regions -------------------------------------------------------
   void VerifyKernel(KernelDef& k);
   void VerifyParts(const KernelDef& k);
+  // Scratch written `%s: sem @scalar`: the semaphore of that name of the part
+  // on that mesh, which this part may only signal.
+  void VerifyOtherPartSemaphores(KernelDef& k);
   void VerifyDevices(const KernelDef& k);
   void VerifyRegion(Region& r);
   void VerifyOp(Op& op);
@@ -309,6 +313,68 @@ void Verifier::VerifyParts(const KernelDef& k) {
                         p->mesh.cores ? Cat(*p->mesh.cores) : std::string("the target's number of"),
                         " cores and the one at line ", cores_from->mesh.loc.line, " has ", *cores_from->mesh.cores)}});
     d.help = Cat("write `cores = ", *cores_from->mesh.cores, "` on every part's mesh (or on none)");
+  }
+}
+
+void Verifier::VerifyOtherPartSemaphores(KernelDef& k) {
+  std::vector<KernelDef*> parts = k.Parts();
+  for (KernelDef* part : parts) {
+    for (Value* v : part->scratch) {
+      if (!v->other_mesh) continue;
+      std::string_view kind = *v->other_mesh == MeshKind::kScalar ? "scalar" : "vector";
+      if (!v->type.is_semaphore()) {
+        Detail(DiagId::kIrKernel, v->other_loc,
+               Cat("scratch %", v->name, " is a ", v->type.ToString(), "; only a semaphore can be another part's (`@",
+                   kind, "`)"));
+        continue;
+      }
+      if (part->mesh.kind == *v->other_mesh) {
+        Detail(DiagId::kIrKernel, v->other_loc,
+               Cat("scratch %", v->name, " names this part's own mesh (`@", kind,
+                   "`); declare the semaphore without it"));
+        continue;
+      }
+      const KernelDef* owner = nullptr;
+      for (const KernelDef* p : parts) {
+        if (p->mesh.written && p->mesh.kind == *v->other_mesh) owner = p;
+      }
+      if (owner == nullptr) {
+        Detail(DiagId::kIrKernel, v->other_loc,
+               Cat("scratch %", v->name, " is a semaphore of the ", kind, " part (`@", kind, "`), but kernel @", k.name,
+                   " has no part on a ", kind, " mesh"));
+        continue;
+      }
+      const Value* theirs = nullptr;
+      for (const Value* w : owner->scratch) {
+        if (w->name == v->name && !w->other_mesh) theirs = w;
+      }
+      if (theirs == nullptr) {
+        Report(DiagId::kIrUndefined, v->loc, {{"name", Cat("%", v->name)}})
+            .notes.push_back(Cat("the ", kind, " part declares no scratch semaphore %", v->name));
+        continue;
+      }
+      if (theirs->type != v->type) {
+        Detail(DiagId::kIrKernel, v->loc,
+               Cat("scratch %", v->name, " is declared ", v->type.ToString(), " here and ", theirs->type.ToString(),
+                   " in the ", kind, " part"));
+        continue;
+      }
+      v->other_part = owner->part;
+      v->other = theirs;
+    }
+    // This part may only signal another part's semaphore: waits and reads are
+    // of its owner's subcores, and DMAs credit the starting subcore's own.
+    WalkOps(part->body, [&](const Op& op) {
+      for (size_t i = 0; i < op.operands.size(); ++i) {
+        const Operand& o = op.operands[i];
+        if (!o.is_value() || o.value == nullptr || !o.value->other_mesh) continue;
+        if (op.kind == OpKind::kSemSignal && i == 0) continue;
+        std::string_view kind = *o.value->other_mesh == MeshKind::kScalar ? "scalar" : "vector";
+        OperandError(op, o.loc,
+                     Cat("%", o.value->name, " is a semaphore of the ", kind, " part (`@", kind,
+                         "`): this part can only signal it with sem_signal"));
+      }
+    });
   }
 }
 

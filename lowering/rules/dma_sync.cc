@@ -1037,14 +1037,40 @@ std::optional<Violation> DeviceIdDtype(const Ctx& c) {  // SEM-5
 
 // device_id={'core': c, 'subcore': s} on a scalar mesh, whose only axis is the core
 // (lowering.py::_device_id_to_logical).
+// A scalar part's signal of a vector part's semaphore names no subcore: the
+// destination's subcore axis is one the scalar mesh lacks
+// (lowering.py::_device_id_to_logical.jax_fn).
+std::optional<Violation> MissingTargetSubcore(const Ctx& c) {  // DEV-2
+  const Value* sem = c.op.operands[0].value;
+  if (sem == nullptr || sem->other_mesh != MeshKind::kVector || c.kernel.mesh.kind != MeshKind::kScalar) {
+    return std::nullopt;
+  }
+  if (c.op.FindAttr("subcore") != nullptr) return std::nullopt;
+  return Violation{DiagId::kDev2, c.op.operands[0].loc,
+                   {{"dest_kernel_type", "sc_vector_subcore"},
+                    {"kernel_type", "sc_scalar_subcore"},
+                    {"set(core_axis_indices.keys())", c.op.FindAttr("core") != nullptr ? "{'core'}" : "set()"},
+                    {"missing_mpmd_axes", "{'subcore'}"},
+                    {"ctx.lowering_context.grid_names", "('core',)"}},
+                   Cat("%", sem->name, " is a semaphore of the vector part, and this scalar subcore does not say which "
+                                       "vector subcore of the core to signal"),
+                   "give `subcore`, as in `{subcore = 0}`"};
+}
+
 std::optional<Violation> UnknownDeviceAxis(const Ctx& c) {  // DEV-3
-  if (c.kernel.mesh.kind != MeshKind::kScalar) return std::nullopt;
+  // The axes are those of the semaphore's mesh: another part's (`@vector`), or this one's.
+  const Value* sem = c.op.operands[0].value;
+  bool other = sem != nullptr && sem->other_mesh.has_value();
+  MeshKind target = other ? *sem->other_mesh : c.kernel.mesh.kind;
+  if (target != MeshKind::kScalar) return std::nullopt;
   const Attribute* a = c.op.FindAttr("subcore");
   if (a == nullptr) return std::nullopt;
   return Violation{DiagId::kDev3, a->loc,
                    {{"core_axis_indices", Cat("{'subcore': ", a->value.operand.is_literal() ? kWeakTracer : kTracer, "}")}},
-                   "this kernel runs on a scalar mesh, whose only axis is the core; `subcore` names an axis it does "
-                   "not have",
+                   other ? Cat("%", sem->name, " is a semaphore of the scalar part, whose only axis is the core; "
+                               "`subcore` names an axis it does not have")
+                         : std::string("this kernel runs on a scalar mesh, whose only axis is the core; `subcore` names "
+                                       "an axis it does not have"),
                    "drop `subcore`: a scalar mesh has one subcore per core"};
 }
 
@@ -1381,6 +1407,7 @@ const std::vector<OpRule> kRules = {
     {DiagId::kSem5, {K::kSemSignal}, DeviceIdDtype},
     {DiagId::kSem5, {K::kSemSignal}, DeviceCoordDtype},
     {DiagId::kDev6, {K::kSemSignal}, DeviceIdRank},
+    {DiagId::kDev2, {K::kSemSignal}, MissingTargetSubcore},
     {DiagId::kDev3, {K::kSemSignal}, UnknownDeviceAxis},
     {DiagId::kSem6, {K::kSemWait}, WaitValueDtype},
     {DiagId::kSem8, {K::kSemWait}, NonDecrementingWait},

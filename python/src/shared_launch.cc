@@ -48,4 +48,9 @@ void SharedLaunch::Leave(int64_t run, const Turn& turn) {
   if (r->second.launches.empty()) runs_.erase(r);
 }
 
+size_t SharedLaunch::runs_in_flight() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return runs_.size();
+}
+
 }  // namespace scjit

@@ -60,6 +60,8 @@ class SharedLaunch {
   const Outcome& Await(const Turn& turn);
   // This device is done with the launch (after Publish or Await).
   void Leave(int64_t run, const Turn& turn);
+  // Runs with launches not yet taken by every device (for tests).
+  size_t runs_in_flight();
 
  private:
   struct Run {

@@ -3,7 +3,7 @@
 # "Chips in several processes"):
 #  - every example kernel in one process on 1, 2, 4 and 8 chips in a row
 #    (--devices x=N; collective_permute_2d keeps its 2 x 4 mesh, all_to_all
-#    its 4 chips) ends with
+#    and mpmd_reduce_scatter their 4 chips) ends with
 #    exit 0, and on 4 chips over 2 and 4 ranks prints the same outputs
 #    (stdout's fnv1a64 summaries) and findings (stderr) with the same exit code;
 #  - the ring and the all-to-all under --seed, the same;
@@ -64,8 +64,9 @@ example_args() {
 for file in "$src"/examples/*.scir "$src"/examples/guide/*.scir; do
   name=$(basename "$file" .scir)
   for n in 1 2 4 8; do
-    # (all_to_all's shapes are those of 4 chips: block j goes to chip j.)
-    [ "$name" = all_to_all ] && [ "$n" != 4 ] && continue
+    # (all_to_all's and mpmd_reduce_scatter's shapes are those of 4 chips:
+    # a block per chip.)
+    case "$name" in all_to_all | mpmd_reduce_scatter) [ "$n" != 4 ] && continue ;; esac
     mapfile -t args < <(example_args "$file" "$n")
     if ! "$jit_run" "${args[@]}" >/dev/null 2>"$tmp/err"; then
       fail "$name on $n chips in one process"

@@ -2449,30 +2449,6 @@ def test_scratch_two_bodies_share_is_an_export_error():
         raises_at(fn, x, match=r"scratch 0 \(vmem_shared<16xi32>\) is used by 2 bodies of the mpmd_map")
 
 
-def test_a_semaphore_of_one_mesh_signalled_from_another_is_an_export_error():
-    """Pallas lets a body signal a semaphore of another mesh (`SemaphoreType.REGULAR(())
-    @ mesh`, as JAX's DistributedMpmdTest does); .scir parts do not share semaphores."""
-    from jax._src.pallas import mpmd
-
-    with sjax.abstract_tpu("v7x"):
-        x = np.arange(16, dtype=np.int32)
-        v_mesh, s_mesh = vector_mesh(2), plsc.ScalarSubcoreMesh(axis_name="core", num_cores=2)
-
-        def vector_fn(x_ref, o_ref, to_tec):
-            pl.semaphore_wait(to_tec, 1)
-
-        def scalar_fn(x_ref, o_ref, to_tec):
-            pl.semaphore_signal(to_tec, device_id={"subcore": 0})
-
-        def fn(x):
-            return mpmd.mpmd_map([(v_mesh, vector_fn), (s_mesh, scalar_fn)],
-                                 out_types=jax.ShapeDtypeStruct.like(x),
-                                 scratch_types=[pltpu.SemaphoreType.REGULAR(()) @ v_mesh])(x)
-
-        raises_at(fn, x, match=r"scratch 0 \(sem\) is used by 2 bodies of the mpmd_map: a semaphore of "
-                                r"one mesh signalled from a body on another has no .scir form yet")
-
-
 def test_a_semaphore_result_is_a_semaphore_parameter():
     """JAX's async kernels pass a DMA semaphore from one kernel to the next: a
     semaphore parameter, whose count outlives the launch."""

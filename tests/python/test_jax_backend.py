@@ -259,3 +259,67 @@ def test_a_vector_body_and_a_scalar_body_write_their_rows():
         y = jax.jit(kernel)(x)
     want = x + np.where(np.arange(34) % 17 == 16, 100, 1)[:, None]
     np.testing.assert_array_equal(y, want)
+
+
+def _handoff(subcore):
+    """An mpmd_map whose scalar body signals a semaphore of the vector mesh
+    (`SemaphoreType.REGULAR(()) @ mesh`, as JAX's DistributedMpmdTest does), with
+    `subcore` in its device_id or not; vector subcore 0 of each core waits for it
+    and writes x + 1 to its core's row."""
+    from jax._src.pallas import mpmd
+
+    lanes = plsc.get_sparse_core_info().num_lanes
+    v_mesh = plsc.VectorSubcoreMesh(core_axis_name="core", subcore_axis_name="subcore", num_cores=2,
+                                    num_subcores=1)
+    s_mesh = plsc.ScalarSubcoreMesh(axis_name="core", num_cores=2)
+
+    def vector_fn(x_ref, o_ref, buf, to_tec):
+        c = jax.lax.axis_index("core")
+        pl.semaphore_wait(to_tec, 1)
+        pltpu.sync_copy(x_ref.at[c], buf)
+        buf[...] = buf[...] + 1
+        pltpu.sync_copy(buf, o_ref.at[c])
+
+    def scalar_fn(x_ref, o_ref, buf, to_tec):
+        pl.semaphore_signal(to_tec, device_id={"subcore": 0} if subcore else None)
+
+    def fn(x):
+        return mpmd.mpmd_map([(v_mesh, vector_fn), (s_mesh, scalar_fn)], out_types=jax.ShapeDtypeStruct.like(x),
+                             scratch_types=[(pltpu.VMEM @ v_mesh)((lanes,), jnp.int32),
+                                            pltpu.SemaphoreType.REGULAR(()) @ v_mesh])(x)
+
+    return fn
+
+
+def test_a_body_signals_a_semaphore_of_another_mesh():
+    """The mesh's part declares the semaphore, the other part names it `@vector`
+    (docs/language.md, "Another part's semaphores"), and the kernel runs."""
+    with scjit.jax.sparsecore("v7x"):
+        x = np.arange(32, dtype=np.int32).reshape(2, 16)
+        np.testing.assert_array_equal(jax.jit(_handoff(subcore=True))(x), x + 1)
+        text = scjit.jax.export(_handoff(subcore=True), x, locations=False)
+    assert "    mesh vector(cores = 2, subcores = 1)\n    scratch(%buf: vmem<16xi32>, %to_tec: sem)\n" in text
+    assert "    mesh scalar(cores = 2)\n    scratch(%to_tec: sem @vector)\n{\n  sem_signal %to_tec, 1 {subcore = 0}\n" in text
+
+
+def test_signals_of_another_mesh_against_jax_0_10_2():
+    """Without a subcore, Pallas' own check rejects the signal (DEV-2) and so do
+    scjit's rules. With one, Pallas accepts it, but jaxlib 0.10.2's Mosaic passes
+    cannot compile it ("subcore_id linearization", the reason JAX's
+    test_mpmd_reduce_scatter skips itself on v7x before a libtpu of 2026-06-01);
+    scjit runs it (the test above), and here records that difference."""
+    with scjit.jax.sparsecore("v7x"):
+        x = np.arange(32, dtype=np.int32).reshape(2, 16)
+        closed = jax.make_jaxpr(_handoff(subcore=False))(x)
+        eqn = closed.jaxpr.eqns[0]
+        jax_says, scjit_says = oracle.compare(eqn.params, [v.aval for v in eqn.invars], "v7x")
+        assert oracle.agree(jax_says, scjit_says)
+        assert (scjit_says.exception, scjit_says.message) == (
+            "ValueError", "When addressing sc_vector_subcore from sc_scalar_subcore and specifying axes=set() the "
+                          "following axes are missing from the mesh: {'subcore'}. My own grid names are ('core',).")
+        closed = jax.make_jaxpr(_handoff(subcore=True))(x)
+        eqn = closed.jaxpr.eqns[0]
+        jax_says, scjit_says = oracle.compare(eqn.params, [v.aval for v in eqn.invars], "v7x")
+        assert scjit_says.accepted
+        assert jax_says.exception == "MLIRError"
+        assert "subcore_id linearization requested for non-SC vector subcore type" in jax_says.message

@@ -176,22 +176,25 @@ def _mpmd_kernel(params: dict, in_avals: Sequence[Any], *, target: str, name: st
     first = _emitter(_sc_mesh(meshes[0], where), target, locations, devices)
     sig = _signature(first, jaxprs[0], in_avals, n_out, params["input_output_aliases"], where)
     several = len(jaxprs) > 1
+    owners = _semaphore_owners(jaxprs[0], meshes, n_in + n_out) if several else {}
     if several:
-        _check_unshared_scratch(jaxprs, n_in + n_out, where)
+        _check_unshared_scratch(jaxprs, n_in + n_out, where, owners)
+    sem_names = _shared_semaphore_names(jaxprs[0], n_in + n_out, owners, {p.name for p in sig.params})
     parts = []
     for k, (jaxpr, mesh) in enumerate(zip(jaxprs, meshes)):
         at = _kernel_location(jaxpr) or where
         sc_mesh = _sc_mesh(mesh, at)
         emitter = first if k == 0 else _emitter(sc_mesh, target, locations, devices)
         emitter.used_names.update(p.name for p in sig.params)
+        emitter.used_names.update(sem_names.values())
         bindings = {var: sig.refs[i] for i, var in enumerate(jaxpr.invars[:n_in + n_out])}
         scratch_vars = jaxpr.invars[n_in + n_out:]
-        scratch = _scratch(emitter, scratch_vars, _arg_names(jaxpr)[n_in + n_out:], at,
-                           used=_used_vars(jaxpr) if several else None)
+        scratch, others = _part_scratch(emitter, scratch_vars, _arg_names(jaxpr)[n_in + n_out:], at,
+                                        _used_vars(jaxpr) if several else None, k, owners, sem_names, meshes)
         bindings.update(scratch)
         emitter.translate_jaxpr(jaxpr, [bindings.get(v) for v in jaxpr.invars], [], [])
         scratch += [(None, r) for r in emitter.extra_scratch]
-        parts.append(_Part(sc_mesh, scratch, emitter))
+        parts.append(_Part(sc_mesh, scratch, emitter, others))
     # Pallas names a kernel of several bodies after all of them.
     kname = _kernel_name(name or params.get("name") or "_".join(_func_name(j) for j in jaxprs))
     used = devices.used(p.emitter for p in parts)
@@ -253,11 +256,62 @@ def _used_vars(jaxpr: Any) -> set:
     return {v for eqn in jaxpr.eqns for v in eqn.invars if isinstance(v, jax_core.Var)}
 
 
+def _semaphore_owners(jaxpr: Any, meshes: Sequence[Any], first_scratch: int) -> dict[int, int]:
+    """The scratch semaphores of a mesh (`pltpu.SemaphoreType.REGULAR(()) @ mesh`),
+    which every body may signal: scratch position -> the part on that mesh."""
+    owners = {}
+    for k, var in enumerate(jaxpr.invars[first_scratch:]):
+        space = getattr(var.aval, "memory_space", None)
+        if isinstance(space, pallas_core.CoreMemorySpace) and ref_type(var.aval).is_semaphore:
+            for part, mesh in enumerate(meshes):
+                if mesh == space.mesh:
+                    owners[k] = part
+    return owners
+
+
+def _shared_semaphore_names(jaxpr: Any, first_scratch: int, owners: dict[int, int],
+                            taken: set[str]) -> dict[int, str]:
+    """One .scir name per semaphore of a mesh, the same in every part."""
+    names, used = {}, set(taken)
+    arg_names = _arg_names(jaxpr)[first_scratch:]
+    for k in owners:
+        base = (arg_names[k] if k < len(arg_names) else None) or f"scratch{k}"
+        name, n = base, 1
+        while name in used:
+            name, n = f"{base}.{n}", n + 1
+        used.add(name)
+        names[k] = name
+    return names
+
+
+def _part_scratch(emitter: Emitter, invars: Sequence[Any], names: Sequence[str | None], where: Location | None,
+                  used: set | None, part: int, owners: dict[int, int], sem_names: dict[int, str],
+                  meshes: Sequence[Any]) -> tuple[list[tuple[Any, Ref]], dict[str, str]]:
+    """The scratch of one part (with `used`: only what its body uses), and the
+    suffix (`@scalar`) of each semaphore of another part's mesh it signals. A
+    semaphore of a mesh is declared in that mesh's part whether or not its body
+    uses it, so that the other parts can name it."""
+    out, others = [], {}
+    for k, var in enumerate(invars):
+        owner = owners.get(k)
+        if used is not None and var not in used and owner != part:
+            continue
+        if owner is None:
+            out += _scratch(emitter, [var], [(names[k] if k < len(names) else None) or f"scratch{k}"], where)
+            continue
+        ref = Ref(f"%{sem_names[k]}", ref_type(var.aval))
+        if owner != part:
+            others[ref.text] = " @vector" if _sc_mesh(meshes[owner], where).vector else " @scalar"
+        out.append((var, ref))
+    return out, others
+
+
 def _check_unshared_scratch(jaxprs: Sequence[Any], first_scratch: int,
-                            where: Location | None) -> None:
-    """Each part of a .scir kernel has scratch of its own: a scratch ref that several
-    bodies of an mpmd_map use (HBM or VMEM_SHARED, which Pallas lets them share, or
-    a semaphore of one mesh that a body on another signals) has no .scir form yet."""
+                            where: Location | None, owners: dict[int, int]) -> None:
+    """Each part of a .scir kernel has scratch of its own, except semaphores of a
+    mesh (`owners`): a scratch ref that several bodies of an mpmd_map use (HBM or
+    VMEM_SHARED, which Pallas lets them share, or a semaphore of no mesh) has no
+    .scir form yet."""
     users: dict[int, int] = {}
     for jaxpr in jaxprs:
         used = _used_vars(jaxpr)
@@ -265,7 +319,7 @@ def _check_unshared_scratch(jaxprs: Sequence[Any], first_scratch: int,
             if var in used:
                 users[k] = users.get(k, 0) + 1
     for k, n in sorted(users.items()):
-        if n == 1:
+        if n == 1 or k in owners:
             continue
         rtype = ref_type(jaxprs[0].invars[first_scratch + k].aval)
         if rtype.is_semaphore:
@@ -429,6 +483,7 @@ class _Part:
     mesh: _ScMesh
     scratch: list
     emitter: Emitter
+    others: dict = dataclasses.field(default_factory=dict)  # scratch name -> " @scalar" (another part's)
 
 
 def _file(target: str, kname: str, decls: list[str], parts: Sequence[_Part],
@@ -439,7 +494,8 @@ def _file(target: str, kname: str, decls: list[str], parts: Sequence[_Part],
         if k == 0 and devices:
             lines.append(f"    {_device_axes(devices).clause()}")
         if part.scratch:
-            lines.append(f"    scratch({', '.join(f'{r.text}: {r.type}' for _, r in part.scratch)})")
+            decls = [f"{r.text}: {r.type}{part.others.get(r.text, '')}" for _, r in part.scratch]
+            lines.append(f"    scratch({', '.join(decls)})")
         if k == 0 and not _layout_passes(compiler_params):
             lines.append("    attributes { layout_passes = false }")
         lines.append("{")

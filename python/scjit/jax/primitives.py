@@ -31,6 +31,7 @@ from jax._src.lax import slicing
 from jax._src.pallas import core as pallas_core
 from jax._src.pallas import primitives as pallas_primitives
 from jax._src.pallas.mosaic import primitives as tpu_primitives
+from jax._src.pallas.mosaic import sc_core
 from jax._src.pallas.mosaic import sc_primitives
 from jax._src.state import primitives as state_primitives
 # Pallas' public TPU modules register the rest of its lowering rules (its pipeline
@@ -843,11 +844,23 @@ def _sem_operand(ctx: Emitter, ref: Any, transforms: Any) -> str:
     return text
 
 
-def _device_attrs(ctx: Emitter, device_id: Any, id_type: Any, core_index: Any) -> list[str]:
+def _mesh_axes(mesh: Any) -> dict:
+    """A SparseCore mesh's axes: Python name -> "core" / "subcore"."""
+    if isinstance(mesh, sc_core.VectorSubcoreMesh):
+        return {mesh.core_axis_name: "core", mesh.subcore_axis_name: "subcore"}
+    if isinstance(mesh, sc_core.ScalarSubcoreMesh):
+        return {mesh.axis_name: "core"}
+    return {}
+
+
+def _device_attrs(ctx: Emitter, device_id: Any, id_type: Any, core_index: Any,
+                  target_axes: dict | None = None) -> list[str]:
     """The attributes naming the target of a remote signal or copy, in Pallas'
     forms: a dict of axes -> `{x = %i, core = %c}` (an axis not named keeps this
     chip's coordinate), a LOGICAL id -> `{device = %d}`, MESH coordinates (a
-    scalar or a tuple) -> `{device = [%y, %x]}`."""
+    scalar or a tuple) -> `{device = [%y, %x]}`. `target_axes`: the core axes of
+    the semaphore's mesh when it is another part's (Pallas resolves a dict's
+    core axes against the destination's mesh)."""
     attrs = []
     if isinstance(device_id, dict):
         for key, v in device_id.items():
@@ -855,7 +868,9 @@ def _device_attrs(ctx: Emitter, device_id: Any, id_type: Any, core_index: Any) -
             if len(names) != 1:
                 raise ctx.error(f"a device_id key naming several axes ({key!r}): scjit takes one "
                                 "axis per key")
-            attrs.append(f"{_axis(ctx, names[0])} = {ctx.value(v).text}")
+            name = names[0]
+            axis = target_axes[name] if target_axes and name in target_axes else _axis(ctx, name)
+            attrs.append(f"{axis} = {ctx.value(v).text}")
     elif device_id is not None:
         ctx.uses_devices = True
         logical = getattr(id_type, "name", None) == "LOGICAL"
@@ -873,7 +888,11 @@ def _device_attrs(ctx: Emitter, device_id: Any, id_type: Any, core_index: Any) -
 def _semaphore_signal(ctx: Emitter, eqn: Any) -> None:
     ref, transforms, inc, device_id, core_index = eqn.params["args_tree"].unflatten(eqn.invars)
     sem = _sem_operand(ctx, ref, transforms)
-    attrs = _device_attrs(ctx, device_id, eqn.params.get("device_id_type"), core_index)
+    space = getattr(ref.aval, "memory_space", None)
+    target_axes = None
+    if isinstance(space, pallas_core.CoreMemorySpace):  # a semaphore of a mesh (`@ scs_mesh`)
+        target_axes = _mesh_axes(space.mesh)
+    attrs = _device_attrs(ctx, device_id, eqn.params.get("device_id_type"), core_index, target_axes)
     suffix = f" {{{', '.join(attrs)}}}" if attrs else ""
     ctx.line(f"sem_signal {sem}, {ctx.value(inc).text}{suffix}")
 
