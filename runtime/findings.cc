@@ -87,16 +87,28 @@ std::string SubcoreName(MeshKind mesh, int core, int subcore, int device) {
 
 std::string SubcoreRangesOnChips(MeshKind mesh, const std::vector<FindingSource>& members) {
   std::vector<FindingSource> sorted = Distinct(members);
-  std::string out;
+  // Each chip's subcores, then runs of consecutive chips with the same ones:
+  // "devices 0–63 core 0" rather than 64 entries.
+  std::vector<std::pair<int, std::string>> chips;
   for (size_t i = 0; i < sorted.size();) {
     std::vector<std::pair<int, int>> on_chip;
     size_t j = i;
     for (; j < sorted.size() && sorted[j].device == sorted[i].device; ++j) {
       on_chip.emplace_back(sorted[j].core, sorted[j].subcore);
     }
-    Append(&out, out.empty() ? "" : ", ", sorted[i].device >= 0 ? Cat("device ", sorted[i].device, " ") : "",
-           SubcoreRanges(mesh, on_chip));
+    chips.emplace_back(sorted[i].device, SubcoreRanges(mesh, on_chip));
     i = j;
+  }
+  std::string out;
+  for (size_t i = 0; i < chips.size();) {
+    size_t j = i;
+    while (j + 1 < chips.size() && chips[j + 1].first == chips[j].first + 1 && chips[j + 1].second == chips[i].second) {
+      ++j;
+    }
+    const auto& [device, subcores] = chips[i];
+    std::string which = device < 0 ? "" : i == j ? Cat("device ", device, " ") : Cat("devices ", Range(device, chips[j].first), " ");
+    Append(&out, out.empty() ? "" : ", ", which, subcores);
+    i = j + 1;
   }
   return out;
 }

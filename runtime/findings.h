@@ -49,7 +49,8 @@ std::string SubcoreName(MeshKind mesh, int core, int subcore, int device = -1);
 // The subcores of `members` ((core, subcore) pairs in launch order) in short:
 // "core 0 subcores 0–15, core 1 subcores 0–13"; on a scalar mesh "cores 0–1".
 std::string SubcoreRanges(MeshKind mesh, const std::vector<std::pair<int, int>>& members);
-// The same per chip: "device 0 core 0 subcores 0–15, device 1 core 0 subcores 0–15".
+// The same per chip: "device 0 core 0 subcores 0–15, device 1 core 1 subcore 3";
+// consecutive chips with the same subcores together: "devices 0–3 core 0".
 std::string SubcoreRangesOnChips(MeshKind mesh, const std::vector<FindingSource>& members);
 
 // The launch's findings in the order they were made, merged per op: findings of

@@ -246,7 +246,7 @@ TEST(DevicesTest, ADeviceIdOutsideTheMeshIsAFinding) {
   EXPECT_EQ(run.findings[0].message,
             "dma_start %x -> %o: coordinate 2 on device axis 'y' is outside its 2 devices (devices(y = 2, x = 2))");
   EXPECT_EQ(run.findings[0].notes.back(),
-            "in kernel @k, 4 scalar subcores: device 0 core 0, device 1 core 0, device 2 core 0, device 3 core 0");
+            "in kernel @k, 4 scalar subcores: devices 0–3 core 0");
 }
 
 TEST(DevicesTest, ARemoteCopyOfUnwrittenBytesIsAnInitFinding) {
@@ -267,7 +267,7 @@ TEST(DevicesTest, ARemoteCopyOfUnwrittenBytesIsAnInitFinding) {
             "test.scir:8:3: error[RT-INIT]: dma_start %buf -> %o copies %buf[0], which nothing has written\n"
             "    8 |   dma_start %buf -> %o, %recv src_sem %send {x = %n}\n"
             "      |   ^~~~~~~~~\n"
-            "note: in kernel @k, 2 subcores: device 0 core 0 subcore 0, device 1 core 0 subcore 0\n"
+            "note: in kernel @k, 2 subcores: devices 0–1 core 0 subcore 0\n"
             "help: write the bytes before reading them, or read only the part that was written\n");
   // What a remote copy writes counts as written on the chip it lands on.
   std::string fixed = text;

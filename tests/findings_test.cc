@@ -87,6 +87,17 @@ TEST(MergeFindingsTest, ASubcoreFailingInALoopIsNamedOnce) {
   EXPECT_EQ(SubcoreRanges(MeshKind::kScalar, {{1, 0}, {1, 0}}), "core 1");
 }
 
+// Consecutive chips with the same subcores are one entry.
+TEST(SubcoreRangesTest, ChipsWithTheSameSubcoresGoTogether) {
+  std::vector<FindingSource> m;
+  for (int d = 0; d < 64; ++d) m.push_back({d, 0, 0});
+  EXPECT_EQ(SubcoreRangesOnChips(MeshKind::kScalar, m), "devices 0–63 core 0");
+  m = {{0, 0, 1}, {1, 0, 1}, {2, 0, 1}, {2, 0, 2}, {3, 0, 1}, {5, 0, 1}};
+  EXPECT_EQ(SubcoreRangesOnChips(MeshKind::kVector, m),
+            "devices 0–1 core 0 subcore 1, device 2 core 0 subcores 1–2, device 3 core 0 subcore 1, "
+            "device 5 core 0 subcore 1");
+}
+
 TEST(MergeFindingsTest, OtherSitesAndCodesStayApartInOrder) {
   std::vector<SubcoreFinding> f = {{At(9, "late"), 0, 0},
                                    {At(4, "early"), 0, 1},

@@ -144,7 +144,7 @@ def test_a_failure_is_reported_and_the_next_run_is_clean():
     message = str(e.value)
     assert "error[RT-BOUNDS]" in message
     assert "coordinate 4 on device axis 'x' is outside its 4 devices (devices(x = 4))" in message
-    assert "4 scalar subcores: device 0 core 0, device 1 core 0" in message
+    assert "note: in kernel @kernel, 4 scalar subcores: devices 0–3 core 0" in message
     np.testing.assert_array_equal(on_mesh(permute_kernel(1), 4)(x), rolled(x, 1))
 
 
