@@ -185,3 +185,14 @@ def test_a_kernel_that_talks_to_no_other_chip_runs_per_device():
     f = on_mesh(kernel, 4)
     np.testing.assert_array_equal(f(x), x + 1)
     assert "devices(" not in scjit.jax.export(f, x)
+
+
+def test_every_mesh_axis_must_be_manual():
+    mesh = jax.sharding.Mesh(mesh_utils.create_device_mesh((2, 4), jax.devices()), ["y", "x"])
+    f = jax.jit(jax.shard_map(permute_kernel(1, lambda me, to: {"x": to}), mesh=mesh, in_specs=jax.P("x"),
+                              out_specs=jax.P("x"), axis_names={"x"}, check_vma=False))
+    with pytest.raises(scjit.jax.ExportError) as e:
+        f(blocks(4))
+    assert e.value.reason == ("a kernel that talks to other chips under a jax.shard_map whose axis 'y' is not "
+                              "manual: scjit runs such a kernel with every mesh axis manual (shard_map over all of "
+                              "them)")

@@ -236,9 +236,10 @@ def _check_all_manual(ctx: mlir.LoweringRuleContext, exported: Any) -> None:
     auto = [name for name, _ in exported.devices if name not in context.manual_axes]
     if auto:
         names = ", ".join(map(repr, auto))
-        raise ExportError(f"a kernel that talks to other chips under a jax.shard_map whose axes {names} are "
-                          "not manual: scjit runs such a kernel with every mesh axis manual (shard_map over "
-                          "all of them)", primitive="mpmd_map")
+        which = f"axis {names} is" if len(auto) == 1 else f"axes {names} are"
+        raise ExportError(f"a kernel that talks to other chips under a jax.shard_map whose {which} not manual: "
+                          "scjit runs such a kernel with every mesh axis manual (shard_map over all of them)",
+                          primitive="mpmd_map")
 
 
 def _check_rules(params: dict, in_avals, target: str, devices: tuple) -> None:
