@@ -202,6 +202,38 @@ class Ref:
     type: RefType
 
 
+@dataclasses.dataclass(frozen=True)
+class ScMesh:
+    """A SparseCore mesh as the kernel header writes it: the kind, the mesh axes
+    (Pallas' name -> "core" or "subcore") and the sizes."""
+
+    vector: bool
+    axes: dict
+    cores: int
+    subcores: int
+    core_type: Any
+
+
+def sc_mesh(mesh: Any, where: Location | None = None) -> ScMesh:
+    """A Pallas SparseCore mesh as .scir describes it (ExportError for any other)."""
+    if isinstance(mesh, sc_core.VectorSubcoreMesh):
+        return ScMesh(True, {mesh.core_axis_name: "core", mesh.subcore_axis_name: "subcore"}, mesh.num_cores,
+                      mesh.num_subcores, mesh.core_type)
+    if isinstance(mesh, sc_core.ScalarSubcoreMesh):
+        return ScMesh(False, {mesh.axis_name: "core"}, mesh.num_cores, 1, mesh.core_type)
+    # Any other mesh Pallas would lower for SparseCore: it goes by the core type.
+    core_type = getattr(mesh, "core_type", None)
+    names, shape = tuple(getattr(mesh, "axis_names", ())), dict(getattr(mesh, "shape", {}))
+    if core_type == tpu_core.CoreType.SC_SCALAR_SUBCORE and len(names) == 1:
+        return ScMesh(False, {names[0]: "core"}, int(shape[names[0]]), 1, core_type)
+    if core_type == tpu_core.CoreType.SC_VECTOR_SUBCORE and len(names) == 2:
+        return ScMesh(True, {names[0]: "core", names[1]: "subcore"}, int(shape[names[0]]), int(shape[names[1]]),
+                      core_type)
+    raise ExportError(f"a kernel on {type(mesh).__name__}: scjit runs SparseCore "
+                      "kernels (plsc.ScalarSubcoreMesh, plsc.VectorSubcoreMesh)",
+                      location=where)
+
+
 # --- the emitter -----------------------------------------------------------------
 
 def sanitize_name(name: str | None) -> str | None:

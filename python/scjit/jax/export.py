@@ -23,12 +23,10 @@ import jax
 from jax._src import core as jax_core
 from jax._src.pallas import core as pallas_core
 from jax._src.pallas import mpmd
-from jax._src.pallas.mosaic import core as tpu_core
-from jax._src.pallas.mosaic import sc_core
 from jax._src.state import types as state_types
 
 from . import primitives
-from .emitter import Emitter, Ref, RefType, ref_type, sanitize_name, subjaxprs
+from .emitter import Emitter, Ref, RefType, ScMesh, ref_type, sanitize_name, sc_mesh, subjaxprs
 from .errors import ExportError, Location
 from .tpu import abstract_tpu
 
@@ -173,18 +171,18 @@ def _mpmd_kernel(params: dict, in_avals: Sequence[Any], *, target: str, name: st
         if len(jaxpr.invars) < n_in + n_out:
             raise ExportError("internal: an mpmd_map jaxpr with fewer refs than operands and "
                               "results", location=where)
-    first = _emitter(_sc_mesh(meshes[0], where), target, locations, devices)
+    first = _emitter(sc_mesh(meshes[0], where), target, locations, devices)
     sig = _signature(first, jaxprs[0], in_avals, n_out, params["input_output_aliases"], where)
     several = len(jaxprs) > 1
     owners = _semaphore_owners(jaxprs[0], meshes, n_in + n_out) if several else {}
     if several:
         _check_unshared_scratch(jaxprs, n_in + n_out, where, owners)
-    sem_names = _shared_semaphore_names(jaxprs[0], n_in + n_out, owners, {p.name for p in sig.params})
+    sem_names = _shared_semaphore_names(first, jaxprs[0], n_in + n_out, owners)
     parts = []
     for k, (jaxpr, mesh) in enumerate(zip(jaxprs, meshes)):
         at = _kernel_location(jaxpr) or where
-        sc_mesh = _sc_mesh(mesh, at)
-        emitter = first if k == 0 else _emitter(sc_mesh, target, locations, devices)
+        part_mesh = sc_mesh(mesh, at)
+        emitter = first if k == 0 else _emitter(part_mesh, target, locations, devices)
         emitter.used_names.update(p.name for p in sig.params)
         emitter.used_names.update(sem_names.values())
         bindings = {var: sig.refs[i] for i, var in enumerate(jaxpr.invars[:n_in + n_out])}
@@ -194,12 +192,12 @@ def _mpmd_kernel(params: dict, in_avals: Sequence[Any], *, target: str, name: st
         bindings.update(scratch)
         emitter.translate_jaxpr(jaxpr, [bindings.get(v) for v in jaxpr.invars], [], [])
         scratch += [(None, r) for r in emitter.extra_scratch]
-        parts.append(_Part(sc_mesh, scratch, emitter, others))
+        parts.append(_Part(part_mesh, scratch, emitter, others))
     # Pallas names a kernel of several bodies after all of them.
     kname = _kernel_name(name or params.get("name") or "_".join(_func_name(j) for j in jaxprs))
-    used = devices.used(p.emitter for p in parts)
-    text = _file(target, kname, sig.decls, parts, params.get("compiler_params"), used)
-    return ExportedKernel(text, kname, target, tuple(sig.params), sig.aliases, used)
+    on_chips = devices.used_by(p.emitter for p in parts)
+    text = _file(target, kname, sig.decls, parts, params.get("compiler_params"), on_chips)
+    return ExportedKernel(text, kname, target, tuple(sig.params), sig.aliases, on_chips.axes if on_chips else ())
 
 
 @dataclasses.dataclass
@@ -269,19 +267,12 @@ def _semaphore_owners(jaxpr: Any, meshes: Sequence[Any], first_scratch: int) -> 
     return owners
 
 
-def _shared_semaphore_names(jaxpr: Any, first_scratch: int, owners: dict[int, int],
-                            taken: set[str]) -> dict[int, str]:
-    """One .scir name per semaphore of a mesh, the same in every part."""
-    names, used = {}, set(taken)
+def _shared_semaphore_names(first: Emitter, jaxpr: Any, first_scratch: int,
+                            owners: dict[int, int]) -> dict[int, str]:
+    """One .scir name per semaphore of a mesh, the same in every part (taken in
+    the first part's emitter, which names the parameters)."""
     arg_names = _arg_names(jaxpr)[first_scratch:]
-    for k in owners:
-        base = (arg_names[k] if k < len(arg_names) else None) or f"scratch{k}"
-        name, n = base, 1
-        while name in used:
-            name, n = f"{base}.{n}", n + 1
-        used.add(name)
-        names[k] = name
-    return names
+    return {k: first.unique((arg_names[k] if k < len(arg_names) else None) or f"scratch{k}")[1:] for k in owners}
 
 
 def _part_scratch(emitter: Emitter, invars: Sequence[Any], names: Sequence[str | None], where: Location | None,
@@ -301,7 +292,7 @@ def _part_scratch(emitter: Emitter, invars: Sequence[Any], names: Sequence[str |
             continue
         ref = Ref(f"%{sem_names[k]}", ref_type(var.aval))
         if owner != part:
-            others[ref.text] = " @vector" if _sc_mesh(meshes[owner], where).vector else " @scalar"
+            others[ref.text] = " @vector" if sc_mesh(meshes[owner], where).vector else " @scalar"
         out.append((var, ref))
     return out, others
 
@@ -324,8 +315,8 @@ def _check_unshared_scratch(jaxprs: Sequence[Any], first_scratch: int,
         rtype = ref_type(jaxprs[0].invars[first_scratch + k].aval)
         if rtype.is_semaphore:
             raise ExportError(f"scratch {k} ({rtype}) is used by {n} bodies of the mpmd_map: a "
-                              "semaphore of one mesh signalled from a body on another has no .scir "
-                              "form yet (each part's semaphores are its own)",
+                              "semaphore several bodies use belongs to one mesh (`SemaphoreType.REGULAR(()) "
+                              "@ mesh`), whose part the others name with `@vector` or `@scalar`",
                               primitive="mpmd_map", location=where)
         raise ExportError(f"scratch {k} ({rtype}) is used by {n} bodies of the mpmd_map; each "
                           "part of a .scir kernel has scratch of its own, so bodies cannot share "
@@ -337,7 +328,7 @@ def _core_map_kernel(params: dict, in_avals: Sequence[Any], *, target: str,
                      name: str | None, locations: bool, devices: _DeviceAxes) -> ExportedKernel:
     jaxpr = params["jaxpr"]
     where = _kernel_location(jaxpr, params.get("debug_info"))
-    mesh = _sc_mesh(params["mesh"], where)
+    mesh = sc_mesh(params["mesh"], where)
     emitter = _emitter(mesh, target, locations, devices)
     if len(in_avals) != len(jaxpr.constvars):
         raise ExportError("internal: core_map operands and constvars differ", location=where)
@@ -359,43 +350,12 @@ def _core_map_kernel(params: dict, in_avals: Sequence[Any], *, target: str,
                             [bindings[v] for v in jaxpr.constvars], [])
     scratch += [(None, r) for r in emitter.extra_scratch]
     kname = _kernel_name(name or params.get("name") or "core_map")
-    used = devices.used([emitter])
-    text = _file(target, kname, decls, [_Part(mesh, scratch, emitter)], params.get("compiler_params"), used)
-    return ExportedKernel(text, kname, target, tuple(params_out), {}, used)
+    on_chips = devices.used_by([emitter])
+    text = _file(target, kname, decls, [_Part(mesh, scratch, emitter)], params.get("compiler_params"), on_chips)
+    return ExportedKernel(text, kname, target, tuple(params_out), {}, on_chips.axes if on_chips else ())
 
 
 # --- pieces ------------------------------------------------------------------------------
-
-
-@dataclasses.dataclass(frozen=True)
-class _ScMesh:
-    """A SparseCore mesh as the kernel header writes it: the kind, the mesh axes
-    (Pallas' name -> "core" or "subcore") and the sizes."""
-
-    vector: bool
-    axes: dict
-    cores: int
-    subcores: int
-    core_type: Any
-
-
-def _sc_mesh(mesh: Any, where: Location | None) -> _ScMesh:
-    if isinstance(mesh, sc_core.VectorSubcoreMesh):
-        return _ScMesh(True, {mesh.core_axis_name: "core", mesh.subcore_axis_name: "subcore"}, mesh.num_cores,
-                       mesh.num_subcores, mesh.core_type)
-    if isinstance(mesh, sc_core.ScalarSubcoreMesh):
-        return _ScMesh(False, {mesh.axis_name: "core"}, mesh.num_cores, 1, mesh.core_type)
-    # Any other mesh Pallas would lower for SparseCore: it goes by the core type.
-    core_type = getattr(mesh, "core_type", None)
-    names, shape = tuple(getattr(mesh, "axis_names", ())), dict(getattr(mesh, "shape", {}))
-    if core_type == tpu_core.CoreType.SC_SCALAR_SUBCORE and len(names) == 1:
-        return _ScMesh(False, {names[0]: "core"}, int(shape[names[0]]), 1, core_type)
-    if core_type == tpu_core.CoreType.SC_VECTOR_SUBCORE and len(names) == 2:
-        return _ScMesh(True, {names[0]: "core", names[1]: "subcore"}, int(shape[names[0]]), int(shape[names[1]]),
-                       core_type)
-    raise ExportError(f"a kernel on {type(mesh).__name__}: scjit runs SparseCore "
-                      "kernels (plsc.ScalarSubcoreMesh, plsc.VectorSubcoreMesh)",
-                      location=where)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -406,9 +366,9 @@ class _DeviceAxes:
     axes: tuple[tuple[Any, int], ...]
     scir_names: dict
 
-    def used(self, emitters) -> tuple[tuple[Any, int], ...]:
-        """The mesh when a part names a device axis or another chip, else ()."""
-        return self.axes if any(e.uses_devices for e in emitters) else ()
+    def used_by(self, emitters) -> _DeviceAxes | None:
+        """This mesh when it has axes and a part names one or another chip, else None."""
+        return self if self.axes and any(e.uses_devices for e in emitters) else None
 
     def clause(self) -> str:
         return "devices(" + ", ".join(f"{self.scir_names[n]} = {size}" for n, size in self.axes) + ")"
@@ -427,14 +387,14 @@ def _device_axes(devices: Sequence[tuple[Any, int]]) -> _DeviceAxes:
     return _DeviceAxes(axes, names)
 
 
-def _emitter(mesh: _ScMesh, target: str, locations: bool, devices: _DeviceAxes) -> Emitter:
+def _emitter(mesh: ScMesh, target: str, locations: bool, devices: _DeviceAxes) -> Emitter:
     # A mesh axis of the kernel hides a device axis of the same name, as in Pallas.
     device_axes = {n: t for n, t in devices.scir_names.items() if n not in mesh.axes}
     return Emitter(primitives.TABLE, mesh_axes=mesh.axes, kernel_type=mesh.core_type, target=target,
                    locations=locations, device_axes=device_axes)
 
 
-def _mesh_text(mesh: _ScMesh) -> str:
+def _mesh_text(mesh: ScMesh) -> str:
     if mesh.vector:
         return f"mesh vector(cores = {mesh.cores}, subcores = {mesh.subcores})"
     return f"mesh scalar(cores = {mesh.cores})"
@@ -480,19 +440,19 @@ def _layout_passes(compiler_params: Any) -> bool:
 class _Part:
     """One part of an exported kernel: its mesh, scratch and translated body."""
 
-    mesh: _ScMesh
+    mesh: ScMesh
     scratch: list
     emitter: Emitter
     others: dict = dataclasses.field(default_factory=dict)  # scratch name -> " @scalar" (another part's)
 
 
 def _file(target: str, kname: str, decls: list[str], parts: Sequence[_Part],
-          compiler_params: Any, devices: tuple[tuple[Any, int], ...]) -> str:
+          compiler_params: Any, devices: _DeviceAxes | None) -> str:
     lines = [f'target "{target}"', "", f"kernel @{kname}({', '.join(decls)})"]
     for k, part in enumerate(parts):
         lines.append(f"    {_mesh_text(part.mesh)}")
-        if k == 0 and devices:
-            lines.append(f"    {_device_axes(devices).clause()}")
+        if k == 0 and devices is not None:
+            lines.append(f"    {devices.clause()}")
         if part.scratch:
             decls = [f"{r.text}: {r.type}{part.others.get(r.text, '')}" for _, r in part.scratch]
             lines.append(f"    scratch({', '.join(decls)})")

@@ -31,7 +31,6 @@ from jax._src.lax import slicing
 from jax._src.pallas import core as pallas_core
 from jax._src.pallas import primitives as pallas_primitives
 from jax._src.pallas.mosaic import primitives as tpu_primitives
-from jax._src.pallas.mosaic import sc_core
 from jax._src.pallas.mosaic import sc_primitives
 from jax._src.state import primitives as state_primitives
 # Pallas' public TPU modules register the rest of its lowering rules (its pipeline
@@ -40,7 +39,7 @@ from jax.experimental.pallas import tpu as _pltpu  # noqa: F401
 from jax.experimental.pallas import tpu_sc as _plsc  # noqa: F401
 
 from .emitter import (Emitter, Ref, Val, element_type, literal_text, location_of, ref_type,
-                      sanitize_name, value_type)
+                      sanitize_name, sc_mesh, value_type)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -844,15 +843,6 @@ def _sem_operand(ctx: Emitter, ref: Any, transforms: Any) -> str:
     return text
 
 
-def _mesh_axes(mesh: Any) -> dict:
-    """A SparseCore mesh's axes: Python name -> "core" / "subcore"."""
-    if isinstance(mesh, sc_core.VectorSubcoreMesh):
-        return {mesh.core_axis_name: "core", mesh.subcore_axis_name: "subcore"}
-    if isinstance(mesh, sc_core.ScalarSubcoreMesh):
-        return {mesh.axis_name: "core"}
-    return {}
-
-
 def _device_attrs(ctx: Emitter, device_id: Any, id_type: Any, core_index: Any,
                   target_axes: dict | None = None) -> list[str]:
     """The attributes naming the target of a remote signal or copy, in Pallas'
@@ -891,7 +881,7 @@ def _semaphore_signal(ctx: Emitter, eqn: Any) -> None:
     space = getattr(ref.aval, "memory_space", None)
     target_axes = None
     if isinstance(space, pallas_core.CoreMemorySpace):  # a semaphore of a mesh (`@ scs_mesh`)
-        target_axes = _mesh_axes(space.mesh)
+        target_axes = sc_mesh(space.mesh, ctx.loc).axes
     attrs = _device_attrs(ctx, device_id, eqn.params.get("device_id_type"), core_index, target_axes)
     suffix = f" {{{', '.join(attrs)}}}" if attrs else ""
     ctx.line(f"sem_signal {sem}, {ctx.value(inc).text}{suffix}")
