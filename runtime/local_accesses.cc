@@ -204,8 +204,9 @@ bool LocalAccesses::AddRows(const scjit_dma& dma, const int32_t* indices, InFlig
   return true;
 }
 
-void LocalAccesses::AddSpans(const scjit_dma& dma, const int32_t* indices, InFlight* d, SharedDma* shared) const {
-  if (AddRows(dma, indices, d, shared)) return;
+void LocalAccesses::AddSpans(const scjit_dma& dma, const int32_t* indices, Sides sides, InFlight* d,
+                             SharedDma* shared) const {
+  if (sides == Sides::kBoth && AddRows(dma, indices, d, shared)) return;
   int64_t w = dma.elem_bytes;
   // Calls add(lo, hi) for each contiguous piece of a run of n elements.
   auto pieces = [&](const uint8_t* base, int64_t stride, int64_t n, auto&& add) {
@@ -259,8 +260,8 @@ void LocalAccesses::AddSpans(const scjit_dma& dma, const int32_t* indices, InFli
     shared->runs.reserve(static_cast<size_t>(dma.index_count));
   }
   ForEachRun(dma, indices, [&](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
-    add(d->reads, src_place, src, src_stride, n, SharedDma::kRead);
-    add(d->writes, dst_place, dst, dst_stride, n, write);
+    if (sides != Sides::kDestination) add(d->reads, src_place, src, src_stride, n, SharedDma::kRead);
+    if (sides != Sides::kSource) add(d->writes, dst_place, dst, dst_stride, n, write);
   });
 }
 
@@ -285,7 +286,7 @@ absl::InlinedVector<LocalAccesses::Span, 2> LocalAccesses::ListSpans(const scjit
 }
 
 std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const int32_t* indices, int site, int sem,
-                                                     int64_t credit, std::shared_ptr<SharedDma> shared) {
+                                                     int64_t credit, std::shared_ptr<SharedDma> shared, Sides sides) {
   // An index list in VMEM is read now, at the start.
   absl::InlinedVector<Span, 2> list = ListSpans(dma);
   for (const Span& s : list) {
@@ -295,7 +296,7 @@ std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const
   d.site = site;
   d.sem = sem;
   d.add = dma.add != 0;
-  AddSpans(dma, indices, &d, shared.get());
+  AddSpans(dma, indices, sides, &d, shared.get());
   if (shared != nullptr && !shared->Accesses()) shared = nullptr;
   // The DMA may read its index list until the wait (runtime.md §4): writing
   // it before then is a race, as writing the source is.
@@ -307,7 +308,12 @@ std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const
     }
   }
   d.shared = std::move(shared);
-  if (d.reads.empty() && d.writes.empty() && d.shared == nullptr) return std::nullopt;
+  bool in_flight = race_ && sem >= 0 && sem < static_cast<int>(started_.size());
+  if (d.reads.empty() && d.writes.empty() && d.shared == nullptr) {
+    // (Counted all the same: the waits on `sem` retire DMAs by their credit.)
+    if (in_flight) started_[static_cast<size_t>(sem)] += credit;
+    return std::nullopt;
+  }
   // What leaves the core for HBM goes as it is, written or not: Pallas
   // pipelines write back whole output blocks the body wrote in part (JAX's
   // own tests compare only the part they wrote).
@@ -324,12 +330,34 @@ std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const
       return problem;
     }
   }
-  if (!race_ || sem < 0 || sem >= static_cast<int>(started_.size())) {
+  if (!in_flight) {
     for (const Span& s : d.writes) MarkWritten(s.lo, s.hi - s.lo);  // a synchronous copy: done
     return std::nullopt;
   }
-  started_[static_cast<size_t>(sem)] += credit;
-  d.end = started_[static_cast<size_t>(sem)];
+  Fly(std::move(d), credit);
+  return std::nullopt;
+}
+
+void LocalAccesses::Land(const scjit_dma& dma, int sem, int64_t credit, std::shared_ptr<SharedDma> shared) {
+  InFlight d;
+  d.site = shared != nullptr ? shared->site : -1;
+  d.sem = sem;
+  AddSpans(dma, nullptr, Sides::kDestination, &d, nullptr);
+  if (!race_ || sem < 0 || sem >= static_cast<int>(started_.size())) {
+    for (const Span& s : d.writes) MarkWritten(s.lo, s.hi - s.lo);
+    return;
+  }
+  d.shared = std::move(shared);
+  if (d.writes.empty() && d.shared == nullptr) {
+    started_[static_cast<size_t>(sem)] += credit;
+    return;
+  }
+  Fly(std::move(d), credit);
+}
+
+void LocalAccesses::Fly(InFlight d, int64_t credit) {
+  started_[static_cast<size_t>(d.sem)] += credit;
+  d.end = started_[static_cast<size_t>(d.sem)];
   for (const auto* spans : {&d.reads, &d.writes}) {
     for (const Span& s : *spans) {
       d.bounds.lo = d.bounds.lo == nullptr ? s.lo : std::min(d.bounds.lo, s.lo);
@@ -339,7 +367,6 @@ std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const
   Mark(d);
   spans_in_flight_ += d.reads.size() + d.writes.size();
   in_flight_.push_back(std::move(d));
-  return std::nullopt;
 }
 
 void LocalAccesses::Mark(InFlight& d) {
@@ -359,7 +386,7 @@ void LocalAccesses::Mark(InFlight& d) {
 }
 
 void LocalAccesses::Consume(int sem, int64_t amount, absl::FunctionRef<void(SharedDma&)> retired) {
-  if (sem < 0 || sem >= static_cast<int>(consumed_.size()) || in_flight_.empty()) return;
+  if (sem < 0 || sem >= static_cast<int>(consumed_.size())) return;
   consumed_[static_cast<size_t>(sem)] += amount;
   for (size_t i = 0; i < in_flight_.size();) {
     if (in_flight_[i].sem == sem && in_flight_[i].end <= consumed_[static_cast<size_t>(sem)]) {

@@ -12,7 +12,10 @@
 // descriptors).
 //
 // Thread safety: one per subcore, used by its fiber during epochs and by the
-// machine between them.
+// machine between them. A remote copy's record is in flight in two of them,
+// its sender's and its receiver's, whose fibers may retire it at once on two
+// threads: they write different fields of it (end; recv_end), and it is not
+// pooled (Subcore::NewRecord).
 #ifndef SCJIT_RUNTIME_LOCAL_ACCESSES_H_
 #define SCJIT_RUNTIME_LOCAL_ACCESSES_H_
 
@@ -68,8 +71,17 @@ class LocalAccesses {
   // `shared`: the race check's record of it (or null), retired with it: the
   // same walk over the DMA's runs fills in its accesses outside the subcore's
   // memories (shared->runs); a record left without any is dropped.
+  // `sides`: kSource for the sender's side of a copy to another chip, whose
+  // destination is not this subcore's to mark (it reads its source until the
+  // sender's wait on its send semaphore).
+  enum class Sides : uint8_t { kBoth, kSource, kDestination };
   std::optional<AccessProblem> StartDma(const scjit_dma& dma, const int32_t* indices, int site, int sem,
-                                        int64_t credit, std::shared_ptr<SharedDma> shared);
+                                        int64_t credit, std::shared_ptr<SharedDma> shared, Sides sides = Sides::kBoth);
+  // A remote copy (`dma`, its destination on this subcore's chip) landed,
+  // crediting `sem` with `credit`: its destination bytes in the subcore's
+  // memories are written, and with the race check being written until the
+  // waits on `sem` take that credit, which retire `shared` (its record) too.
+  void Land(const scjit_dma& dma, int sem, int64_t credit, std::shared_ptr<SharedDma> shared);
   // A wait took `amount` from semaphore `sem`: retires the DMAs that covers,
   // calling `retired` with the shared records among them, in start order.
   void Consume(int sem, int64_t amount, absl::FunctionRef<void(SharedDma&)> retired);
@@ -110,6 +122,8 @@ class LocalAccesses {
   // spans are set with memset. Sets d.reads_written when its reads turn out
   // to be of bytes all written, and of no other state.
   void Mark(InFlight& d);
+  // Counts `credit` on d.sem and puts d in flight.
+  void Fly(InFlight d, int64_t credit);
   std::shared_ptr<SharedDma> Retire(size_t index);
   // The entries of a DMA's index list in the subcore's memories.
   absl::InlinedVector<Span, 2> ListSpans(const scjit_dma& dma) const;
@@ -119,7 +133,7 @@ class LocalAccesses {
   Place PlaceOf(const scjit_ref& view, int64_t elem_bytes) const;
   // The parts of a DMA in the subcore's memories, and (with `shared`) the runs
   // of the others.
-  void AddSpans(const scjit_dma& dma, const int32_t* indices, InFlight* d, SharedDma* shared) const;
+  void AddSpans(const scjit_dma& dma, const int32_t* indices, Sides sides, InFlight* d, SharedDma* shared) const;
   // AddSpans for the common indirect DMA: whole contiguous rows, the plain
   // side contiguous in the subcore's memories, the indexed side wholly outside
   // them, every entry moving its row. The plain side is one span, and the

@@ -322,6 +322,8 @@ int32_t Subcore::RemoteDmaStart(const scjit_dma& dma, int site) {
   if ((status = RemoteSourceWritten(moved, site)) != 0) return status;
   int64_t bytes = MovedBytes(dma);
   int64_t credit = Credit(dma, bytes);
+  std::shared_ptr<SharedDma> record;
+  if ((status = StartRemoteAccesses(moved, site, credit, &record)) != 0) return status;
   dma_bytes_ += bytes;
   Effect e;
   e.kind = Effect::Kind::kRemoteDma;
@@ -334,7 +336,7 @@ int32_t Subcore::RemoteDmaStart(const scjit_dma& dma, int site) {
   e.site = site;
   e.dma = std::make_shared<StartedDma>(moved, site, credit);
   if (machine_->clocks() != nullptr) {  // what this subcore knows arrives with the bytes
-    e.dma->shared = RemoteRecord(moved, site);
+    e.dma->shared = std::move(record);
     e.clock = std::make_shared<const Clock>(clock());
     TickClock();
   }
@@ -342,30 +344,32 @@ int32_t Subcore::RemoteDmaStart(const scjit_dma& dma, int site) {
   return 0;
 }
 
-// The race check's record of a remote copy: its accesses to memory subcores
-// share, from its start to the tick its receiver learns of it through %recv
-// (the copy is in flight until then, as far as any other subcore can know).
-std::shared_ptr<SharedDma> Subcore::RemoteRecord(const scjit_dma& dma, int site) {
-  std::shared_ptr<SharedDma> record;
-  NewRecord(site, &record);
-  bool src = Shared(dma.src.space), dst = Shared(dma.dst.space);
-  auto add = [&](const uint8_t* p, int64_t stride, int64_t n, SharedDma::Kind kind) {
-    ForEachSpan(p, stride, n, dma.elem_bytes, [&](const uint8_t* at, int64_t bytes) {
-      auto lo = reinterpret_cast<uintptr_t>(at);
-      record->runs.push_back({lo, lo + static_cast<uintptr_t>(bytes), kind});
+// The race check's record of a remote copy: it reads its source and writes its
+// destination until its sender's wait on %send, or its receiver's on %recv,
+// retires it (the copy is done then, for whoever is ordered after either).
+// Its source bytes in the sender's own memories are marked read in flight
+// until the sender's wait, as a local DMA's are; the receiver's side is added
+// when the bytes land (Machine::LandRemoteDma).
+int32_t Subcore::StartRemoteAccesses(const scjit_dma& dma, int site, int64_t credit,
+                                     std::shared_ptr<SharedDma>* record) {
+  if (local_ == nullptr || machine_->clocks() == nullptr) return 0;
+  NewRecord(site, record, /*pooled=*/false);
+  SharedDma& r = **record;
+  r.remote = true;
+  if (Shared(dma.dst.space)) {
+    ForEachRun(dma, nullptr, [&](uint8_t* to, int64_t to_stride, const uint8_t*, int64_t, int64_t n) {
+      ForEachSpan(to, to_stride, n, dma.elem_bytes, [&](const uint8_t* at, int64_t bytes) {
+        auto lo = reinterpret_cast<uintptr_t>(at);
+        r.runs.push_back({lo, lo + static_cast<uintptr_t>(bytes), SharedDma::kWrite});
+      });
     });
-  };
-  ForEachRun(dma, nullptr, [&](uint8_t* to, int64_t to_stride, const uint8_t* from, int64_t from_stride, int64_t n) {
-    if (src) add(from, from_stride, n, SharedDma::kRead);
-    if (dst) add(to, to_stride, n, SharedDma::kWrite);
-  });
-  TickClock();
-  record->end = clock()[static_cast<size_t>(index_)];
-  record->end_site = site;
-  record->remote = true;
-  if (!record->Accesses()) return nullptr;
-  shared_started_.push_back(record);
-  return record;
+  }
+  // (The walk over the source adds its shared runs to the record.)
+  std::optional<AccessProblem> problem =
+      local_->StartDma(dma, nullptr, site, dma.send_sem, credit, *record, LocalAccesses::Sides::kSource);
+  if (problem) return Fail(AccessFinding(*problem, site));
+  if (r.Accesses()) shared_started_.push_back(*record);
+  return 0;
 }
 
 int32_t Subcore::RemoteSourceWritten(const scjit_dma& dma, int site) {
@@ -639,9 +643,10 @@ Diagnostic Subcore::SharedInitFinding(int site, const uint8_t* byte, bool destin
 
 Clock& Subcore::clock() { return (*machine_->clocks())[static_cast<size_t>(index_)]; }
 
-void Subcore::NewRecord(int site, std::shared_ptr<SharedDma>* record) {
+void Subcore::NewRecord(int site, std::shared_ptr<SharedDma>* record, bool pooled) {
   if (machine_->clocks() == nullptr) return;
-  *record = std::allocate_shared<SharedDma>(RecordAllocator<SharedDma>(records_));
+  *record = pooled ? std::allocate_shared<SharedDma>(RecordAllocator<SharedDma>(records_))
+                   : std::make_shared<SharedDma>();
   SharedDma& r = **record;
   r.subcore = index_;
   r.site = site;
@@ -655,8 +660,14 @@ void Subcore::Consumed(int sem, int64_t amount, int site) {
   if (local_ == nullptr) return;
   local_->Consume(sem, amount, [&](SharedDma& retired) {
     TickClock();
-    retired.end = clock()[static_cast<size_t>(index_)];
-    retired.end_site = site;
+    uint32_t now = clock()[static_cast<size_t>(index_)];
+    if (retired.subcore != index_) {  // a remote copy this subcore received
+      retired.recv_subcore = index_;
+      retired.recv_end = now;
+    } else if (retired.end == 0) {  // (a copy to its own chip retires at its first wait)
+      retired.end = now;
+      retired.end_site = site;
+    }
   });
   if (machine_->clocks() != nullptr) Join(clock(), machine_->sem_clock(index_, sem));
 }
@@ -1411,7 +1422,7 @@ absl::Status Machine::Settle() {
         t.sems_[e.sem].last_site = e.site;
         if (e.clock != nullptr) Join(sem_clock(e.target, e.sem), *e.clock);
       } else if (e.kind == Effect::Kind::kRemoteDma) {
-        LandRemoteDma(t, e.dma->dma, e.dma->shared.get(), e.sem, e.amount, e.site, e.clock.get());
+        LandRemoteDma(t, e.dma->dma, e.dma->shared, e.sem, e.amount, e.site, e.clock.get());
         Semaphore& sent = subcores_[i]->sems_[static_cast<size_t>(e.send_sem)];
         sent.value += e.amount;
         sent.last_site = e.site;
@@ -1528,22 +1539,20 @@ void Machine::ApplyFetchAndAdd(int i, const Effect& e) {
   }
 }
 
-void Machine::LandRemoteDma(Subcore& to, const scjit_dma& d, SharedDma* shared, int sem, int64_t amount, int site,
-                            const Clock* clock) {
+void Machine::LandRemoteDma(Subcore& to, const scjit_dma& d, const std::shared_ptr<SharedDma>& shared, int sem,
+                            int64_t amount, int site, const Clock* clock) {
   auto space = static_cast<MemorySpace>(d.dst.space);
   if (OffCore(space) || space == MemorySpace::kVmemShared) {
     // The init check learns the bytes hold values; deferred poison, that they
     // are written.
-    MoveShared(d, {}, shared, shared_init_.get(), OffCore(space) ? deferred_poison_.get() : nullptr);
+    MoveShared(d, {}, shared.get(), shared_init_.get(), OffCore(space) ? deferred_poison_.get() : nullptr);
   } else {
     Transfer(d);
-    if (to.local_ != nullptr) {
-      ForEachRun(d, nullptr, [&](uint8_t* dst, int64_t dst_stride, const uint8_t*, int64_t, int64_t n) {
-        ForEachSpan(dst, dst_stride, n, d.elem_bytes,
-                    [&](const uint8_t* at, int64_t bytes) { to.local_->MarkWritten(at, bytes); });
-      });
-    }
   }
+  // The receiver's side: the bytes are written (in its own memories, being
+  // written until it waits on %recv, with the race check), and its wait
+  // retires the copy's record.
+  if (to.local_ != nullptr) to.local_->Land(d, sem, amount, shared);
   Semaphore& recv = to.sems_[static_cast<size_t>(sem)];
   recv.value += amount;
   recv.last_site = site;
@@ -1756,15 +1765,17 @@ Diagnostic Machine::RaceFinding(const SharedRace& race) {
                       earlier.layout().Describe(race.earlier->site), " on ", SubcoreName(race.earlier->subcore),
                       " may still be ", verb(race.earlier_kind, true), " it")}});
   const Site& other = earlier.layout().sites[static_cast<size_t>(race.earlier->site)];
-  std::string retired = race.earlier->remote       ? std::string("a remote copy, done for whoever takes its bytes from "
-                                                                  "its receive semaphore")
-                        : race.earlier->end_site >= 0 ? Cat("retired by ", earlier.layout().Describe(race.earlier->end_site))
+  std::string retired = race.earlier->end_site >= 0 ? Cat("retired by ", earlier.layout().Describe(race.earlier->end_site))
+                        : race.earlier->remote       ? std::string("a remote copy, done at its sender's wait on the "
+                                                                  "send semaphore or its receiver's on the receive one")
                                                       : std::string("not waited yet");
   // A barrier orders the subcores of one core (of one part, of one chip) only.
+  bool one_subcore = race.earlier->subcore == race.later->subcore;
   bool one_core = earlier.part_ == later.part_ && earlier.core_ == later.core_;
   bool one_chip = earlier.part_->device == later.part_->device;
   d.notes.push_back(Cat("the other DMA (", other.op, " ", other.text, ", ", retired, ") and this one are not ordered: ",
-                        one_core   ? "a barrier, or a semaphore signal and wait, between them would order them"
+                        one_subcore ? "its wait, before this op, would order them"
+                        : one_core  ? "a barrier, or a semaphore signal and wait, between them would order them"
                         : one_chip ? "they run on different cores, which a barrier does not order; a semaphore signal "
                                      "and wait between them would"
                                    : "they run on different chips, which a barrier does not order; a semaphore signal "

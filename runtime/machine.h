@@ -217,9 +217,10 @@ class Subcore {
   // A copy to another chip (dma.device >= 0): checked here, moved at the next
   // settle (Effect::kRemoteDma).
   int32_t RemoteDmaStart(const scjit_dma& dma, int site);
-  // Race check: the record of a remote copy's shared accesses, retired at
-  // once (null when it has none).
-  std::shared_ptr<SharedDma> RemoteRecord(const scjit_dma& dma, int site);
+  // Race check of a remote copy: its record (*record; null without the race
+  // check), and its source marked read in flight until the wait on %send; a
+  // finding's status when that source is being written.
+  int32_t StartRemoteAccesses(const scjit_dma& dma, int site, int64_t credit, std::shared_ptr<SharedDma>* record);
   // Init check of a remote copy's source: RT-INIT (and its status) when it
   // reads bytes nothing wrote.
   int32_t RemoteSourceWritten(const scjit_dma& dma, int site);
@@ -238,7 +239,9 @@ class Subcore {
   // (LocalAccesses::StartDma adds them); null when the check is off.
   // (Made in place: returned by value, the caller read it back with a
   // 16-byte load that waited on the two 8-byte stores that made it.)
-  void NewRecord(int site, std::shared_ptr<SharedDma>* record);
+  // `pooled`: from the subcore's RecordPool; a remote copy's record is not,
+  // as its receiver, on another thread, may let it go last.
+  void NewRecord(int site, std::shared_ptr<SharedDma>* record, bool pooled = true);
   // RT-INIT or RT-RACE for `problem`, met by the op at `site`.
   // RT-INIT: the DMA at `site` reads `byte` of shared memory, unwritten.
   Diagnostic SharedInitFinding(int site, const uint8_t* byte, bool destination);
@@ -354,7 +357,8 @@ class Machine {
   void FinishSubcore(Subcore& s, int32_t status);
   // Moves a remote copy's bytes into subcore `to`'s chip and credits its
   // receive semaphore `sem` with `amount` (between epochs).
-  void LandRemoteDma(Subcore& to, const scjit_dma& d, SharedDma* shared, int sem, int64_t amount, int site,
+  void LandRemoteDma(Subcore& to, const scjit_dma& d, const std::shared_ptr<SharedDma>& shared, int sem,
+                     int64_t amount, int site,
                      const Clock* clock);
   // RT-DEADLOCK naming every blocked subcore (of every process: collective).
   absl::Status ReportDeadlock();

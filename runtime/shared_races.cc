@@ -59,9 +59,7 @@ SCJIT_AVX2_CLONES void MinInto(uint32_t* a, const uint32_t* b, size_t n) {
 }
 
 // `a` ended before `b` started: b's subcore had seen the wait that retired a.
-bool Before(const SharedDma& a, const SharedDma& b) {
-  return a.end != 0 && static_cast<size_t>(a.subcore) < b.start.size() && b.start[a.subcore] >= a.end;
-}
+bool Before(const SharedDma& a, const SharedDma& b) { return a.EndedFor(b.start); }
 
 bool Overlaps(const absl::InlinedVector<std::pair<uintptr_t, uintptr_t>, 1>& runs, uintptr_t lo, uintptr_t hi) {
   for (const auto& [a, b] : runs) {
@@ -224,9 +222,10 @@ void SharedAccesses::Map(const std::shared_ptr<SharedDma>& dma, const SharedDma:
       // with it is unordered with this one.
       auto covered = [&](const Entry& e) {
         bool covers = e.kind == run.kind || (run.kind == SharedDma::kWrite && e.kind == SharedDma::kRead);
-        // (And it ended first: whoever saw this one's end saw its end.)
+        // (And it ended first: whoever saw this one's end saw its end. A
+        // remote copy's receiver may see its end alone.)
         return covers && e.dma->subcore == dma->subcore && e.dma->end != 0 &&
-               (dma->end == 0 || dma->end >= e.dma->end);
+               (dma->end == 0 || dma->end >= e.dma->end) && !e.dma->remote && !dma->remote;
       };
       entries.erase(std::remove_if(entries.begin(), entries.end(), covered), entries.end());
       entries.push_back(Entry{dma, run.kind});
@@ -284,9 +283,9 @@ void SharedAccesses::Forget(const std::vector<std::span<const uint32_t>>& bounds
   };
   // An access nobody is unordered with any more; with no floor, nobody may act.
   auto forgotten = [&](const SharedDma& d, size_t region) {
-    if (d.end == 0) return false;
+    if (d.end == 0 && d.recv_end == 0) return false;
     const Clock& f = floor(region);
-    return f.empty() || (static_cast<size_t>(d.subcore) < f.size() && f[d.subcore] >= d.end);
+    return f.empty() || d.EndedFor(f);
   };
   for (size_t i = 0; i < regions_.size(); ++i) {
     Region& r = regions_[i];

@@ -55,9 +55,20 @@ struct SharedDma {
   absl::InlinedVector<uint32_t, 32> start;
   uint32_t end = 0;  // its subcore's own clock entry at the wait that retired it; 0: in flight
   int end_site = -1;
-  // A copy to another chip: retired at its start, as far as its receiver's
-  // semaphore carries it (Subcore::RemoteRecord).
+  // A copy to another chip is also retired by its receiver's wait on %recv:
+  // that subcore's clock entry then (0: not yet). Whoever is ordered after
+  // either wait is ordered after the copy (Subcore::StartRemoteAccesses).
   bool remote = false;
+  int recv_subcore = -1;
+  uint32_t recv_end = 0;
+  // True when a subcore whose clock is `c` is ordered after this DMA's end.
+  template <typename C>
+  bool EndedFor(const C& c) const {
+    auto seen = [&](int subcore, uint32_t at) {
+      return at != 0 && subcore >= 0 && static_cast<size_t>(subcore) < c.size() && c[static_cast<size_t>(subcore)] >= at;
+    };
+    return seen(subcore, end) || seen(recv_subcore, recv_end);
+  }
   absl::InlinedVector<Run, 2> runs;
   // An indirect DMA's rows on the shared side, kept as its index list until
   // its runs are needed (ExpandRows): the rows of most (a scatter-add's into

@@ -305,9 +305,9 @@ TEST(DevicesTest, RemoteCopiesRaceWithWhatTheyAreNotOrderedWith) {
             "dma_start %x -> %o writes %o[0] of device 2 while the DMA of dma_start at test.scir:10:5 on scalar "
             "subcore (device 0, core 0) may still be writing it");
   EXPECT_EQ(run.findings[0].notes[0],
-            "the other DMA (dma_start %x -> %o, a remote copy, done for whoever takes its bytes from its receive "
-            "semaphore) and this one are not ordered: they run on different chips, which a barrier does not order; "
-            "a semaphore signal and wait between them would");
+            "the other DMA (dma_start %x -> %o, retired by dma_wait at test.scir:11:5) and this one are not "
+            "ordered: they run on different chips, which a barrier does not order; a semaphore signal and wait "
+            "between them would");
   // Identical bytes are no race (runtime.md §5).
   std::vector<int32_t> same(3 * 16, 7);
   run = RunText(text, {{"x", Bytes(same)}});
@@ -336,6 +336,140 @@ TEST(DevicesTest, RemoteCopiesRaceWithWhatTheyAreNotOrderedWith) {
   ASSERT_TRUE(run.status.ok()) << run.status;
   ASSERT_FALSE(run.findings.empty());
   EXPECT_EQ(run.findings[0].code, "RT-RACE") << run.Findings();
+}
+
+// A remote copy reads its source until the sender's wait on %send (Pallas'
+// wait_send): writing the source before then races with it, in HBM as in the
+// sender's VMEM, and after that wait it does not.
+TEST(DevicesTest, ASendersSourceIsReadUntilItsSendWait) {
+  auto kernel = [](const std::string& source, const std::string& rewrite, bool wait_first) {
+    std::string send = "  dma_start " + source + " -> %y, %recv src_sem %send {device = %to}\n";
+    std::string wait = "  dma_wait " + source + " -> %y, %send\n";
+    return "kernel @k(in %x: hbm<16xi32>, out %t: hbm<16xi32>, out %y: hbm<16xi32>)\n"
+           "    mesh vector(cores = 1, subcores = 1)\n"
+           "    devices(x = 2)\n"
+           "    scratch(%buf: vmem<16xi32>, %ready: sem, %send: dma_sem, %recv: dma_sem)\n"
+           "{\n"
+           "  %me = axis_index x : i32\n"
+           "  %me1 = add %me, 1 : i32\n"
+           "  %to = rem %me1, 2 : i32\n"
+           "  copy %x -> %t\n"
+           "  copy %x -> %buf\n"
+           "  sem_signal %ready, 1 {device = %to}\n"
+           "  sem_wait %ready, 1\n" +
+           send + (wait_first ? wait + rewrite : rewrite + wait) +
+           "  dma_wait " + source + " -> %y, %recv\n"
+           "}\n";
+  };
+  const std::string store = "  %c7 = const 7 : i32\n  %seven = broadcast %c7 : vector<16xi32>\n  store %buf[ds(0, 16)], %seven\n";
+  const std::string copy = "  copy %buf -> %t\n";
+  std::vector<int32_t> x = Iota(2 * 16);
+  testing::Run run = RunText(kernel("%t", copy, false), {{"x", Bytes(x)}});
+  ASSERT_TRUE(run.status.ok()) << run.status;
+  ASSERT_FALSE(run.findings.empty());
+  EXPECT_EQ(run.findings[0].code, "RT-RACE");
+  EXPECT_EQ(run.findings[0].message,
+            "copy %buf -> %t writes %t[0] of device 0 while the DMA of dma_start at test.scir:13:3 on subcore "
+            "(device 0, core 0, subcore 0) may still be reading it");
+  EXPECT_EQ(run.findings[0].notes[0],
+            "the other DMA (dma_start %t -> %y, a remote copy, done at its sender's wait on the send semaphore or its "
+            "receiver's on the receive one) and this one are not ordered: its wait, before this op, would order them");
+  run = RunText(kernel("%buf", store, false), {{"x", Bytes(x)}});
+  ASSERT_TRUE(run.status.ok()) << run.status;
+  ASSERT_FALSE(run.findings.empty());
+  EXPECT_EQ(run.findings[0].code, "RT-RACE");
+  EXPECT_EQ(run.findings[0].message,
+            "store writes %buf[0] while the DMA of dma_start at test.scir:13:3 may still be reading it");
+  // After the wait the copy has read its source: each chip's %y is its left
+  // neighbour's %x.
+  for (const auto& [source, rewrite] : {std::pair{"%t", copy}, std::pair{"%buf", store}}) {
+    run = RunText(kernel(source, rewrite, true), {{"x", Bytes(x)}});
+    ASSERT_TRUE(run.ok()) << source << ": " << run.Findings();
+    std::vector<int32_t> y(2 * 16);
+    for (int d = 0; d < 2; ++d) {
+      for (int i = 0; i < 16; ++i) y[d * 16 + i] = x[(1 - d) * 16 + i];
+    }
+    EXPECT_EQ(run.As<int32_t>("y"), y) << source;
+  }
+}
+
+// A remote copy's destination is written until its receiver's wait on %recv
+// (or its sender's on %send): the receiver reading its VMEM before that races
+// with it, though the bytes have landed; and a chip the sender signals after
+// the dma_start is not ordered after the copy's writes.
+TEST(DevicesTest, ARemoteCopysDestinationIsWrittenUntilAWaitRetiresIt) {
+  auto receive = [](bool wait_first) {
+    std::string wait = "    dma_wait %x -> %buf, %recv\n";
+    std::string read = "    %v = get %buf[ds(0, 16)] : vector<16xi32>\n    store %buf2[ds(0, 16)], %v\n";
+    return "kernel @k(in %x: hbm<16xi32>, out %y: hbm<16xi32>)\n"
+           "    mesh vector(cores = 1, subcores = 1)\n"
+           "    devices(x = 2)\n"
+           "    scratch(%buf: vmem<16xi32>, %buf2: vmem<16xi32>, %sent: sem, %send: dma_sem, %recv: dma_sem)\n"
+           "{\n"
+           "  %me = axis_index x : i32\n"
+           "  %zero = const 0 : i32\n"
+           "  %first = cmp eq %me, %zero : i1\n"
+           "  if %first {\n"
+           "    dma_start %x -> %buf, %recv src_sem %send {device = 1}\n"
+           "    dma_wait %x -> %buf, %send\n"
+           "    sem_signal %sent, 1 {device = 1}\n"
+           "  } else {\n"
+           "    sem_wait %sent, 1\n" +
+           (wait_first ? wait + read : read + wait) +
+           "    copy %buf2 -> %y\n"
+           "  }\n"
+           "}\n";
+  };
+  std::vector<int32_t> x = Iota(2 * 16);
+  testing::Run run = RunText(receive(false), {{"x", Bytes(x)}});
+  ASSERT_TRUE(run.status.ok()) << run.status;
+  ASSERT_FALSE(run.findings.empty());
+  EXPECT_EQ(run.findings[0].code, "RT-RACE");
+  EXPECT_EQ(run.findings[0].message,
+            "get reads %buf[0] while the DMA of dma_start at test.scir:10:5 may still be writing it");
+  run = RunText(receive(true), {{"x", Bytes(x)}});
+  ASSERT_TRUE(run.ok()) << run.Findings();
+  std::vector<int32_t> y = run.As<int32_t>("y");
+  EXPECT_EQ(std::vector<int32_t>(y.begin() + 16, y.end()), std::vector<int32_t>(x.begin(), x.begin() + 16));
+
+  // Chip 2 learns of chip 0's copy into chip 1's %o from a signal sent after
+  // its dma_start, not from a wait that retired it: its own copy into the
+  // same bytes races with it.
+  std::string third = R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<16xi32>)
+    mesh scalar(cores = 1)
+    devices(x = 3)
+    scratch(%go: sem, %send: dma_sem, %recv: dma_sem)
+{
+  %me = axis_index x : i32
+  %zero = const 0 : i32
+  %two = const 2 : i32
+  %is0 = cmp eq %me, %zero : i1
+  %is2 = cmp eq %me, %two : i1
+  if %is0 {
+    dma_start %x -> %o, %recv src_sem %send {device = 1}
+    sem_signal %go, 1 {device = 2}
+    dma_wait %x -> %o, %send
+  }
+  if %is2 {
+    sem_wait %go, 1
+    dma_start %x -> %o, %recv src_sem %send {device = 1}
+    dma_wait %x -> %o, %send
+  }
+  %one = const 1 : i32
+  %is1 = cmp eq %me, %one : i1
+  if %is1 {
+    dma_wait %x -> %o, %recv
+    dma_wait %x -> %o, %recv
+  }
+}
+)";
+  run = RunText(third, {{"x", Bytes(Iota(3 * 16))}});
+  ASSERT_TRUE(run.status.ok()) << run.status;
+  ASSERT_EQ(run.findings.size(), 1u) << run.Findings();
+  EXPECT_EQ(run.findings[0].code, "RT-RACE");
+  EXPECT_EQ(run.findings[0].message,
+            "dma_start %x -> %o writes %o[0] of device 1 while the DMA of dma_start at test.scir:12:5 on scalar "
+            "subcore (device 0, core 0) may still be writing it");
 }
 
 TEST(DevicesTest, ADeadlockAcrossChipsNamesEachChip) {
