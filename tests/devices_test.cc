@@ -34,6 +34,16 @@ LaunchOptions Options(int threads, DmaMode dma, std::optional<uint64_t> seed = s
   return o;
 }
 
+// The run's only finding is an RT-RACE saying `message` (and `note` first,
+// unless empty).
+void ExpectRace(const testing::Run& run, const std::string& message, const std::string& note = "") {
+  ASSERT_TRUE(run.status.ok()) << run.status;
+  ASSERT_EQ(run.findings.size(), 1u) << run.Findings();
+  EXPECT_EQ(run.findings[0].code, "RT-RACE");
+  EXPECT_EQ(run.findings[0].message, message);
+  if (!note.empty()) EXPECT_EQ(run.findings[0].notes.at(0), note);
+}
+
 // The ring permute of examples/collective_permute.scir on `n` chips, `dir` 1
 // (right) or n - 1 (left).
 std::string Ring(int n, int dir) {
@@ -298,16 +308,12 @@ TEST(DevicesTest, RemoteCopiesRaceWithWhatTheyAreNotOrderedWith) {
 )";
   std::vector<int32_t> x = Iota(3 * 16);
   testing::Run run = RunText(text, {{"x", Bytes(x)}});
-  ASSERT_TRUE(run.status.ok()) << run.status;
-  ASSERT_EQ(run.findings.size(), 1u) << run.Findings();
-  EXPECT_EQ(run.findings[0].code, "RT-RACE");
-  EXPECT_EQ(run.findings[0].message,
-            "dma_start %x -> %o writes %o[0] of device 2 while the DMA of dma_start at test.scir:10:5 on scalar "
-            "subcore (device 0, core 0) may still be writing it");
-  EXPECT_EQ(run.findings[0].notes[0],
-            "the other DMA (dma_start %x -> %o, retired by dma_wait at test.scir:11:5) and this one are not "
-            "ordered: they run on different chips, which a barrier does not order; a semaphore signal and wait "
-            "between them would");
+  ExpectRace(run,
+             "dma_start %x -> %o writes %o[0] of device 2 while the DMA of dma_start at test.scir:10:5 on scalar "
+             "subcore (device 0, core 0) may still be writing it",
+             "the other DMA (dma_start %x -> %o, retired by dma_wait at test.scir:11:5) and this one are not "
+             "ordered: they run on different chips, which a barrier does not order; a semaphore signal and wait "
+             "between them would");
   // Identical bytes are no race (runtime.md §5).
   std::vector<int32_t> same(3 * 16, 7);
   run = RunText(text, {{"x", Bytes(same)}});
@@ -365,21 +371,14 @@ TEST(DevicesTest, ASendersSourceIsReadUntilItsSendWait) {
   const std::string copy = "  copy %buf -> %t\n";
   std::vector<int32_t> x = Iota(2 * 16);
   testing::Run run = RunText(kernel("%t", copy, false), {{"x", Bytes(x)}});
-  ASSERT_TRUE(run.status.ok()) << run.status;
-  ASSERT_FALSE(run.findings.empty());
-  EXPECT_EQ(run.findings[0].code, "RT-RACE");
-  EXPECT_EQ(run.findings[0].message,
-            "copy %buf -> %t writes %t[0] of device 0 while the DMA of dma_start at test.scir:13:3 on subcore "
-            "(device 0, core 0, subcore 0) may still be reading it");
-  EXPECT_EQ(run.findings[0].notes[0],
-            "the other DMA (dma_start %t -> %y, a remote copy, done at its sender's wait on the send semaphore or its "
-            "receiver's on the receive one) and this one are not ordered: its wait, before this op, would order them");
+  ExpectRace(run,
+             "copy %buf -> %t writes %t[0] of device 0 while the DMA of dma_start at test.scir:13:3 on subcore "
+             "(device 0, core 0, subcore 0) may still be reading it",
+             "the other DMA (dma_start %t -> %y, a remote copy, done at its sender's wait on the send semaphore or its "
+             "receiver's on the receive one) and this one are not ordered: its wait, before this op, would order them");
   run = RunText(kernel("%buf", store, false), {{"x", Bytes(x)}});
-  ASSERT_TRUE(run.status.ok()) << run.status;
-  ASSERT_FALSE(run.findings.empty());
-  EXPECT_EQ(run.findings[0].code, "RT-RACE");
-  EXPECT_EQ(run.findings[0].message,
-            "store writes %buf[0] while the DMA of dma_start at test.scir:13:3 may still be reading it");
+  ExpectRace(run,
+             "store writes %buf[0] while the DMA of dma_start at test.scir:13:3 may still be reading it");
   // After the wait the copy has read its source: each chip's %y is its left
   // neighbour's %x.
   for (const auto& [source, rewrite] : {std::pair{"%t", copy}, std::pair{"%buf", store}}) {
@@ -422,11 +421,8 @@ TEST(DevicesTest, ARemoteCopysDestinationIsWrittenUntilAWaitRetiresIt) {
   };
   std::vector<int32_t> x = Iota(2 * 16);
   testing::Run run = RunText(receive(false), {{"x", Bytes(x)}});
-  ASSERT_TRUE(run.status.ok()) << run.status;
-  ASSERT_FALSE(run.findings.empty());
-  EXPECT_EQ(run.findings[0].code, "RT-RACE");
-  EXPECT_EQ(run.findings[0].message,
-            "get reads %buf[0] while the DMA of dma_start at test.scir:10:5 may still be writing it");
+  ExpectRace(run,
+             "get reads %buf[0] while the DMA of dma_start at test.scir:10:5 may still be writing it");
   run = RunText(receive(true), {{"x", Bytes(x)}});
   ASSERT_TRUE(run.ok()) << run.Findings();
   std::vector<int32_t> y = run.As<int32_t>("y");
@@ -464,12 +460,9 @@ TEST(DevicesTest, ARemoteCopysDestinationIsWrittenUntilAWaitRetiresIt) {
 }
 )";
   run = RunText(third, {{"x", Bytes(Iota(3 * 16))}});
-  ASSERT_TRUE(run.status.ok()) << run.status;
-  ASSERT_EQ(run.findings.size(), 1u) << run.Findings();
-  EXPECT_EQ(run.findings[0].code, "RT-RACE");
-  EXPECT_EQ(run.findings[0].message,
-            "dma_start %x -> %o writes %o[0] of device 1 while the DMA of dma_start at test.scir:12:5 on scalar "
-            "subcore (device 0, core 0) may still be writing it");
+  ExpectRace(run,
+             "dma_start %x -> %o writes %o[0] of device 1 while the DMA of dma_start at test.scir:12:5 on scalar "
+             "subcore (device 0, core 0) may still be writing it");
 }
 
 TEST(DevicesTest, ADeadlockAcrossChipsNamesEachChip) {
