@@ -45,6 +45,8 @@ std::string_view DirectionName(ParamDirection d);
 
 // What a kernel runs on: every vector subcore, or each SparseCore's scalar subcore.
 enum class MeshKind : uint8_t { kVector, kScalar };
+// The .scir spelling: "vector", "scalar".
+inline constexpr std::string_view MeshKindName(MeshKind k) { return k == MeshKind::kVector ? "vector" : "scalar"; }
 
 // One SparseCore chip scjit emulates. The first five figures are what Pallas'
 // plsc.get_sparse_core_info() (pltpu.get_tpu_info().sparse_core) reports as

@@ -560,9 +560,9 @@ bool Parser::ParseMesh(KernelDef& k) {
   mesh.written = true;
   mesh.loc = Loc(tok_);
   Advance();  // 'mesh'
-  if (AtIdent("vector")) {
+  if (AtIdent(MeshKindName(MeshKind::kVector))) {
     mesh.kind = MeshKind::kVector;
-  } else if (AtIdent("scalar")) {
+  } else if (AtIdent(MeshKindName(MeshKind::kScalar))) {
     mesh.kind = MeshKind::kScalar;
   } else {
     return SyntaxError("'vector' or 'scalar'");
@@ -636,8 +636,11 @@ bool Parser::ParseNamedRefList(std::vector<Value*>* out, Value::Kind kind) {
       v->index = static_cast<int>(out->size());
       // `%s: sem @scalar`: another part's semaphore (checked by the verifier).
       if (kind == Value::Kind::kScratch && At(Tok::kSymbol)) {
-        if (tok_.text != "@scalar" && tok_.text != "@vector") return SyntaxError("'@scalar' or '@vector'");
-        v->other_mesh = tok_.text == "@scalar" ? MeshKind::kScalar : MeshKind::kVector;
+        std::string_view mesh = std::string_view(tok_.text).substr(std::min<size_t>(1, tok_.text.size()));
+        if (mesh != MeshKindName(MeshKind::kScalar) && mesh != MeshKindName(MeshKind::kVector)) {
+          return SyntaxError("'@scalar' or '@vector'");
+        }
+        v->other_mesh = mesh == MeshKindName(MeshKind::kScalar) ? MeshKind::kScalar : MeshKind::kVector;
         v->other_loc = Loc(tok_);
         Advance();
       }

@@ -121,7 +121,7 @@ class Printer {
   // One part: its mesh, scratch (and on the first, the kernel's attributes), body.
   void PrintPart(const KernelDef& k) {
     if (k.mesh.written) {
-      Append(&out, "    mesh ", k.mesh.kind == MeshKind::kVector ? "vector" : "scalar");
+      Append(&out, "    mesh ", MeshKindName(k.mesh.kind));
       std::vector<std::string> args;
       if (k.mesh.cores) args.push_back(Cat("cores = ", *k.mesh.cores));
       if (k.mesh.subcores) args.push_back(Cat("subcores = ", *k.mesh.subcores));
@@ -135,7 +135,7 @@ class Printer {
     if (!k.scratch.empty()) {
       Append(&out, "    scratch(", Join(k.scratch, [](const Value* v) {
                std::string other;
-               if (v->other_mesh) other = *v->other_mesh == MeshKind::kScalar ? " @scalar" : " @vector";
+               if (v->other_mesh) other = Cat(" @", MeshKindName(*v->other_mesh));
                return Cat("%", v->name, ": ", v->type.ToString(), other);
              }), ")\n");
     }

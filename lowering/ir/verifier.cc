@@ -291,7 +291,7 @@ void Verifier::VerifyParts(const KernelDef& k) {
       continue;
     }
     const KernelDef*& same = by_kind[static_cast<int>(p->mesh.kind)];
-    std::string_view kind = p->mesh.kind == MeshKind::kVector ? "vector" : "scalar";
+    std::string_view kind = MeshKindName(p->mesh.kind);
     if (same != nullptr) {
       Diagnostic& d = Report(DiagId::kIrKernel, p->mesh.loc,
                              {{"detail", Cat("kernel @", k.name, " has a second part on a ", kind,
@@ -321,7 +321,7 @@ void Verifier::VerifyOtherPartSemaphores(KernelDef& k) {
   for (KernelDef* part : parts) {
     for (Value* v : part->scratch) {
       if (!v->other_mesh) continue;
-      std::string_view kind = *v->other_mesh == MeshKind::kScalar ? "scalar" : "vector";
+      std::string_view kind = MeshKindName(*v->other_mesh);
       if (!v->type.is_semaphore()) {
         Detail(DiagId::kIrKernel, v->other_loc,
                Cat("scratch %", v->name, " is a ", v->type.ToString(), "; only a semaphore can be another part's (`@",
@@ -369,7 +369,7 @@ void Verifier::VerifyOtherPartSemaphores(KernelDef& k) {
         const Operand& o = op.operands[i];
         if (!o.is_value() || o.value == nullptr || !o.value->other_mesh) continue;
         if (op.kind == OpKind::kSemSignal && i == 0) continue;
-        std::string_view kind = *o.value->other_mesh == MeshKind::kScalar ? "scalar" : "vector";
+        std::string_view kind = MeshKindName(*o.value->other_mesh);
         OperandError(op, o.loc,
                      Cat("%", o.value->name, " is a semaphore of the ", kind, " part (`@", kind,
                          "`): this part can only signal it with sem_signal"));
