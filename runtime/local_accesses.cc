@@ -64,7 +64,8 @@ LocalAccesses::LocalAccesses(std::vector<std::pair<uint8_t*, uint8_t*>> arenas, 
       init_(init),
       race_(race),
       started_(static_cast<size_t>(semaphores), 0),
-      consumed_(static_cast<size_t>(semaphores), 0) {
+      consumed_(static_cast<size_t>(semaphores), 0),
+      records_in_flight_(static_cast<size_t>(semaphores)) {
   in_flight_.reserve(8);  // a pipeline's few buffers, without regrowing in every launch
 }
 
@@ -358,6 +359,10 @@ void LocalAccesses::Land(const scjit_dma& dma, int sem, int64_t credit, std::sha
 void LocalAccesses::Fly(InFlight d, int64_t credit) {
   started_[static_cast<size_t>(d.sem)] += credit;
   d.end = started_[static_cast<size_t>(d.sem)];
+  if (d.reads.empty() && d.writes.empty()) {  // only its record to retire: no bits, no scans
+    records_in_flight_[static_cast<size_t>(d.sem)].push_back(RecordInFlight{d.end, std::move(d.shared)});
+    return;
+  }
   for (const auto* spans : {&d.reads, &d.writes}) {
     for (const Span& s : *spans) {
       d.bounds.lo = d.bounds.lo == nullptr ? s.lo : std::min(d.bounds.lo, s.lo);
@@ -387,7 +392,13 @@ void LocalAccesses::Mark(InFlight& d) {
 
 void LocalAccesses::Consume(int sem, int64_t amount, absl::FunctionRef<void(SharedDma&)> retired) {
   if (sem < 0 || sem >= static_cast<int>(consumed_.size())) return;
-  consumed_[static_cast<size_t>(sem)] += amount;
+  int64_t consumed = consumed_[static_cast<size_t>(sem)] += amount;
+  for (auto& records = records_in_flight_[static_cast<size_t>(sem)];
+       !records.empty() && records.front().end <= consumed;) {
+    std::shared_ptr<SharedDma> s = std::move(records.front().shared);
+    records.pop_front();
+    retired(*s);
+  }
   for (size_t i = 0; i < in_flight_.size();) {
     if (in_flight_[i].sem == sem && in_flight_[i].end <= consumed_[static_cast<size_t>(sem)]) {
       if (std::shared_ptr<SharedDma> s = Retire(i)) retired(*s);

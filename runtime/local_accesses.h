@@ -20,6 +20,7 @@
 #define SCJIT_RUNTIME_LOCAL_ACCESSES_H_
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -147,6 +148,16 @@ class LocalAccesses {
   std::vector<InFlight> in_flight_;
   size_t spans_in_flight_ = 0;  // their reads and writes
   std::vector<int64_t> started_, consumed_;  // credit per semaphore
+  // Per semaphore, in start order: the DMAs in flight that touch none of the
+  // subcore's memories (a remote copy between HBM buffers, and each one it
+  // receives), held only to retire their records. (A remote copy's sender and
+  // receiver hold dozens at once: kept out of in_flight_, whose retiring and
+  // overlap scans are linear in its size.)
+  struct RecordInFlight {
+    int64_t end;
+    std::shared_ptr<SharedDma> shared;
+  };
+  std::vector<std::deque<RecordInFlight>> records_in_flight_;
 };
 
 }  // namespace scjit
