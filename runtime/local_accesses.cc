@@ -309,10 +309,9 @@ std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const
     }
   }
   d.shared = std::move(shared);
-  bool in_flight = race_ && sem >= 0 && sem < static_cast<int>(started_.size());
+  bool tracked = Tracks(sem);
   if (d.reads.empty() && d.writes.empty() && d.shared == nullptr) {
-    // (Counted all the same: the waits on `sem` retire DMAs by their credit.)
-    if (in_flight) started_[static_cast<size_t>(sem)] += credit;
+    if (tracked) Fly(std::move(d), credit);  // (counted all the same: waits retire DMAs by their credit)
     return std::nullopt;
   }
   // What leaves the core for HBM goes as it is, written or not: Pallas
@@ -331,7 +330,7 @@ std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const
       return problem;
     }
   }
-  if (!in_flight) {
+  if (!tracked) {
     for (const Span& s : d.writes) MarkWritten(s.lo, s.hi - s.lo);  // a synchronous copy: done
     return std::nullopt;
   }
@@ -344,23 +343,23 @@ void LocalAccesses::Land(const scjit_dma& dma, int sem, int64_t credit, std::sha
   d.site = shared != nullptr ? shared->site : -1;
   d.sem = sem;
   AddSpans(dma, nullptr, Sides::kDestination, &d, nullptr);
-  if (!race_ || sem < 0 || sem >= static_cast<int>(started_.size())) {
+  if (!Tracks(sem)) {
     for (const Span& s : d.writes) MarkWritten(s.lo, s.hi - s.lo);
     return;
   }
   d.shared = std::move(shared);
-  if (d.writes.empty() && d.shared == nullptr) {
-    started_[static_cast<size_t>(sem)] += credit;
-    return;
-  }
   Fly(std::move(d), credit);
 }
+
+bool LocalAccesses::Tracks(int sem) const { return race_ && sem >= 0 && sem < static_cast<int>(started_.size()); }
 
 void LocalAccesses::Fly(InFlight d, int64_t credit) {
   started_[static_cast<size_t>(d.sem)] += credit;
   d.end = started_[static_cast<size_t>(d.sem)];
-  if (d.reads.empty() && d.writes.empty()) {  // only its record to retire: no bits, no scans
-    records_in_flight_[static_cast<size_t>(d.sem)].push_back(RecordInFlight{d.end, std::move(d.shared)});
+  if (d.reads.empty() && d.writes.empty()) {  // at most a record to retire: no bits, no scans
+    if (d.shared != nullptr) {
+      records_in_flight_[static_cast<size_t>(d.sem)].push_back(RecordInFlight{d.end, std::move(d.shared)});
+    }
     return;
   }
   for (const auto* spans : {&d.reads, &d.writes}) {
@@ -400,7 +399,7 @@ void LocalAccesses::Consume(int sem, int64_t amount, absl::FunctionRef<void(Shar
     retired(*s);
   }
   for (size_t i = 0; i < in_flight_.size();) {
-    if (in_flight_[i].sem == sem && in_flight_[i].end <= consumed_[static_cast<size_t>(sem)]) {
+    if (in_flight_[i].sem == sem && in_flight_[i].end <= consumed) {
       if (std::shared_ptr<SharedDma> s = Retire(i)) retired(*s);
     } else {
       ++i;

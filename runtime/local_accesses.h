@@ -123,7 +123,10 @@ class LocalAccesses {
   // spans are set with memset. Sets d.reads_written when its reads turn out
   // to be of bytes all written, and of no other state.
   void Mark(InFlight& d);
-  // Counts `credit` on d.sem and puts d in flight.
+  // True when DMAs on `sem` are followed until a wait retires them (race check).
+  bool Tracks(int sem) const;
+  // Counts `credit` on d.sem and puts d in flight (its bits, or its record
+  // alone; nothing when it has neither).
   void Fly(InFlight d, int64_t credit);
   std::shared_ptr<SharedDma> Retire(size_t index);
   // The entries of a DMA's index list in the subcore's memories.

@@ -358,8 +358,7 @@ class Machine {
   // Moves a remote copy's bytes into subcore `to`'s chip and credits its
   // receive semaphore `sem` with `amount` (between epochs).
   void LandRemoteDma(Subcore& to, const scjit_dma& d, const std::shared_ptr<SharedDma>& shared, int sem,
-                     int64_t amount, int site,
-                     const Clock* clock);
+                     int64_t amount, int site, const Clock* clock);
   // RT-DEADLOCK naming every blocked subcore (of every process: collective).
   absl::Status ReportDeadlock();
   // Wakes the subcores whose wait is over (their semaphores taken); true if any.

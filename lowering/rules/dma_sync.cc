@@ -1035,8 +1035,6 @@ std::optional<Violation> DeviceIdDtype(const Ctx& c) {  // SEM-5
   return std::nullopt;
 }
 
-// device_id={'core': c, 'subcore': s} on a scalar mesh, whose only axis is the core
-// (lowering.py::_device_id_to_logical).
 // A scalar part's signal of a vector part's semaphore names no subcore: the
 // destination's subcore axis is one the scalar mesh lacks
 // (lowering.py::_device_id_to_logical.jax_fn).
@@ -1057,6 +1055,8 @@ std::optional<Violation> MissingTargetSubcore(const Ctx& c) {  // DEV-2
                    "give `subcore`, as in `{subcore = 0}`"};
 }
 
+// device_id={'core': c, 'subcore': s} on a scalar mesh, whose only axis is the core
+// (lowering.py::_device_id_to_logical).
 std::optional<Violation> UnknownDeviceAxis(const Ctx& c) {  // DEV-3
   // The axes are those of the semaphore's mesh: another part's (`@vector`), or this one's.
   const Value* sem = c.op.operands[0].value;
