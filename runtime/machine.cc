@@ -262,7 +262,10 @@ bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vecto
 
 void Subcore::Complete(int sem, int64_t bytes, bool settling) {
   Semaphore& s = sems_[sem];
-  while (s.value + s.deferred < bytes && !s.pending.empty()) {
+  // DMAs complete in start order as waits need their credit; one that moves no
+  // bytes (a length of 0 at run time) credits nothing, and completes with the
+  // first wait after it rather than never.
+  while (!s.pending.empty() && (s.value + s.deferred < bytes || s.pending.front().credit == 0)) {
     StartedDma& p = s.pending.front();  // Execute starts no DMA: p stays put
     Execute(p.dma, p.site, p.credit, &p.indices, sem, settling, p.shared);
     s.pending.pop_front();

@@ -263,6 +263,45 @@ note: in kernel @k, subcore (core 0, subcore 0)
 )");
 }
 
+// A DMA whose length is 0 at run time (Pallas' sync_copy of a tuple of
+// pl.ds(0, n) slices with n == 0) moves nothing and credits nothing; it
+// completes with the wait after it, in both DMA modes and with every check
+// on, and a lone one never waited is still reported.
+TEST(FindingsTest, EmptyDmasCompleteAtTheirWaits) {
+  constexpr char kEmpty[] = R"(kernel @k(in %x: hbm<16xi32>, in %y: hbm<16xi32>, in %n: smem<1xi32>, out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%a: vmem<16xi32>, %b: vmem<16xi32>, %sem: dma_sem)
+{
+  %len = get %n[0] : i32
+  dma_start %x[ds(0, %len)] -> %a[ds(0, %len)], %sem
+  dma_start %y[ds(0, %len)] -> %b[ds(0, %len)], %sem
+  dma_wait %x[ds(0, %len)] -> %a[ds(0, %len)], %sem
+  dma_wait %y[ds(0, %len)] -> %b[ds(0, %len)], %sem
+  %z = const dense<0> : vector<16xi32>
+  store %a, %z
+  copy %a -> %o
+}
+)";
+  std::vector<int32_t> x = RandomInts(16, 3);
+  for (DmaMode dma : {DmaMode::kOnWait, DmaMode::kEager}) {
+    for (int32_t n : {0, 16}) {
+      testing::Run run = RunText(kEmpty, {{"x", Bytes(x)}, {"n", Bytes(std::vector<int32_t>{n})}}, {}, With(1, dma));
+      EXPECT_TRUE(run.ok()) << "n = " << n << ": " << run.Findings();
+      EXPECT_EQ(run.As<int32_t>("o"), std::vector<int32_t>(16, 0));
+    }
+  }
+  // A wait completes every empty DMA started before it; with none after
+  // them, they were started and never waited.
+  std::string unwaited = kEmpty;
+  unwaited.erase(unwaited.find("  dma_wait %x"), unwaited.find("  %z =") - unwaited.find("  dma_wait %x"));
+  testing::Run run = RunText(unwaited, {{"n", Bytes(std::vector<int32_t>{0})}}, {}, With(1, DmaMode::kOnWait));
+  EXPECT_EQ(run.Findings(), R"(test.scir:6:3: error[RT-SYNC]: this DMA on %sem was started but never waited
+    6 |   dma_start %x[ds(0, %len)] -> %a[ds(0, %len)], %sem
+      |   ^~~~~~~~~
+note: in kernel @k, subcore (core 0, subcore 0)
+)");
+}
+
 // A semaphore left set names the signal that credited it last, its own or
 // another subcore's.
 TEST(FindingsTest, SemaphoreLeftSetNamesItsLastSignal) {
