@@ -801,6 +801,11 @@ int32_t Subcore::BoundsError(int site, int what, int dim, int64_t index, int64_t
     d.notes.push_back("on a TPU the bounds checker reports: Trying to perform an indexed vector load from out of "
                       "bounds address.");
   }
+  if ((what & 0xFF) == SCJIT_BOUNDS_SLICE_START &&
+      (s.op == "load_expanded" || s.op == "store_compressed" || s.op == "addupdate_compressed")) {
+    d.notes.push_back(Cat(s.op, " touches the first popcount(mask) elements of its window, and only those must "
+                          "lie inside the ref: here they do not"));
+  }
   return Fail(std::move(d));
 }
 

@@ -202,6 +202,74 @@ TEST(InitCheckTest, OffWithoutTheCheck) {
             "");
 }
 
+// --- Compressed and expanded windows --------------------------------------------------
+
+// A top-k that appends its winners with store_compressed at a running offset
+// into a buffer of 16 (Pallas: plsc.store_compressed(buf.at[pl.ds(n, 16)], ...)):
+// the window passes the buffer's end, but the popcount(mask) elements it
+// touches do not, and only those are checked, read and written.
+constexpr char kAppend[] = R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<16xi32>, out %e: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%xv: vmem<16xi32>, %buf: vmem<16xi32>, %ev: vmem<16xi32>)
+{
+  copy %x -> %xv
+  %v = get %xv : vector<16xi32>
+  %z = const dense<0> : vector<16xi32>
+  store %buf, %z
+  %five = const dense<5> : vector<16xi32>
+  %ten = const dense<10> : vector<16xi32>
+  %m1 = cmp lt %v, %five : vector<16xi1>
+  store_compressed %buf[ds(0, 16)], %v mask %m1
+  %pc1 = popcount_all %m1 : vector<16xi32>
+  %n1 = extract %pc1[0] : i32
+  %m2 = cmp ge %v, %ten : vector<16xi1>
+  store_compressed %buf[ds(%n1, 16)], %v mask %m2
+  %pc2 = popcount_all %m2 : vector<16xi32>
+  %n2x = extract %pc2[0] : i32
+  %n2 = add %n1, %n2x : i32
+  addupdate_compressed %buf[ds(%n2, 16)], %v mask %m1
+  %ex = load_expanded %buf[ds(%n2, 16)] mask %m1 : vector<16xi32>
+  %sel = select %m1, %ex, %z : vector<16xi32>
+  store %ev, %sel
+  copy %buf -> %o
+  copy %ev -> %e
+}
+)";
+
+TEST(CompressedWindowTest, OnlyTheTouchedElementsMustFit) {
+  std::vector<int32_t> x(16);
+  for (int i = 0; i < 16; ++i) x[i] = i;
+  testing::Run run = RunText(kAppend, {{"x", testing::Bytes(x)}});
+  ASSERT_TRUE(run.ok()) << run.diagnostics << run.Findings();
+  // 0..4 at 0, 10..15 at 5, then 0..4 added at 11 and read back.
+  EXPECT_EQ(run.As<int32_t>("o"), (std::vector<int32_t>{0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4}));
+  EXPECT_EQ(run.As<int32_t>("e"), (std::vector<int32_t>{0, 1, 2, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
+  // Unchecked, nothing moves either.
+  CompileOptions unchecked;
+  unchecked.checks = Checks::None();
+  LaunchOptions none;
+  none.checks = Checks::None();
+  testing::Run fast = RunText(kAppend, {{"x", testing::Bytes(x)}}, unchecked, none);
+  ASSERT_TRUE(fast.ok()) << fast.Findings();
+  EXPECT_EQ(fast.As<int32_t>("o"), run.As<int32_t>("o"));
+}
+
+TEST(CompressedWindowTest, TouchedElementsPastTheEndAreOutOfBounds) {
+  // Six winners at offset 11 of 16: element 16 is touched.
+  std::string bug = kAppend;
+  bug.replace(bug.find("%m1 = cmp lt"), 12, "%m1 = cmp le");
+  std::vector<int32_t> x(16);
+  for (int i = 0; i < 16; ++i) x[i] = i;
+  testing::Run run = RunText(bug, {{"x", testing::Bytes(x)}});
+  EXPECT_EQ(run.Findings(),
+            R"(test.scir:20:24: error[RT-BOUNDS]: a slice starting at 12 does not fit dimension 0 of %buf[ds(%n2, 16)] (valid starts are 0 to 10)
+   20 |   addupdate_compressed %buf[ds(%n2, 16)], %v mask %m1
+      |                        ^~~~~~~~~~~~~~~~~
+note: addupdate_compressed touches the first popcount(mask) elements of its window, and only those must lie inside the ref: here they do not
+note: in kernel @k, subcore (core 0, subcore 0)
+)");
+}
+
 // --- RT-RACE: the kernel against the DMAs in flight on its buffers -------------------
 
 TEST(LocalRaceTest, DestinationReadBeforeTheWait) {

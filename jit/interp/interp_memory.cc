@@ -120,23 +120,47 @@ int32_t Move(Exec& x, const Ref& r, Val* v, bool to_value, int site) {
   return 0;
 }
 
+// Copies between the first `count` elements of a view (row-major) and those
+// of a value, as one access (one per unit of the element for a chained view):
+// the emitter's LoadUnits/StoreUnits with a mask of the first lanes.
+int32_t MovePrefix(Exec& x, const Ref& r, Val* v, int64_t count, bool to_value, int site) {
+  int w = ByteWidth(r.element);
+  int unit = r.chain != nullptr ? r.UnitBytes() : w;
+  for (int u = 0; u < w / unit; ++u) {
+    std::vector<uint8_t*> units;
+    for (int64_t k = 0; k < count; ++k) units.push_back(r.chain != nullptr ? r.ByteAt(k, u * unit) : r.At(k));
+    if (int32_t s = x.Touch(r, units, !to_value, site, /*run=*/false, unit); s != 0) return s;
+    for (int64_t k = 0; k < count; ++k) {
+      uint8_t* val = v->bytes.data() + k * w + u * unit;
+      to_value ? std::copy_n(units[k], unit, val) : std::copy_n(val, unit, units[k]);
+    }
+  }
+  return 0;
+}
+
+// The elements of the window a masked access touches: popcount(mask).
+int64_t ActiveLanes(Exec& x, const Op& op) {
+  Val mask = x.Get(*op.mask);
+  int64_t active = 0;
+  for (int64_t i = 0; i < mask.count(); ++i) active += mask.at(i) & 1;
+  return active;
+}
+
 // load_expanded, store_compressed, addupdate_compressed: the elements touched
-// are the view's first popcount(mask), in row-major order; a contiguous view is
-// used in place, any other through a copy of the whole view (loaded first, and
-// for the stores stored back).
+// are the view's first popcount(mask), in row-major order, and no others; a
+// contiguous view is used in place, any other through a copy of those
+// elements (loaded first, and for the stores stored back).
 int32_t Masked(Exec& x, const Op& op, const Ref& view, int site) {
   const Type& t = op.kind == OpKind::kLoadExpanded ? op.results[0]->type : op.operands[1].type();
   Val mask = x.Get(*op.mask);
   int64_t n = t.NumElements();
-  int64_t active = 0;
-  for (int64_t i = 0; i < n; ++i) active += mask.at(i) & 1;
+  int64_t active = ActiveLanes(x, op);
   bool direct = view.Contiguous();
-  Val mem = Val::Of(t);  // the view's elements (direct: only the first `active` are used)
+  Val mem = Val::Of(t);  // the view's first `active` elements
   std::vector<uint8_t*> run;
   if (direct) {
-    std::vector<uint8_t*> all = Exec::Elements(view);
-    run.assign(all.begin(), all.begin() + active);
-  } else if (int32_t s = x.Load(view, t, site, &mem); s != 0) {
+    for (int64_t k = 0; k < active; ++k) run.push_back(view.At(k));
+  } else if (int32_t s = MovePrefix(x, view, &mem, active, /*to_value=*/true, site); s != 0) {
     return s;
   }
   auto read_run = [&]() -> int32_t {  // the expandload's source elements
@@ -165,7 +189,7 @@ int32_t Masked(Exec& x, const Op& op, const Ref& view, int site) {
   for (int64_t i = 0, k = 0; i < n; ++i) {
     if (mask.at(i) & 1) packed.set(k++, v.at(i));
   }
-  if (!direct) return x.Store(view, packed, site);
+  if (!direct) return MovePrefix(x, view, &packed, active, /*to_value=*/false, site);
   if (int32_t s = x.Touch(view, run, true, site, /*run=*/true); s != 0) return s;
   for (int64_t k = 0; k < active; ++k) StoreBits(run[k], packed.width(), packed.at(k));
   return 0;
@@ -202,8 +226,10 @@ absl::Status PrepareMemory(Builder& b, const Op& op) {
 int32_t ExecMemory(Exec& x, const Op& op) {
   const auto& ops = op.operands;
   const OpSites& sites = x.program.SitesOf(op);
+  bool masked = op.kind == OpKind::kLoadExpanded || op.kind == OpKind::kStoreCompressed ||
+                op.kind == OpKind::kAddupdateCompressed;
   Ref view;
-  if (int32_t s = x.View(ops[0], sites.main, &view); s != 0) return s;
+  if (int32_t s = x.View(ops[0], sites.main, &view, masked ? ActiveLanes(x, op) : -1); s != 0) return s;
   int site = sites.access;
   switch (op.kind) {
     case OpKind::kGet: {

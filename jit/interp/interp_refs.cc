@@ -124,7 +124,8 @@ int32_t Exec::CheckIndex(int64_t* index, int64_t limit, int what, int dim, int s
   return 0;
 }
 
-int32_t Exec::Slice(const IndexEntry& e, int64_t size, int dim, int site, int64_t* start, int64_t* n) {
+int32_t Exec::Slice(const IndexEntry& e, int64_t size, int dim, int site, int64_t* start, int64_t* n,
+                    int64_t reach) {
   if (e.kind == IndexEntry::Kind::kRange) {
     *start = e.lo.value_or(0);
     *n = (e.hi ? *e.hi : size) - *start;
@@ -136,9 +137,40 @@ int32_t Exec::Slice(const IndexEntry& e, int64_t size, int dim, int site, int64_
   if (!e.size.is_literal()) {
     if (int32_t s = CheckIndex(n, size + 1, SCJIT_BOUNDS_SLICE_SIZE, dim, site); s != 0) return s;
   }
-  // The last element start + (n-1)*k must be inside: start < size - (n-1)*k.
-  return CheckIndex(start, size - (*n - 1) * k, SCJIT_BOUNDS_SLICE_START, dim, site);
+  // The last element start + (n-1)*k must be inside: start < size - (n-1)*k
+  // (of those touched, when the op touches the window in part).
+  int64_t last = (reach >= 0 ? std::min(*n, reach) : *n) - 1;
+  return CheckIndex(start, size - last * k, SCJIT_BOUNDS_SLICE_START, dim, site);
 }
+
+namespace {
+
+// How many of the window's coordinates in each dimension of r the positions
+// [0, touched) reach, in row-major order (-1 for the dimensions `o` indexes
+// away): the emitter's TouchedLengths.
+std::vector<int64_t> TouchedLengths(Exec& x, const Ref& r, const Operand& o, int64_t touched) {
+  std::vector<int64_t> window(static_cast<size_t>(r.rank()), -1);
+  for (int d = 0; d < r.rank(); ++d) {
+    const IndexEntry* e = d < static_cast<int>(o.index.size()) ? &o.index[d] : nullptr;
+    if (e == nullptr || e->kind == IndexEntry::Kind::kAll) {
+      window[d] = r.sizes[d];
+    } else if (e->kind == IndexEntry::Kind::kSlice) {
+      window[d] = x.SInt(e->size);
+    } else if (e->kind == IndexEntry::Kind::kRange) {
+      window[d] = (e->hi ? *e->hi : r.sizes[d]) - e->lo.value_or(0);
+    }
+  }
+  std::vector<int64_t> lengths(window.size(), -1);
+  int64_t step = 1;
+  for (size_t d = window.size(); d-- > 0;) {
+    if (window[d] < 0) continue;
+    lengths[d] = touched <= 0 ? 0 : std::min(window[d], (touched - 1) / step + 1);
+    step *= window[d];
+  }
+  return lengths;
+}
+
+}  // namespace
 
 namespace {
 
@@ -176,13 +208,15 @@ int32_t ViewOfChain(Exec& x, const Operand& o, const Ref& r, int site, Ref* out)
 
 }  // namespace
 
-int32_t Exec::View(const Operand& o, int site, Ref* out) {
+int32_t Exec::View(const Operand& o, int site, Ref* out, int64_t touched) {
   const Ref& r = RefOf(o.value);
   if (!o.indexed) {
     *out = r;
     return 0;
   }
   if (r.chain != nullptr) return ViewOfChain(*this, o, r, site, out);
+  std::vector<int64_t> reach;
+  if (touched >= 0 && r.groups.empty()) reach = TouchedLengths(*this, r, o, touched);
   Ref v;
   v.space = r.space;
   v.semaphore = r.semaphore;
@@ -211,7 +245,7 @@ int32_t Exec::View(const Operand& o, int site, Ref* out) {
       case IndexEntry::Kind::kSlice:
       case IndexEntry::Kind::kRange: {
         int64_t start = 0, n = 0;
-        if (int32_t s = Slice(*e, size, d, site, &start, &n); s != 0) return s;
+        if (int32_t s = Slice(*e, size, d, site, &start, &n, reach.empty() ? -1 : reach[d]); s != 0) return s;
         if (int32_t s = AlignToGroup(*this, *e, group, d, site, &start, &n, &group); s != 0) return s;
         int64_t k = e->stride ? e->stride->int_value : 1;
         offset += start * stride;

@@ -191,13 +191,18 @@ class Exec {
   // The ref a value denotes: its view, or the base ref of a parameter, scratch or alloc.
   const Ref& RefOf(const Value* v);
   // The view an operand denotes, bounds-checked against its ref (`site`).
-  int32_t View(const Operand& o, int site, Ref* out);
+  // `touched` >= 0: the op touches only the window's first `touched` elements
+  // in row-major order, and only those must lie inside the ref (the emitter's
+  // View; a window of a chained or grouped view is checked whole).
+  int32_t View(const Operand& o, int site, Ref* out, int64_t touched = -1);
   // `*index` must lie in [0, limit): else (bounds checks compiled) the runtime
   // reports it; then it is clamped into the range, as the emitter's CheckIndex.
   int32_t CheckIndex(int64_t* index, int64_t limit, int what, int dim, int site);
   // The start and length of a slice or range entry of a dimension of `size`,
   // bounds-checked as the emitter's (a strided slice's last element inside).
-  int32_t Slice(const IndexEntry& e, int64_t size, int dim, int site, int64_t* start, int64_t* n);
+  // `reach` >= 0: only the slice's first `reach` elements must be inside.
+  int32_t Slice(const IndexEntry& e, int64_t size, int dim, int site, int64_t* start, int64_t* n,
+                int64_t reach = -1);
   int32_t ReportBounds(int site, int what, int dim, int64_t index, int64_t limit);
   // The logical id of the device `op` addresses (-1: none), its coordinates
   // checked as the emitter's TargetDevice (interp_refs.cc).

@@ -271,7 +271,37 @@ llvm::Value* Emitter::CheckIndex(llvm::Value* index, llvm::Value* limit, int wha
   return b_.CreateSelect(in, index, last);
 }
 
-absl::StatusOr<RefVal> Emitter::View(const Op& op, const Operand& o, int site) {
+std::vector<llvm::Value*> Emitter::TouchedLengths(const RefVal& r, const Operand& o, llvm::Value* touched) {
+  // The window's size in each dimension it keeps, and then, from the minor
+  // one, how many of its positions each step of a dimension covers.
+  std::vector<llvm::Value*> window(static_cast<size_t>(r.dims()), nullptr);
+  for (int d = 0; d < r.dims(); ++d) {
+    const IndexEntry* e = d < static_cast<int>(o.index.size()) ? &o.index[d] : nullptr;
+    if (e == nullptr || e->kind == IndexEntry::Kind::kAll) {
+      window[d] = DimSize(r, d);
+    } else if (e->kind == IndexEntry::Kind::kSlice) {
+      window[d] = b_.CreateSExt(ValueOf(e->size), b_.getInt64Ty());
+    } else if (e->kind == IndexEntry::Kind::kRange) {
+      window[d] = b_.CreateSub(e->hi ? I64(*e->hi) : DimSize(r, d), I64(e->lo.value_or(0)));
+    }
+  }
+  // Position p of the window has coordinate (p / step_d) % window_d in
+  // dimension d, so positions [0, touched) reach min(window_d, (touched - 1)
+  // / step_d + 1) of its coordinates (none when touched is 0).
+  std::vector<llvm::Value*> lengths(window.size(), nullptr);
+  llvm::Value* step = I64(1);
+  llvm::Value* last = b_.CreateSub(touched, I64(1));
+  llvm::Value* none = b_.CreateICmpSLE(touched, I64(0));
+  for (size_t d = window.size(); d-- > 0;) {
+    if (window[d] == nullptr) continue;
+    llvm::Value* reached = b_.CreateAdd(b_.CreateSDiv(last, step), I64(1));
+    lengths[d] = b_.CreateSelect(none, I64(0), b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, window[d], reached));
+    step = b_.CreateMul(step, window[d]);
+  }
+  return lengths;
+}
+
+absl::StatusOr<RefVal> Emitter::View(const Op& op, const Operand& o, int site, llvm::Value* touched) {
   RefVal r = *BaseRef(o.value);
   if (!o.indexed) return r;
   if (r.indices) return Unsupported(kernel_, op, "an indexer on a view with an idx(...) list");
@@ -282,6 +312,11 @@ absl::StatusOr<RefVal> Emitter::View(const Op& op, const Operand& o, int site) {
   out.element = r.element;
   llvm::Value* offset = I64(0);
   std::vector<int> spans;
+  // A window the op touches in part: the bounds of each slice are those of the
+  // positions touched (a window of a view_bitcast or view_reshape is checked
+  // whole, as the interpreter's chains and groups are).
+  std::vector<llvm::Value*> touched_lengths;
+  if (touched != nullptr && r.spans.empty() && !r.reinterpreted()) touched_lengths = TouchedLengths(r, o, touched);
   for (int d = 0; d < r.dims(); ++d) {
     int p = r.first(d);
     const IndexEntry* e = d < static_cast<int>(o.index.size()) ? &o.index[d] : nullptr;
@@ -312,8 +347,10 @@ absl::StatusOr<RefVal> Emitter::View(const Op& op, const Operand& o, int site) {
         llvm::Value* n = b_.CreateSExt(ValueOf(e->size), b_.getInt64Ty());
         int64_t k = e->stride ? e->stride->int_value : 1;
         if (!e->size.is_literal()) n = CheckIndex(n, b_.CreateAdd(size, I64(1)), SCJIT_BOUNDS_SLICE_SIZE, d, site);
-        // The last element start + (n-1)*k must be inside: start < size - (n-1)*k.
-        llvm::Value* span = b_.CreateMul(b_.CreateSub(n, I64(1)), I64(k));
+        // The last element start + (n-1)*k must be inside: start < size - (n-1)*k
+        // (of those touched, when the op touches the window in part).
+        llvm::Value* reach = touched_lengths.empty() ? n : b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, n, touched_lengths[d]);
+        llvm::Value* span = b_.CreateMul(b_.CreateSub(reach, I64(1)), I64(k));
         start = CheckIndex(start, b_.CreateSub(size, span), SCJIT_BOUNDS_SLICE_START, d, site);
         offset = b_.CreateAdd(offset, b_.CreateMul(start, stride));
         out.sizes.push_back(n);

@@ -14,7 +14,18 @@ namespace scjit::emit {
 absl::Status Emitter::EmitMemory(const Op& op) {
   const auto& ops = op.operands;
   int site = Site(op, Print(ops[0]), ops[0].loc);
-  absl::StatusOr<RefVal> view = View(op, ops[0], site);
+  // The compressed and expanded accesses touch the window's first
+  // popcount(mask) elements only.
+  llvm::Value* touched = nullptr;
+  if ((op.kind == OpKind::kLoadExpanded || op.kind == OpKind::kStoreCompressed ||
+       op.kind == OpKind::kAddupdateCompressed) && op.mask && op.mask->type().is_vector()) {
+    llvm::Value* mask = ValueOf(*op.mask);
+    unsigned n = llvm::cast<llvm::FixedVectorType>(mask->getType())->getNumElements();
+    touched = b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::ctpop, {b_.getIntNTy(n)},
+                                               {b_.CreateBitCast(mask, b_.getIntNTy(n))}),
+                            b_.getInt64Ty());
+  }
+  absl::StatusOr<RefVal> view = View(op, ops[0], site, touched);
   if (!view.ok()) return view.status();
   llvm::Align align(static_cast<uint64_t>(ByteWidth(view->element)));
   switch (op.kind) {
@@ -76,18 +87,21 @@ absl::Status Emitter::EmitMemory(const Op& op) {
       if (!t.is_vector()) return Unsupported(kernel_, op, "masked scalar access");
       llvm::Value* mask = ValueOf(*op.mask);
       // The elements touched are the view's first popcount(mask), in row-major
-      // order: a contiguous view is used in place, any other through a copy.
+      // order: a contiguous view is used in place; of any other, those elements
+      // are gathered into a copy (and scattered back), the rest left alone.
       bool direct = Contiguous(*view);
       RefVal mem = *view;
       llvm::Value* tmp = nullptr;
+      llvm::Value* prefix = nullptr;  // the lanes below popcount(mask)
+      llvm::Type* vty = ValueTy(t);
       if (!direct) {
-        tmp = EntryAlloca(ValueTy(t));
-        absl::StatusOr<llvm::Value*> all = Load(op, *view, t);
-        if (!all.ok()) return all.status();
-        b_.CreateAlignedStore(*all, tmp, align);
+        unsigned n = llvm::cast<llvm::FixedVectorType>(vty)->getNumElements();
+        llvm::Type* lanes = llvm::FixedVectorType::get(b_.getInt64Ty(), n);
+        prefix = b_.CreateICmpULT(b_.CreateStepVector(lanes), b_.CreateVectorSplat(n, touched));
+        tmp = EntryAlloca(vty);
+        b_.CreateAlignedStore(LoadUnits(*view, t, prefix), tmp, align);
         mem.ptr = tmp;
       }
-      llvm::Type* vty = ValueTy(t);
       if (op.kind == OpKind::kLoadExpanded) {
         Set(op.results[0], b_.CreateMaskedExpandLoad(vty, mem.ptr, mask, PoisonConstant(t)));
         return absl::OkStatus();
@@ -100,10 +114,7 @@ absl::Status Emitter::EmitMemory(const Op& op) {
         v = *sum;
       }
       b_.CreateMaskedCompressStore(v, mem.ptr, mask);
-      if (!direct) {
-        llvm::Value* back = b_.CreateAlignedLoad(vty, tmp, align);
-        return Store(op, *view, back, t);
-      }
+      if (!direct) StoreUnits(*view, b_.CreateAlignedLoad(vty, tmp, align), t, prefix);
       return absl::OkStatus();
     }
     case OpKind::kFetchAndAdd: {

@@ -179,7 +179,7 @@ void ForEachRun(const std::vector<int64_t>& offsets, const std::function<void(in
 
 }  // namespace
 
-llvm::Value* Emitter::LoadUnits(const RefVal& r, const Type& t) {
+llvm::Value* Emitter::LoadUnits(const RefVal& r, const Type& t, llvm::Value* lanes_on) {
   int64_t n = t.is_vector() ? t.NumElements() : 1;
   int bits = UnitBits(r);
   llvm::Type* unit = b_.getIntNTy(static_cast<unsigned>(bits));
@@ -190,7 +190,9 @@ llvm::Value* Emitter::LoadUnits(const RefVal& r, const Type& t) {
   std::vector<llvm::Value*> units;
   for (int u = 0; u < BitWidth(r.element) / bits; ++u) {
     llvm::Value* offsets = UnitOffsets(r, idx, static_cast<int>(u), bits, lanes);
-    if (auto known = ConstantOffsets(offsets, n)) {
+    std::optional<std::vector<int64_t>> known;
+    if (lanes_on == nullptr) known = ConstantOffsets(offsets, n);
+    if (known) {
       // Each run is one load, through a stack temporary LLVM turns into shuffles.
       llvm::Value* tmp = EntryAlloca(units_ty);
       ForEachRun(*known, [&](int64_t first, int64_t offset, int64_t len) {
@@ -200,15 +202,16 @@ llvm::Value* Emitter::LoadUnits(const RefVal& r, const Type& t) {
       });
       units.push_back(b_.CreateAlignedLoad(units_ty, tmp, align));
     } else {
-      llvm::Value* all = llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(b_.getInt1Ty(), static_cast<unsigned>(n)));
-      units.push_back(b_.CreateMaskedGather(units_ty, b_.CreateGEP(unit, r.ptr, b_.CreateFreeze(offsets)), align, all));
+      llvm::Value* on = lanes_on != nullptr ? lanes_on
+                        : llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(b_.getInt1Ty(), static_cast<unsigned>(n)));
+      units.push_back(b_.CreateMaskedGather(units_ty, b_.CreateGEP(unit, r.ptr, b_.CreateFreeze(offsets)), align, on));
     }
   }
   llvm::Value* v = JoinUnits(units, r.element);
   return t.is_vector() ? v : b_.CreateExtractElement(v, uint64_t{0});
 }
 
-void Emitter::StoreUnits(const RefVal& r, llvm::Value* v, const Type& t) {
+void Emitter::StoreUnits(const RefVal& r, llvm::Value* v, const Type& t, llvm::Value* lanes_on) {
   int64_t n = t.is_vector() ? t.NumElements() : 1;
   if (!t.is_vector()) v = b_.CreateVectorSplat(1, v);
   int bits = UnitBits(r);
@@ -219,7 +222,9 @@ void Emitter::StoreUnits(const RefVal& r, llvm::Value* v, const Type& t) {
   std::vector<llvm::Value*> units = SplitUnits(v, r.element, bits);
   for (size_t u = 0; u < units.size(); ++u) {
     llvm::Value* offsets = UnitOffsets(r, idx, static_cast<int>(u), bits, lanes);
-    if (auto known = ConstantOffsets(offsets, n)) {
+    std::optional<std::vector<int64_t>> known;
+    if (lanes_on == nullptr) known = ConstantOffsets(offsets, n);
+    if (known) {
       llvm::Value* tmp = EntryAlloca(units[u]->getType());
       b_.CreateAlignedStore(units[u], tmp, align);
       ForEachRun(*known, [&](int64_t first, int64_t offset, int64_t len) {
@@ -228,8 +233,9 @@ void Emitter::StoreUnits(const RefVal& r, llvm::Value* v, const Type& t) {
         b_.CreateAlignedStore(part, b_.CreateConstGEP1_64(unit, r.ptr, static_cast<uint64_t>(offset)), align);
       });
     } else {
-      llvm::Value* all = llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(b_.getInt1Ty(), static_cast<unsigned>(n)));
-      b_.CreateMaskedScatter(units[u], b_.CreateGEP(unit, r.ptr, b_.CreateFreeze(offsets)), align, all);
+      llvm::Value* on = lanes_on != nullptr ? lanes_on
+                        : llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(b_.getInt1Ty(), static_cast<unsigned>(n)));
+      b_.CreateMaskedScatter(units[u], b_.CreateGEP(unit, r.ptr, b_.CreateFreeze(offsets)), align, on);
     }
   }
 }

@@ -234,8 +234,14 @@ class Emitter {
 
   // --- Refs ----------------------------------------------------------------------
   std::shared_ptr<RefVal> BaseRef(const Value* v);
-  // The view an operand denotes, bounds-checked against its ref.
-  absl::StatusOr<RefVal> View(const Op& op, const Operand& o, int site);
+  // The view an operand denotes, bounds-checked against its ref. `touched`
+  // (an i64): the op touches only the window's first `touched` elements in
+  // row-major order (the compressed and expanded accesses), and only those
+  // must lie inside the ref; the window is never moved to fit the others.
+  absl::StatusOr<RefVal> View(const Op& op, const Operand& o, int site, llvm::Value* touched = nullptr);
+  // For View: per dimension d of r, how many of the window's coordinates the
+  // positions [0, touched) reach (null for the dimensions `o` indexes away).
+  std::vector<llvm::Value*> TouchedLengths(const RefVal& r, const Operand& o, llvm::Value* touched);
   // `index` must lie in [0, limit) (unsigned); returns it, or its clamp.
   llvm::Value* CheckIndex(llvm::Value* index, llvm::Value* limit, int what, int dim, int site);
   // The logical id (i32) of the device `op` addresses, its coordinates checked
@@ -281,8 +287,10 @@ class Emitter {
   std::vector<llvm::Value*> Coordinates(const RefVal& r, llvm::Value* linear);
   // `v` (an i64) as a value of type `ty` (an integer, or a vector splat).
   llvm::Value* Fit(llvm::Value* v, llvm::Type* ty);
-  llvm::Value* LoadUnits(const RefVal& r, const Type& t);
-  void StoreUnits(const RefVal& r, llvm::Value* v, const Type& t);
+  // `lanes` (null: all): an i1 vector, the elements of the value accessed; the
+  // others are not touched (a load gives them poison).
+  llvm::Value* LoadUnits(const RefVal& r, const Type& t, llvm::Value* lanes = nullptr);
+  void StoreUnits(const RefVal& r, llvm::Value* v, const Type& t, llvm::Value* lanes = nullptr);
   // Copies `count` elements between a view and a buffer, in row-major order.
   void CopyUnits(const RefVal& r, llvm::Value* buffer, llvm::Value* count, bool to_buffer);
   // The element bits of a vector of units (lowest first), and back.
