@@ -38,7 +38,7 @@ from jax._src.pallas.mosaic import tpu_info
 
 import scjit
 
-from . import execute, oracle
+from . import execute, oracle, tracing
 from .errors import ExportError
 from .export import device_mesh, kernel_from_params
 from .tpu import DEVICE_KINDS
@@ -135,6 +135,7 @@ def _install() -> None:
         entry = mlir._platform_specific_lowerings["cpu"].get(mpmd.mpmd_map_p) or mlir._lowerings[mpmd.mpmd_map_p]
         _jax_rule = entry.rule
         mlir.register_lowering(mpmd.mpmd_map_p, _mpmd_map_lowering, platform="cpu", cacheable=False)
+        tracing.install()  # kernels traced while lowering keep their lines
         device_kind, device_cores = tpu_info.get_device_kind, tpu_info.get_num_device_cores
 
         def get_device_kind() -> str:

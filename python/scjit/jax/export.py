@@ -15,6 +15,7 @@ what scjit lacks raises `ExportError` naming the primitive and the user's line.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -25,7 +26,7 @@ from jax._src.pallas import core as pallas_core
 from jax._src.pallas import mpmd
 from jax._src.state import types as state_types
 
-from . import primitives
+from . import primitives, tracing
 from .emitter import Emitter, Ref, RefType, ScMesh, ref_type, sanitize_name, sc_mesh, subjaxprs
 from .errors import ExportError, Location
 from .tpu import abstract_tpu
@@ -103,8 +104,7 @@ def export_kernels(fn: Callable[..., Any], *args: Any, target: str = "v7x",
     """Every SparseCore kernel `fn(*args, **kwargs)` binds, in the order it binds
     them, each as its own .scir file. `name` names them (numbered when there are
     several). Raises ExportError when there is none."""
-    closed = _trace(fn, target, args, kwargs)
-    eqns = list(_kernel_eqns(closed.jaxpr, ()))
+    eqns = _traced_kernel_eqns(fn, target, args, kwargs)
     if not eqns:
         raise ExportError(f"{_fn_name(fn)} binds no SparseCore kernel (pl.kernel with a "
                           "ScalarSubcoreMesh or VectorSubcoreMesh, mpmd_map or pl.core_map)")
@@ -117,18 +117,26 @@ def export_kernels(fn: Callable[..., Any], *args: Any, target: str = "v7x",
     return _unique_kernel_names(kernels)
 
 
-def _trace(fn: Callable[..., Any], target: str, args: Sequence[Any], kwargs: dict) -> Any:
-    """fn's jaxpr, traced as if on `target`'s chip: under an abstract one-chip
-    mesh, or, for a program whose jax.shard_map names a mesh of real devices
-    (which that abstract mesh contradicts: ValueError), under scjit.jax's switch,
-    which makes the CPU devices answer for the chip."""
-    try:
-        with abstract_tpu(target):
-            return jax.make_jaxpr(fn)(*args, **kwargs)
-    except ValueError:
-        from .backend import sparsecore  # noqa: PLC0415 - backend imports this module
-        with sparsecore(target):
-            return jax.make_jaxpr(fn)(*args, **kwargs)
+def _traced_kernel_eqns(fn: Callable[..., Any], target: str, args: Sequence[Any],
+                        kwargs: dict) -> list[tuple[Any, tuple[tuple[Any, int], ...]]]:
+    """The kernel equations of fn's jaxpr (as _kernel_eqns), traced as if on
+    `target`'s chip: under an abstract one-chip mesh, or, for a program whose
+    jax.shard_map names a mesh of real devices (which that abstract mesh
+    contradicts: ValueError), under scjit.jax's switch, which makes the CPU
+    devices answer for the chip. The custom primitives' lowerings that
+    _kernel_eqns traces are traced there too."""
+    with tracing.exporting():
+        chip: Callable[[], Any] = functools.partial(abstract_tpu, target)
+        try:
+            with chip():
+                closed = jax.make_jaxpr(fn)(*args, **kwargs)
+        except ValueError:
+            from .backend import sparsecore  # noqa: PLC0415 - backend imports this module
+            chip = functools.partial(sparsecore, target)
+            with chip():
+                closed = jax.make_jaxpr(fn)(*args, **kwargs)
+        with chip():
+            return list(_kernel_eqns(closed.jaxpr, ()))
 
 
 def kernel_from_params(params: dict, in_avals: Sequence[Any], *, target: str,
@@ -497,10 +505,16 @@ def _fn_name(fn: Any) -> str:
 
 def _kernel_eqns(jaxpr: jax_core.Jaxpr, devices: tuple[tuple[Any, int], ...]):
     """Each kernel equation in `jaxpr`, with the device mesh it runs under (that
-    of the innermost jax.shard_map around it, or ())."""
+    of the innermost jax.shard_map around it, or ()). A custom primitive whose
+    lowering is `mlir.lower_fun(fun)` holds no jaxpr: the kernels are those of
+    the jaxpr its lowering traces."""
     for eqn in jaxpr.eqns:
         if eqn.primitive is mpmd.mpmd_map_p or eqn.primitive is pallas_core.core_map_p:
             yield eqn, devices
+            continue
+        lowered = tracing.lowered_function(eqn.primitive)
+        if lowered is not None:
+            yield from _kernel_eqns(tracing.trace_lowering(lowered, eqn, devices), devices)
             continue
         inner = devices
         if eqn.primitive.name == "shard_map" and "mesh" in eqn.params:
