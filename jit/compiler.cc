@@ -207,13 +207,14 @@ absl::Status Lower(Compilation& c) {
   bool access_checks = c.options.checks.init || c.options.checks.race;
   if (c.options.engine == Engine::kInterp) {
     absl::StatusOr<std::shared_ptr<const interp::Programs>> programs =
-        interp::Build(c.module, parts, info_ptrs, interp::Options{bounds_checks, access_checks});
+        interp::Build(c.module, parts, info_ptrs, interp::Options{bounds_checks, access_checks, c.options.checks.init});
     if (!programs.ok()) return programs.status();
     c.programs = *std::move(programs);
   } else {
     EmitOptions emit;
     emit.bounds_checks = bounds_checks;
     emit.access_checks = access_checks;
+    emit.init_shadows = c.options.checks.init;
     emit.conflict_detection = c.options.host_fast_paths && c.session->HasFeature("avx512cd");
     absl::StatusOr<EmittedKernel> emitted = EmitKernelParts(parts, info_ptrs, emit);
     if (!emitted.ok()) return emitted.status();

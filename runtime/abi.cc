@@ -60,6 +60,18 @@ int32_t scjit_rt_access_check(scjit_ctx* ctx, int32_t site, int32_t write, const
   return Self(ctx).AccessCheck(site, write != 0, static_cast<const uint8_t*>(addr), bytes);
 }
 
+int32_t scjit_rt_unwritten_read(scjit_ctx* ctx, int32_t site, const void* addr, int64_t bytes, int32_t* origin) {
+  return Self(ctx).UnwrittenRead(site, static_cast<const uint8_t*>(addr), bytes, origin);
+}
+
+int32_t scjit_rt_stored_origin(scjit_ctx* ctx, int32_t origin, const void* addr, int64_t bytes) {
+  return Self(ctx).StoredOrigin(origin, static_cast<const uint8_t*>(addr), bytes);
+}
+
+int32_t scjit_rt_unwritten_use(scjit_ctx* ctx, int32_t site, int32_t origin) {
+  return Self(ctx).UnwrittenUse(site, origin);
+}
+
 int32_t scjit_rt_alloc(scjit_ctx* ctx, void* data, int64_t count, int32_t dtype, int32_t first_sem) {
   return Self(ctx).Alloc(data, count, dtype, first_sem);
 }

@@ -58,11 +58,20 @@ typedef struct scjit_ctx {
 #define SCJIT_CHECK_BOUNDS 1
 #define SCJIT_CHECK_SORT_SIGN 2  /* `sort` warns about negative signed keys (RT-SORT-SIGN) */
 
-/* The state of one byte of VMEM or SMEM, for RT-INIT and RT-RACE. Compiled with
- * those checks, a kernel's load of such a byte requires WRITTEN and neither
- * DMA_WRITES nor DMA_ADDS; a store requires none of the DMA_* bits and sets
- * WRITTEN. The runtime keeps the DMA_* bits while a DMA that reads, writes or
- * adds into the byte has started and not been retired by a wait. */
+/* The state of one byte of VMEM or SMEM, for RT-INIT and RT-RACE.
+ *
+ * Init (value-precise, as MemorySanitizer): WRITTEN when the byte holds a
+ * value; COMPUTED (without WRITTEN) when it holds a value the kernel computed
+ * from bytes nothing had written (its origin is the runtime's); neither when
+ * nothing has written it. Code compiled with the init check loads these bits
+ * with every load, into the value's shadow, and a store sets them from the
+ * stored value's shadow (stores and DMAs carry them; only uses that decide
+ * something are findings: scjit_rt_unwritten_use).
+ *
+ * Race: a kernel's load requires neither DMA_WRITES nor DMA_ADDS; a store
+ * requires none of the DMA_* bits. The runtime keeps the DMA_* bits while a
+ * DMA that reads, writes or adds into the byte has started and not been
+ * retired by a wait. */
 #define SCJIT_SHADOW_WRITTEN 1
 #define SCJIT_SHADOW_DMA_READS 2
 #define SCJIT_SHADOW_DMA_WRITES 4
@@ -71,10 +80,17 @@ typedef struct scjit_ctx {
  * every load and store of it goes to scjit_rt_access_fault, which orders it
  * against those fetch_and_adds. */
 #define SCJIT_SHADOW_WATCHED 16
-#define SCJIT_SHADOW_READ_MASK \
-  (SCJIT_SHADOW_WRITTEN | SCJIT_SHADOW_DMA_WRITES | SCJIT_SHADOW_DMA_ADDS | SCJIT_SHADOW_WATCHED)
+#define SCJIT_SHADOW_COMPUTED 32
+#define SCJIT_SHADOW_INIT_BITS (SCJIT_SHADOW_WRITTEN | SCJIT_SHADOW_COMPUTED)
+#define SCJIT_SHADOW_READ_MASK (SCJIT_SHADOW_DMA_WRITES | SCJIT_SHADOW_DMA_ADDS | SCJIT_SHADOW_WATCHED)
 #define SCJIT_SHADOW_WRITE_MASK \
   (SCJIT_SHADOW_DMA_READS | SCJIT_SHADOW_DMA_WRITES | SCJIT_SHADOW_DMA_ADDS | SCJIT_SHADOW_WATCHED)
+
+/* A value's origin (init check): 0 when every byte of it is written, else the
+ * runtime's record of where its unwritten bytes were read (low 31 bits), with
+ * SCJIT_ORIGIN_COMPUTED set once the kernel computed with them (rather than
+ * only copying them). */
+#define SCJIT_ORIGIN_COMPUTED ((int32_t)0x80000000u)
 
 /* A strided view of memory: element i (multi-index) lives at
  * base + sum(index[d] * strides[d]) * element size. */
@@ -224,8 +240,22 @@ int32_t scjit_rt_alloc(scjit_ctx* ctx, void* data, int64_t count, int32_t dtype,
  * returns non-zero unless findings are warnings. `write`: the access stores. */
 int32_t scjit_rt_access_fault(scjit_ctx* ctx, int32_t site, int32_t write, const void* addr, int64_t bytes);
 /* Checks an access of `bytes` bytes at `addr` (a bulk copy of generated code)
- * like the inline checks, and for a write marks the bytes written. */
+ * like the inline race checks. */
 int32_t scjit_rt_access_check(scjit_ctx* ctx, int32_t site, int32_t write, const void* addr, int64_t bytes);
+
+/* Init check. A load at `site` read, among the `bytes` bytes at `addr`, bytes
+ * whose state lacks WRITTEN: stores in *origin the origin of the first of them
+ * (the value's origin, SCJIT_ORIGIN_COMPUTED set when they hold a computed
+ * value), made now when nothing had written them. */
+int32_t scjit_rt_unwritten_read(scjit_ctx* ctx, int32_t site, const void* addr, int64_t bytes, int32_t* origin);
+/* The kernel stored a value of origin `origin` (computed from unwritten bytes)
+ * over the `bytes` bytes at `addr`: those of them whose state is COMPUTED keep
+ * that origin. */
+int32_t scjit_rt_stored_origin(scjit_ctx* ctx, int32_t origin, const void* addr, int64_t bytes);
+/* A value of origin `origin`, not written in full, decides something at `site`
+ * (an index, a branch, a size...: the site's text names it): RT-INIT; returns
+ * non-zero unless findings are warnings. */
+int32_t scjit_rt_unwritten_use(scjit_ctx* ctx, int32_t site, int32_t origin);
 
 /* 8-bit floats (lowering/base/float8.h): the generated code converts them to and
  * from f32 through these, `n` elements at a time; `dtype` is the 8-bit type (an

@@ -8,9 +8,9 @@ namespace scjit {
 absl::StatusOr<Checks> Checks::Parse(std::string_view text) {
   if (text == "all") return All();
   if (text == "none") return None();
-  if (text == "warn") {
+  if (text == "warn" || text == "strict") {
     Checks c = All();
-    c.warn = true;
+    (text == "warn" ? c.warn : c.strict) = true;
     return c;
   }
   Checks c = None();
@@ -26,11 +26,13 @@ absl::StatusOr<Checks> Checks::Parse(std::string_view text) {
       c.init = true;
     } else if (item == "race") {
       c.race = true;
+    } else if (item == "strict") {
+      c.strict = true;
     } else {
       return DiagnosticStatus(MakeDiagnostic(
           DiagId::kIoUsage, nullptr, Location{},
-          {{"detail", Cat("option '--check' takes all, none, warn or a list of bounds,init,race,sync; got '", text,
-                          "'")}}));
+          {{"detail", Cat("option '--check' takes all, none, warn, strict or a list of bounds,init,race,sync,strict; "
+                          "got '", text, "'")}}));
     }
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
@@ -40,11 +42,12 @@ absl::StatusOr<Checks> Checks::Parse(std::string_view text) {
 
 std::string Checks::ToString() const {
   Checks plain = *this;
-  plain.warn = false;
-  if (plain == All()) return warn ? "warn" : "all";
-  if (plain == None()) return "none";
+  plain.warn = plain.strict = false;
+  if (plain == All() && !(warn && strict)) return warn ? "warn" : strict ? "strict" : "all";
+  if (plain == None() && !strict) return "none";
   std::string out;
-  for (auto [on, name] : {std::pair{bounds, "bounds"}, {init, "init"}, {race, "race"}, {sync, "sync"}}) {
+  for (auto [on, name] : {std::pair{bounds, "bounds"}, {init, "init"}, {race, "race"}, {sync, "sync"},
+                          {strict, "strict"}}) {
     if (on) Append(&out, out.empty() ? "" : ",", name);
   }
   return out;

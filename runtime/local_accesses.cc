@@ -14,18 +14,21 @@ constexpr uint8_t kWritten = SCJIT_SHADOW_WRITTEN;
 constexpr uint8_t kReads = SCJIT_SHADOW_DMA_READS;
 constexpr uint8_t kWrites = SCJIT_SHADOW_DMA_WRITES;
 constexpr uint8_t kAdds = SCJIT_SHADOW_DMA_ADDS;
+constexpr uint8_t kInit = SCJIT_SHADOW_INIT_BITS;
 
 // What a kind of access needs of each state byte: (state & mask) == expect.
+// (Init is value-precise: what is read unwritten goes into the value, and only
+// an index list's entries must be written, as they decide what the DMA moves.)
 struct Need {
   uint8_t mask, expect;
 };
 // (The WATCHED bit sends the kernel's accesses to the runtime, which orders
 // them against fetch_and_adds: it is no problem here.)
-constexpr Need kRead{kWritten | kWrites | kAdds, kWritten};
+constexpr Need kRead{kWrites | kAdds, 0};
 constexpr Need kWrite{kReads | kWrites | kAdds, 0};
 // An adding DMA reads what it adds to; other adds may run beside it (they are
 // atomic with respect to each other).
-constexpr Need kAdd{kWritten | kReads | kWrites, kWritten};
+constexpr Need kAdd{kReads | kWrites, 0};
 
 // True when some state of [s, s + n) has a bit of `mask` other than `expect`
 // has: the common case, none, in one pass the compiler vectorizes (with AVX2
@@ -53,6 +56,11 @@ SCJIT_AVX2_CLONES bool SetBits(uint8_t* s, int64_t n, uint8_t bits, uint8_t all)
 SCJIT_AVX2_CLONES void ClearBits(uint8_t* s, int64_t n, uint8_t bits) {
   auto keep = static_cast<uint8_t>(~bits);
   for (int64_t i = 0; i < n; ++i) s[i] &= keep;
+}
+
+// s[i] = (s[i] & INIT) | bits over [s, s + n): a DMA's destination in flight.
+SCJIT_AVX2_CLONES void SetDmaBits(uint8_t* s, int64_t n, uint8_t bits) {
+  for (int64_t i = 0; i < n; ++i) s[i] = static_cast<uint8_t>((s[i] & kInit) | bits);
 }
 
 }  // namespace
@@ -151,15 +159,15 @@ std::optional<AccessProblem> LocalAccesses::Access(const uint8_t* p, int64_t byt
     problem->write = write;
     return problem;
   }
-  if (write) MarkWritten(p, bytes);
   return std::nullopt;
 }
 
 void LocalAccesses::MarkUnwritten(const uint8_t* p, int64_t bytes) {
-  if (init_) ClearBits(State(p), bytes, kWritten);
+  if (init_) ClearBits(State(p), bytes, kInit);
 }
 
 void LocalAccesses::MarkWritten(const uint8_t* p, int64_t bytes) {
+  ClearBits(State(p), bytes, SCJIT_SHADOW_COMPUTED);
   SetBits(State(p), bytes, kWritten, kWritten);
 }
 
@@ -286,12 +294,30 @@ absl::InlinedVector<LocalAccesses::Span, 2> LocalAccesses::ListSpans(const scjit
   return spans;
 }
 
+std::optional<AccessProblem> LocalAccesses::UnwrittenList(const scjit_dma& dma) const {
+  if (!init_) return std::nullopt;
+  for (const Span& s : ListSpans(dma)) {
+    for (const uint8_t* p = s.lo; p < s.hi; ++p) {
+      if ((*State(p) & kWritten) != 0) continue;
+      AccessProblem problem;
+      problem.byte = p;
+      problem.list = true;
+      return problem;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const int32_t* indices, int site, int sem,
                                                      int64_t credit, std::shared_ptr<SharedDma> shared, Sides sides) {
-  // An index list in VMEM is read now, at the start.
+  // An index list in VMEM is read now, at the start (UnwrittenList checked
+  // its entries hold values before).
   absl::InlinedVector<Span, 2> list = ListSpans(dma);
   for (const Span& s : list) {
-    if (std::optional<AccessProblem> problem = Find(s.lo, s.hi, kRead.mask, kRead.expect)) return problem;
+    if (std::optional<AccessProblem> problem = Find(s.lo, s.hi, kRead.mask, kRead.expect)) {
+      problem->list = true;
+      return problem;
+    }
   }
   InFlight d;
   d.site = site;
@@ -314,14 +340,9 @@ std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const
     if (tracked) Fly(std::move(d), credit);  // (counted all the same: waits retire DMAs by their credit)
     return std::nullopt;
   }
-  // What leaves the core for HBM goes as it is, written or not: Pallas
-  // pipelines write back whole output blocks the body wrote in part (JAX's
-  // own tests compare only the part they wrote).
-  auto space = static_cast<MemorySpace>(dma.dst.space);
-  d.reads_written = !OffCore(space);
-  Need read = d.reads_written ? kRead : Need{kWrites | kAdds, 0};
+  // Bytes go as they are, written or not (InitStates carries their state).
   for (const Span& s : d.reads) {
-    if (std::optional<AccessProblem> problem = FindForDma(s.lo, s.hi, read.mask, read.expect)) return problem;
+    if (std::optional<AccessProblem> problem = FindForDma(s.lo, s.hi, kRead.mask, kRead.expect)) return problem;
   }
   Need write = d.add ? kAdd : kWrite;
   for (const Span& s : d.writes) {
@@ -330,10 +351,7 @@ std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const
       return problem;
     }
   }
-  if (!tracked) {
-    for (const Span& s : d.writes) MarkWritten(s.lo, s.hi - s.lo);  // a synchronous copy: done
-    return std::nullopt;
-  }
+  if (!tracked) return std::nullopt;  // a synchronous copy: done (its move gives its bytes their states)
   Fly(std::move(d), credit);
   return std::nullopt;
 }
@@ -343,10 +361,7 @@ void LocalAccesses::Land(const scjit_dma& dma, int sem, int64_t credit, std::sha
   d.site = shared != nullptr ? shared->site : -1;
   d.sem = sem;
   AddSpans(dma, nullptr, Sides::kDestination, &d, nullptr);
-  if (!Tracks(sem)) {
-    for (const Span& s : d.writes) MarkWritten(s.lo, s.hi - s.lo);
-    return;
-  }
+  if (!Tracks(sem)) return;  // (its move gave its bytes their states)
   d.shared = std::move(shared);
   Fly(std::move(d), credit);
 }
@@ -384,9 +399,8 @@ void LocalAccesses::Mark(InFlight& d) {
   }
   // Reads of bytes all written (most copies out to HBM) retire with a memset.
   if (all_written) d.reads_written = true;
-  // An adding DMA's destination was checked written (it reads it).
-  uint8_t state = d.add ? kWritten | kAdds : kWrites;
-  for (const Span& s : d.writes) std::memset(State(s.lo), state, static_cast<size_t>(s.hi - s.lo));
+  // Its destination keeps its init bits: the move sets them (InitStates).
+  for (const Span& s : d.writes) SetDmaBits(State(s.lo), s.hi - s.lo, d.add ? kAdds : kWrites);
 }
 
 void LocalAccesses::Consume(int sem, int64_t amount, absl::FunctionRef<void(SharedDma&)> retired) {
@@ -411,8 +425,8 @@ std::shared_ptr<SharedDma> LocalAccesses::Retire(size_t index) {
   InFlight d = std::move(in_flight_[index]);
   in_flight_.erase(in_flight_.begin() + static_cast<std::ptrdiff_t>(index));
   spans_in_flight_ -= d.reads.size() + d.writes.size();
-  // Its spans' states were set by Mark: the destination is written now.
-  for (const Span& s : d.writes) std::memset(State(s.lo), kWritten, static_cast<size_t>(s.hi - s.lo));
+  // Its spans' states were set by Mark, the destination's init bits by its move.
+  for (const Span& s : d.writes) ClearBits(State(s.lo), s.hi - s.lo, kWrites | kAdds);
   for (const Span& s : d.reads) {
     if (d.reads_written) {
       std::memset(State(s.lo), kWritten, static_cast<size_t>(s.hi - s.lo));

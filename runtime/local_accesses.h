@@ -1,11 +1,12 @@
-// RT-INIT and RT-RACE on a subcore's own memories (its VMEM and SMEM arenas):
-// one state byte per arena byte (SCJIT_SHADOW_*, runtime/abi.h), at a fixed
-// distance from it. Code compiled with these checks tests the state bytes of
-// every load and store it makes and marks what it stores; this class keeps the
-// DMA bits. A DMA reads its source, and writes its destination, from its
-// dma_start until the wait that retires it (runtime.md §4, §5), whichever mode
-// moves its bytes, so both bits are set at the start and cleared at that wait;
-// a destination's bytes count as written from then on.
+// RT-RACE (and RT-INIT of index lists) on a subcore's own memories (its VMEM
+// and SMEM arenas): one state byte per arena byte (SCJIT_SHADOW_*,
+// runtime/abi.h), at a fixed distance from it. Code compiled with these checks
+// tests the state bytes of every load and store it makes and sets the init
+// bits of what it stores; a DMA's move sets those of its destination
+// (InitStates); this class keeps the DMA bits. A DMA reads its source, and
+// writes its destination, from its dma_start until the wait that retires it
+// (runtime.md §4, §5), whichever mode moves its bytes, so both bits are set at
+// the start and cleared at that wait.
 //
 // A wait retires DMAs by counting: the DMAs started on one semaphore retire in
 // start order as the waits on it take their credit (a wait counts bytes, not
@@ -35,12 +36,13 @@ namespace scjit {
 // An access the state bytes do not allow.
 struct AccessProblem {
   enum class Kind : uint8_t {
-    kUnwritten,  // a read of a byte nothing has written (RT-INIT)
+    kUnwritten,  // an index list entry not written (RT-INIT: it decides what moves)
     kDmaWrites,  // the byte is being written (or added into) by a DMA in flight (RT-RACE)
     kDmaReads,   // a write of a byte a DMA in flight reads (RT-RACE)
   };
   Kind kind = Kind::kUnwritten;
   bool write = false;             // the access at fault writes the byte (else reads it)
+  bool list = false;              // the byte is of a DMA's index list
   const uint8_t* byte = nullptr;  // the first byte at fault
   int dma_site = -1;              // kDma*: the dma_start of the DMA in flight
 };
@@ -58,17 +60,18 @@ class LocalAccesses {
   bool Local(const uint8_t* p, int64_t bytes) const;
 
   // A kernel access of [p, p + bytes) (which must be Local): the first byte it
-  // may not make, if any; a write that may is then marked written.
+  // may not make (a DMA in flight on it), if any.
   std::optional<AccessProblem> Access(const uint8_t* p, int64_t bytes, bool write);
   // The bytes hold nothing written (a scoped alloc entered: they are poison again).
   void MarkUnwritten(const uint8_t* p, int64_t bytes);
-  // The bytes hold a value (fetch_and_add wrote them).
+  // The bytes hold a value (fetch_and_add wrote them, or the runtime staged them).
   void MarkWritten(const uint8_t* p, int64_t bytes);
 
   // A DMA starts on semaphore `sem` (-1: a synchronous copy, retired at once),
   // adding `credit` to it when it completes: checks the bytes it reads and
-  // writes in the subcore's memories (an index list in VMEM included) and marks
-  // them. On a problem nothing is marked.
+  // writes in the subcore's memories (an index list in VMEM included: with the
+  // init check its entries must be written) and marks them. On a problem
+  // nothing is marked.
   // `shared`: the race check's record of it (or null), retired with it: the
   // same walk over the DMA's runs fills in its accesses outside the subcore's
   // memories (shared->runs); a record left without any is dropped.
@@ -76,12 +79,15 @@ class LocalAccesses {
   // destination is not this subcore's to mark (it reads its source until the
   // sender's wait on its send semaphore).
   enum class Sides : uint8_t { kBoth, kSource, kDestination };
+  // Init check: the first entry of a DMA's index list in the subcore's
+  // memories that holds no written value (its entries decide what moves).
+  std::optional<AccessProblem> UnwrittenList(const scjit_dma& dma) const;
   std::optional<AccessProblem> StartDma(const scjit_dma& dma, const int32_t* indices, int site, int sem,
                                         int64_t credit, std::shared_ptr<SharedDma> shared, Sides sides = Sides::kBoth);
   // A remote copy (`dma`, its destination on this subcore's chip) landed,
-  // crediting `sem` with `credit`: its destination bytes in the subcore's
-  // memories are written, and with the race check being written until the
-  // waits on `sem` take that credit, which retire `shared` (its record) too.
+  // crediting `sem` with `credit`: with the race check its destination bytes
+  // in the subcore's memories are being written until the waits on `sem` take
+  // that credit, which retire `shared` (its record) too.
   void Land(const scjit_dma& dma, int sem, int64_t credit, std::shared_ptr<SharedDma> shared);
   // A wait took `amount` from semaphore `sem`: retires the DMAs that covers,
   // calling `retired` with the shared records among them, in start order.
@@ -97,9 +103,8 @@ class LocalAccesses {
     int sem = -1;
     int64_t end = 0;  // retired once the waits on `sem` have taken this much
     bool add = false;
-    // Its reads were checked written (all but a DMA into HBM, which takes
-    // unwritten bytes as they are), or Mark found them so: their state is then
-    // exactly WRITTEN, and READS while it is in flight.
+    // Mark found its reads all written: their state is then exactly WRITTEN,
+    // and READS while it is in flight.
     bool reads_written = false;
     absl::InlinedVector<Span, 2> reads, writes;
     Span bounds{nullptr, nullptr};  // of reads and writes together

@@ -182,6 +182,10 @@ bool Subcore::ValidDma(const scjit_dma& dma, int site, int32_t* status) {
 int32_t Subcore::ReadIndices(const scjit_dma& dma, int site, std::vector<int32_t>* out) {
   out->clear();
   if (dma.indexed == SCJIT_DMA_PLAIN) return 0;
+  // The entries decide which rows move: first, that they hold values.
+  if (local_ != nullptr && dma.list_in_vmem) {
+    if (std::optional<AccessProblem> problem = local_->UnwrittenList(dma)) return Fail(AccessFinding(*problem, site));
+  }
   out->resize(static_cast<size_t>(dma.index_count));
   if (dma.index_stride == 1) {
     if (dma.index_count > 0) std::memcpy(out->data(), dma.indices, static_cast<size_t>(dma.index_count) * 4);
@@ -252,6 +256,7 @@ bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vecto
     } else {
       Transfer(dma, indices->data());
     }
+    machine_->CarryInitStates(dma, indices->data(), site, index_);
   }
   if (sem >= 0) {
     sems_[sem].value += credit;
@@ -322,7 +327,6 @@ int32_t Subcore::RemoteDmaStart(const scjit_dma& dma, int site) {
   if (!where) return refuse("the destination lies outside every buffer of the kernel");
   scjit_dma moved = dma;
   if (target >= 0) moved.dst.base = machine_->Resolve(*where, target);  // else another process's (ChipLink)
-  if ((status = RemoteSourceWritten(moved, site)) != 0) return status;
   int64_t bytes = MovedBytes(dma);
   int64_t credit = Credit(dma, bytes);
   std::shared_ptr<SharedDma> record;
@@ -373,23 +377,6 @@ int32_t Subcore::StartRemoteAccesses(const scjit_dma& dma, int site, int64_t cre
   if (problem) return Fail(AccessFinding(*problem, site));
   if (r.Accesses()) shared_started_.push_back(*record);
   return 0;
-}
-
-int32_t Subcore::RemoteSourceWritten(const scjit_dma& dma, int site) {
-  if (local_ == nullptr || !machine_->options().checks.init) return 0;
-  if (SharedInit* init = machine_->shared_init(); init != nullptr && Shared(dma.src.space)) {
-    bool destination = false;
-    const uint8_t* unwritten = init->FirstUnwrittenRead(dma, nullptr, &destination);
-    return unwritten != nullptr ? Fail(SharedInitFinding(site, unwritten, false)) : 0;
-  }
-  if (Shared(dma.src.space) || !local_->Local(dma.src.base, ExtentBytes(dma.src, dma.elem_bytes))) return 0;
-  std::optional<AccessProblem> problem;
-  ForEachRun(dma, nullptr, [&](uint8_t*, int64_t, const uint8_t* src, int64_t src_stride, int64_t n) {
-    ForEachSpan(src, src_stride, n, dma.elem_bytes, [&](const uint8_t* at, int64_t bytes) {
-      if (!problem) problem = local_->Access(at, bytes, /*write=*/false);
-    });
-  });
-  return problem ? Fail(AccessFinding(*problem, site)) : 0;
 }
 
 int32_t Subcore::WaitFor(int sem, int64_t amount, Wait wait, int site) {
@@ -604,44 +591,22 @@ int32_t Subcore::StartAccesses(const scjit_dma& dma, const std::vector<int32_t>&
                                int64_t credit, std::shared_ptr<SharedDma>* shared) {
   if (local_ == nullptr) return 0;
   // A DMA from a parameter nothing writes into this subcore's own memories:
-  // its reads can neither race nor find unwritten bytes, so only its local
-  // side has anything to check (the common pipeline's copy in).
+  // its reads cannot race, so only its local side has anything to check (the
+  // common pipeline's copy in).
   if (!dma.add && machine_->ReadOnly(dma.src, dma.elem_bytes) &&
       local_->Local(dma.dst.base, ExtentBytes(dma.dst, dma.elem_bytes))) {
     std::optional<AccessProblem> problem = local_->StartDma(dma, indices.data(), site, sem, credit, nullptr);
     return problem ? Fail(AccessFinding(*problem, site)) : 0;
   }
-  const uint8_t* unwritten = nullptr;
-  bool destination = false;
-  if (SharedInit* init = machine_->shared_init(); init != nullptr && ReadsShared(dma)) {
-    unwritten = init->FirstUnwrittenRead(dma, indices.data(), &destination);
-  }
-  // With the race check on, an unwritten shared byte may be one another
-  // subcore writes unordered with this read: that race, found when the epoch
-  // ends, is the finding to make; the RT-INIT only if there is none.
-  if (unwritten != nullptr && machine_->clocks() == nullptr) return Fail(SharedInitFinding(site, unwritten, destination));
   std::shared_ptr<SharedDma> record;
   NewRecord(site, &record);
   // (The walk that checks the DMA's local bytes gives the record its runs.)
   std::optional<AccessProblem> problem = local_->StartDma(dma, indices.data(), site, sem, credit, record);
   if (problem) return Fail(AccessFinding(*problem, site));
   if (record != nullptr && !record->Accesses()) record = nullptr;
-  if (unwritten != nullptr) {
-    if (record == nullptr) return Fail(SharedInitFinding(site, unwritten, destination));
-    record->unwritten = unwritten;
-    record->unwritten_destination = destination;
-  }
   if (record != nullptr) shared_started_.push_back(record);
   *shared = std::move(record);
   return 0;
-}
-
-Diagnostic Subcore::SharedInitFinding(int site, const uint8_t* byte, bool destination) {
-  const Site& s = layout().sites[site];
-  return Finding(DiagId::kRtInit, site,
-                 {{"detail", Cat(s.text.empty() ? s.op : Cat(s.op, " ", s.text), destination ? " adds into " : " copies ",
-                                 machine_->DescribeShared(reinterpret_cast<uintptr_t>(byte)),
-                                 ", which nothing has written")}});
 }
 
 Clock& Subcore::clock() { return (*machine_->clocks())[static_cast<size_t>(index_)]; }
@@ -687,6 +652,83 @@ int32_t Subcore::AccessCheck(int site, bool write, const uint8_t* addr, int64_t 
   return atomic_words_ != nullptr ? CheckAtomicWords(site, write, addr, bytes) : 0;
 }
 
+// ------------------------------------------------------------------------------------
+// The init check's values (runtime.md, "Init check").
+
+int32_t Subcore::UnwrittenRead(int site, const uint8_t* addr, int64_t bytes, int32_t* origin) {
+  *origin = 0;
+  if (machine_->stopping()) return kStatusCancelled;
+  InitStates* states = machine_->init_states();
+  if (states == nullptr || bytes <= 0) return 0;
+  absl::InlinedVector<uint8_t, 64> state(static_cast<size_t>(bytes));
+  states->Read(addr, bytes, state.data());
+  for (int64_t i = 0; i < bytes; ++i) {
+    if (state[i] == SCJIT_SHADOW_WRITTEN) continue;
+    *origin = ReadOrigin(site, addr + i, state[i]);
+    return 0;
+  }
+  return 0;
+}
+
+int32_t Subcore::ReadOrigin(int site, const uint8_t* p, uint8_t state) {
+  InitOrigins& origins = *machine_->init_origins();
+  bool computed = state == SCJIT_SHADOW_COMPUTED;
+  if (computed) {
+    if (int32_t o = origins.At(p); o != 0) return o | SCJIT_ORIGIN_COMPUTED;
+  }
+  auto id = static_cast<int32_t>(origins.Read(part_->index, site, p, DescribeByte(p)));
+  return id == 0 ? 0 : computed ? id | SCJIT_ORIGIN_COMPUTED : id;
+}
+
+std::string Subcore::UnwrittenBytes(const uint8_t* p) {
+  uint8_t state = 0;
+  machine_->init_states()->Read(p, 1, &state);
+  int32_t origin = machine_->init_origins()->At(p);
+  if (state == SCJIT_SHADOW_COMPUTED && origin != 0) {
+    return Cat("holds a value that ", machine_->DescribeOrigin(origin | SCJIT_ORIGIN_COMPUTED));
+  }
+  return "holds bytes nothing has written";
+}
+
+int32_t Subcore::StoredOrigin(int32_t origin, const uint8_t* addr, int64_t bytes) {
+  if (machine_->stopping()) return kStatusCancelled;
+  if (machine_->init_origins() == nullptr || origin == 0 || bytes <= 0) return 0;
+  const uint8_t* state = addr + ctx.shadow_delta;
+  machine_->init_origins()->Set(addr, bytes, origin | SCJIT_ORIGIN_COMPUTED, [&](const uint8_t* p) {
+    return (state[p - addr] & SCJIT_SHADOW_INIT_BITS) == SCJIT_SHADOW_COMPUTED;
+  });
+  return 0;
+}
+
+int32_t Subcore::UnwrittenUse(int site, int32_t origin) {
+  if (machine_->stopping()) return kStatusCancelled;
+  if (!machine_->options().checks.init) return 0;
+  const Site& s = layout().sites[static_cast<size_t>(site)];
+  return Fail(Finding(DiagId::kRtInit, site, {{"detail", Cat(s.text, " ", machine_->DescribeOrigin(origin))}}));
+}
+
+std::string Machine::DescribeOrigin(int32_t origin) const {
+  std::optional<InitOrigins::Record> r = init_origins_ != nullptr ? init_origins_->Find(origin) : std::nullopt;
+  if (!r) return "(where its unwritten bytes were read is not known)";
+  std::vector<const LaunchLayout*> layouts = layout_.Parts();
+  const LaunchLayout& l = *layouts[static_cast<size_t>(r->part)];
+  std::string at = l.Where(r->site);
+  if ((origin & SCJIT_ORIGIN_COMPUTED) != 0) {
+    return Cat("was computed from ", r->element, ", read at ", at, ", which nothing had written");
+  }
+  return Cat("was read from ", r->element, " at ", at, ", which nothing has written");
+}
+
+void Machine::CarryInitStates(const scjit_dma& dma, const int32_t* indices, int site, int by) {
+  if (init_states_ == nullptr) return;
+  init_states_->Carry(dma, indices, [&](const uint8_t* p) {
+    Subcore& s = *subcores_[static_cast<size_t>(by)];
+    std::string element = s.local_ != nullptr && s.local_->Local(p, 1) ? s.DescribeByte(p)
+                                                                        : DescribeShared(reinterpret_cast<uintptr_t>(p));
+    return static_cast<int32_t>(init_origins_->Read(s.part_->index, site, p, std::move(element)));
+  });
+}
+
 int32_t Subcore::CheckAtomicWords(int site, bool write, const uint8_t* addr, int64_t bytes) {
   if (addr < ctx.smem || addr + bytes > ctx.smem + layout().smem_bytes) return 0;
   const uint8_t* state = addr + ctx.shadow_delta;
@@ -721,11 +763,10 @@ Diagnostic Subcore::AccessFinding(const AccessProblem& problem, int site) {
   const Site& s = l.sites[site];
   std::string op = s.text.empty() ? s.op : Cat(s.op, " ", s.text);
   std::string what = DescribeByte(problem.byte);
-  bool dma = s.op == "dma_start" || s.op == "copy";
-  if (problem.kind == AccessProblem::Kind::kUnwritten) {
-    // (A DMA's destination is read only when it adds into it.)
-    std::string_view verb = !dma ? " reads " : problem.write ? " adds into " : " copies ";
-    return Finding(DiagId::kRtInit, site, {{"detail", Cat(op, verb, what, ", which nothing has written")}});
+  if (problem.kind == AccessProblem::Kind::kUnwritten) {  // an index list's entry: it decides what moves
+    return Finding(DiagId::kRtInit, site,
+                   {{"detail", Cat("the index list of ", op, " is unwritten: its entry ", what, " ",
+                                   UnwrittenBytes(problem.byte))}});
   }
   bool dma_writes = problem.kind == AccessProblem::Kind::kDmaWrites;
   std::string other = problem.dma_site >= 0 ? l.Describe(problem.dma_site) : std::string("a DMA");
@@ -827,6 +868,9 @@ int32_t Subcore::Warning(int site, int what) {
 
 Machine::Machine(const LaunchLayout& layout, std::span<const PartCode> parts, const RunOptions& options)
     : layout_(layout), options_(options), rng_(options.seed.value_or(0)) {
+  // The init check follows the values the code computes: code compiled
+  // without it has nothing to follow.
+  for (const LaunchLayout* l : layout.Parts()) options_.checks.init = options_.checks.init && l->init_shadows;
   std::vector<const LaunchLayout*> layouts = layout.Parts();
   devices_ = layout.devices();
   parts_per_device_ = layouts.size();
@@ -1310,6 +1354,7 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   int threads = scheduler_->threads();
   int64_t epochs = scheduler_->epochs();
   scheduler_ = nullptr;  // fibers go back to the pool before `own_stacks` ends, threads before `own_workers`
+  if (status.ok()) WarnComputedOutputs();
   FinishDeferredPoison();
   if (!status.ok()) return status;
   Stage(params, /*in=*/false);
@@ -1557,6 +1602,7 @@ void Machine::LandRemoteDma(Subcore& to, const scjit_dma& d, const std::shared_p
   } else {
     Transfer(d);
   }
+  CarryInitStates(d, nullptr, site, to.index_);
   // The receiver's side: the bytes are written (in its own memories, being
   // written until it waits on %recv, with the race check), and its wait
   // retires the copy's record.
@@ -1677,32 +1723,109 @@ absl::Status Machine::TrackSharedInit() {
   for (const MachinePart& part : parts_) {
     for (int c = 0; c < part.layout->cores; ++c) {
       uint8_t* arena = part.shared + c * part.shared_stride;
-      if (!shared_init_->AddRegion(arena, part.layout->vmem_shared_bytes, shadow_.get() + (arena - memory_.get()))) {
+      if (!shared_init_->AddRegion(arena, part.layout->vmem_shared_bytes, false,
+                                   shadow_.get() + (arena - memory_.get()))) {
         return HostMemoryError(part.layout->vmem_shared_bytes / 8, "the init check's state of VMEM_SHARED",
                                "the host is out of memory");
       }
     }
   }
-  // `out` parameters in HBM, unless the caller passed the same array as
-  // another parameter (then it holds that one's values), or no DMA reads them
-  // (their poison is deferred: its bits tell the race check what is unwritten).
+  // The HBM parameters the kernel may write. An `out` one holds nothing
+  // written, unless the caller passed the same array as another parameter
+  // (then it holds that one's values) or its poison is deferred (no DMA reads
+  // it); `inout` ones hold values. (Those that start written take bits only
+  // once something unwritten lands in them.)
   size_t n = layout_.params.size();
   for (size_t p = 0; p < hbm_.size(); ++p) {
-    if (hbm_[p] == nullptr || layout_.params[p % n].direction != ParamDirection::kOut) continue;
-    if (std::find(deferred_params_.begin(), deferred_params_.end(), p % n) != deferred_params_.end()) continue;
-    bool aliased = false;
-    for (size_t q = 0; q < hbm_.size(); ++q) {
-      aliased = aliased || (q != p && hbm_[q] != nullptr && hbm_[q] < hbm_[p] + hbm_bytes_[p] &&
-                            hbm_[p] < hbm_[q] + hbm_bytes_[q]);
+    const ParamLayout& param = layout_.params[p % n];
+    if (hbm_[p] == nullptr || param.direction == ParamDirection::kIn) continue;
+    bool written = param.direction != ParamDirection::kOut ||
+                   std::find(deferred_params_.begin(), deferred_params_.end(), p % n) != deferred_params_.end();
+    for (size_t q = 0; q < hbm_.size() && !written; ++q) {
+      written = q != p && hbm_[q] != nullptr && hbm_[q] < hbm_[p] + hbm_bytes_[p] && hbm_[p] < hbm_[q] + hbm_bytes_[q];
     }
-    if (aliased) continue;
-    std::string what = Cat("the init check's state of %", layout_.params[p % n].name);
-    if (absl::Status s = CheckHostMemory(hbm_bytes_[p] / 8, what); !s.ok()) return s;
-    if (!shared_init_->AddRegion(hbm_[p], hbm_bytes_[p])) {
+    std::string what = Cat("the init check's state of %", param.name);
+    if (!written) {
+      if (absl::Status s = CheckHostMemory(hbm_bytes_[p] / 8, what); !s.ok()) return s;
+    }
+    if (!shared_init_->AddRegion(hbm_[p], hbm_bytes_[p], written)) {
       return HostMemoryError(hbm_bytes_[p] / 8, what, "the host is out of memory");
     }
   }
+  init_origins_ = std::make_unique<InitOrigins>();
+  init_states_ = std::make_unique<InitStates>(memory_.get(), memory_bytes_, shadow_.get() - memory_.get(),
+                                              shared_init_.get(), init_origins_.get());
   return absl::OkStatus();
+}
+
+void Machine::WarnComputedOutputs() {
+  if (init_states_ == nullptr) return;
+  size_t n = layout_.params.size();
+  for (size_t p = 0; p < n; ++p) {
+    const ParamLayout& param = layout_.params[p];
+    if (param.direction == ParamDirection::kIn || param.semaphore) continue;
+    int64_t w = std::max(1, ByteWidth(param.dtype));
+    int64_t count = 0;
+    std::string first;
+    int32_t origin = 0;
+    // Each byte of a copy: its state (count the elements with a computed byte).
+    auto look = [&](const uint8_t* data, const std::function<std::string(int64_t)>& describe) {
+      std::vector<uint8_t> states(static_cast<size_t>(param.bytes()));
+      init_states_->Read(data, param.bytes(), states.data());
+      for (int64_t e = 0; e < param.num_elements(); ++e) {
+        for (int64_t k = 0; k < w; ++k) {
+          if (states[static_cast<size_t>(e * w + k)] != SCJIT_SHADOW_COMPUTED) continue;
+          if (count++ == 0) {
+            first = describe(e);
+            origin = init_origins_->At(data + e * w + k) | SCJIT_ORIGIN_COMPUTED;
+          }
+          break;
+        }
+      }
+    };
+    if (param.staged()) {
+      // What each subcore leaves in its copy (the last one's goes out).
+      for (const auto& s : subcores_) {
+        const LaunchLayout& l = s->layout();
+        const ParamLayout& mine = l.params[p];
+        if (!mine.staged() || mine.space == MemorySpace::kVmemShared) continue;
+        uint8_t* arena = mine.space == MemorySpace::kSmem ? s->ctx.smem : s->ctx.vmem;
+        look(arena + mine.offset, [&](int64_t e) { return s->DescribeByte(arena + mine.offset + e * w); });
+        if (count > 0) break;
+      }
+    } else {
+      // Every chip's, from its bits (an output may be large; most have none).
+      for (int d = first_device_; d < first_device_ + owned_devices_; ++d) {
+        const uint8_t* data = hbm_[static_cast<size_t>(d) * n + p];
+        const uint8_t* byte = nullptr;
+        if (data == nullptr) continue;
+        int64_t here = shared_init_->Computed(data, param.bytes(), w, &byte);
+        if (here > 0 && count == 0) {
+          first = DescribeShared(reinterpret_cast<uintptr_t>(byte));
+          origin = init_origins_->At(byte) | SCJIT_ORIGIN_COMPUTED;
+        }
+        count += here;
+      }
+    }
+    if (count > 0) ComputedOutput(p, count, first, origin);
+  }
+}
+
+void Machine::ComputedOutput(size_t p, int64_t count, const std::string& first, int32_t origin) {
+  std::optional<InitOrigins::Record> r = init_origins_->Find(origin);
+  std::vector<const LaunchLayout*> layouts = layout_.Parts();
+  int part = r ? r->part : 0;
+  int site = r ? r->site : -1;
+  const LaunchLayout& l = *layouts[static_cast<size_t>(part)];
+  std::string from = r ? Cat(r->element, ", read here, which nothing had written") : "bytes nothing had written";
+  Diagnostic d = l.SiteDiagnostic(
+      DiagId::kRtInit, site,
+      {{"detail", Cat("%", layout_.params[p].name, " holds ", count, count == 1 ? " element" : " elements",
+                      " computed from ", from, " (the first is ", first, ")")}});
+  d.help = "write what the kernel computes with before it computes (an accumulator starts at zero), or "
+           "compute only with the lanes that hold values";
+  d.severity = options_.checks.strict && !options_.checks.warn ? Severity::kError : Severity::kWarning;
+  findings_.push_back(SubcoreFinding{std::move(d), 0, 0, /*name_subcore=*/false});
 }
 
 void Machine::CheckSharedAccesses() {
@@ -1723,23 +1846,14 @@ void Machine::CheckSharedAccesses() {
     races_->Forget(forget_bounds_);
   }
   std::vector<SharedRace> races;
-  std::vector<std::shared_ptr<SharedDma>> unwritten;  // reads of unwritten shared bytes
   for (auto& s : subcores_) {
-    for (const std::shared_ptr<SharedDma>& dma : s->shared_started_) {
-      races_->Add(dma, &races);
-      if (dma->unwritten != nullptr) unwritten.push_back(dma);
-    }
+    for (const std::shared_ptr<SharedDma>& dma : s->shared_started_) races_->Add(dma, &races);
     s->shared_started_.clear();
   }
   races_->Resolve(&races);
   for (const SharedRace& race : races) {
     Subcore& s = *subcores_[static_cast<size_t>(race.later->subcore)];
     s.findings_.push_back(s.Made(RaceFinding(race)));
-  }
-  for (const std::shared_ptr<SharedDma>& dma : unwritten) {
-    if (dma->raced) continue;  // a race explains it
-    Subcore& s = *subcores_[static_cast<size_t>(dma->subcore)];
-    s.findings_.push_back(s.Made(s.SharedInitFinding(dma->site, dma->unwritten, dma->unwritten_destination)));
   }
 }
 

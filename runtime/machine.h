@@ -30,6 +30,8 @@
 #include "runtime/memory_pool.h"
 #include "runtime/poison.h"
 #include "runtime/record_pool.h"
+#include "runtime/init_origins.h"
+#include "runtime/init_states.h"
 #include "runtime/shared_init.h"
 #include "runtime/shared_races.h"
 #include "runtime/shared_writes.h"
@@ -173,6 +175,9 @@ class Subcore {
   int32_t Alloc(void* data, int64_t count, int dtype, int first_sem);
   int32_t AccessFault(int site, bool write, const uint8_t* addr, int64_t bytes);
   int32_t AccessCheck(int site, bool write, const uint8_t* addr, int64_t bytes);
+  int32_t UnwrittenRead(int site, const uint8_t* addr, int64_t bytes, int32_t* origin);
+  int32_t StoredOrigin(int32_t origin, const uint8_t* addr, int64_t bytes);
+  int32_t UnwrittenUse(int site, int32_t origin);
   int32_t CheckFailed(int site);
   int32_t BoundsError(int site, int what, int dim, int64_t index, int64_t limit);
   int32_t Warning(int site, int what);
@@ -221,9 +226,6 @@ class Subcore {
   // check), and its source marked read in flight until the wait on %send; a
   // finding's status when that source is being written.
   int32_t StartRemoteAccesses(const scjit_dma& dma, int site, int64_t credit, std::shared_ptr<SharedDma>* record);
-  // Init check of a remote copy's source: RT-INIT (and its status) when it
-  // reads bytes nothing wrote.
-  int32_t RemoteSourceWritten(const scjit_dma& dma, int site);
 
   // Moves pending DMAs of `s` (start order) until it holds, or will hold after
   // the next settle, `bytes` (or all).
@@ -242,10 +244,14 @@ class Subcore {
   // `pooled`: from the subcore's RecordPool; a remote copy's record is not,
   // as its receiver, on another thread, may let it go last.
   void NewRecord(int site, std::shared_ptr<SharedDma>* record, bool pooled = true);
-  // RT-INIT or RT-RACE for `problem`, met by the op at `site`.
-  // RT-INIT: the DMA at `site` reads `byte` of shared memory, unwritten.
-  Diagnostic SharedInitFinding(int site, const uint8_t* byte, bool destination);
+  // RT-INIT (an index list entry not written) or RT-RACE for `problem`, met
+  // by the op at `site`.
   Diagnostic AccessFinding(const AccessProblem& problem, int site);
+  // Init check: the origin of the value a load at `site` reads from byte p,
+  // whose state (not written) is `state`.
+  int32_t ReadOrigin(int site, const uint8_t* p, uint8_t state);
+  // "holds bytes nothing has written", or whence the computed value it holds came.
+  std::string UnwrittenBytes(const uint8_t* p);
   // Race check: the kernel's access at `site` of words of its SMEM that other
   // subcores fetch_and_add (atomic_words.h), and the RT-RACE of a load or store
   // against an earlier fetch_and_add of another subcore.
@@ -343,8 +349,16 @@ class Machine {
   // True when every byte of `r` lies in an `in` parameter the kernel never
   // writes (ParamLayout::read_only) that no other parameter overlaps.
   bool ReadOnly(const scjit_ref& r, int elem_bytes) const;
-  // Init check on shared memory (null when off).
+  // Init check on shared memory, and what DMAs do to the init state (null when off).
   SharedInit* shared_init() { return shared_init_.get(); }
+  InitStates* init_states() { return init_states_.get(); }
+  InitOrigins* init_origins() { return init_origins_.get(); }
+  // After `dma`, started at `site` by subcore `by`, moved its bytes: gives
+  // them their init states (nothing without the init check).
+  void CarryInitStates(const scjit_dma& dma, const int32_t* indices, int site, int by);
+  // How the unwritten bytes of a value of `origin` came to be: "was read from
+  // %idx[3] at k.scir:41:8, which nothing has written".
+  std::string DescribeOrigin(int32_t origin) const;
   // The `out` parameters whose poison fill waits for the launch's end (null
   // when none does: runtime/poison.h).
   DeferredPoison* deferred_poison() { return deferred_poison_.get(); }
@@ -415,6 +429,12 @@ class Machine {
   static bool Alone(std::span<const ParamBuffer> params, size_t p);
   // The end of the deferred fills; an RT-TIMEOUT finding if the time runs out.
   void FinishDeferredPoison();
+  // Init check, when the launch ends: a warning (an error when strict) for
+  // each output that holds values computed from bytes nothing had written.
+  void WarnComputedOutputs();
+  // The warning for output parameter `p`: `count` elements computed, the
+  // first at `first` ("%o[3]"), from a value of `origin`.
+  void ComputedOutput(size_t p, int64_t count, const std::string& first, int32_t origin);
   // Everything before the kernel runs: checks the buffers, allocates and fills
   // the arenas, stages the parameters. A result when the time ran out first.
   absl::StatusOr<std::optional<LaunchResult>> Prepare(std::span<const ParamBuffer> params,
@@ -460,6 +480,8 @@ class Machine {
   // Race check (runtime/shared_races.h).
   std::unique_ptr<SharedAccesses> races_;
   std::unique_ptr<SharedInit> shared_init_;  // init check (runtime/shared_init.h)
+  std::unique_ptr<InitOrigins> init_origins_;  // init check (runtime/init_origins.h)
+  std::unique_ptr<InitStates> init_states_;    // init check (runtime/init_states.h)
   std::unique_ptr<DeferredPoison> deferred_poison_;
   std::vector<size_t> deferred_params_;  // the parameter of each of its regions
   std::vector<std::pair<const uint8_t*, const uint8_t*>> read_only_;  // ReadOnly's [lo, hi)

@@ -1,15 +1,21 @@
-// RT-INIT on the memories subcores share (runtime.md §5): the bytes of a
-// core's VMEM_SHARED scratch and of `out` parameters in HBM hold nothing
-// written when a launch starts. Only DMAs touch these memories: one whose
-// source (or, adding, whose destination) holds such bytes reads what nothing
-// wrote; the bytes a DMA moves count as written from then on. One bit per
-// memory byte (an out parameter may be large): set once written.
+// The init state of the memories subcores share (runtime.md, "Init check"):
+// a core's VMEM_SHARED scratch and the kernel's HBM parameters that it may
+// write. Only DMAs touch these memories, and a DMA gives each byte it writes
+// the state of the byte it reads: written (it holds a value), computed (a
+// value the kernel computed from bytes nothing had written) or unwritten
+// (nothing wrote it, or it holds such bytes copied unchanged). A region keeps
+// two bitmaps: written bytes (null while every byte is written: an `in` or
+// `inout` parameter until something unwritten lands there) and computed ones
+// (null until one is), so that a DMA of written bytes into a region written
+// in full, the common case, looks at nothing.
 //
-// Thread safety: FirstUnwritten and RunMarker touch plain words, like the
-// DMAs they follow: concurrent calls on the same bytes are the kernel races
-// the race check reports, and the writes are made under the data's own
-// SharedWrites guard (whose stripes are 64-byte multiples: a bitmap word covers
-// 64 bytes of one stripe).
+// Thread safety: Read, Write, RunMarker touch plain words, like the DMAs
+// they follow: concurrent calls on the same bytes are the kernel races the
+// race check reports, and the writes are made under the data's own
+// SharedWrites guard (whose stripes are 64-byte multiples: a bitmap word
+// covers 64 bytes of one stripe); a word shared with another stripe is
+// written atomically, and bitmaps are made on first need with one atomic
+// exchange.
 #ifndef SCJIT_RUNTIME_SHARED_INIT_H_
 #define SCJIT_RUNTIME_SHARED_INIT_H_
 
@@ -25,41 +31,53 @@ namespace scjit {
 
 class SharedInit {
  public:
-  // Memory [lo, lo + bytes) of which nothing is written yet, or (with
-  // `state`) what the state bytes there say (SCJIT_SHADOW_WRITTEN: a VMEM_SHARED
-  // arena's part of the machine's shadow). False when the host has no memory
-  // for its bits.
-  bool AddRegion(const uint8_t* lo, int64_t bytes, const uint8_t* state = nullptr);
+  // Memory [lo, lo + bytes): nothing written yet, or (`written`) every byte
+  // written, or (with `state`) what the state bytes there say
+  // (SCJIT_SHADOW_INIT_BITS: a VMEM_SHARED arena's part of the machine's
+  // shadow). False when the host has no memory for its bits.
+  bool AddRegion(const uint8_t* lo, int64_t bytes, bool written = false, const uint8_t* state = nullptr);
 
-  // The first byte of [p, p + bytes) nothing has written, or null. Bytes in
-  // no region count as written.
-  const uint8_t* FirstUnwritten(const uint8_t* p, int64_t bytes) const {
-    const Region* r = RegionOf(p);
-    return r != nullptr ? FirstUnwritten(*r, p, bytes) : nullptr;
-  }
+  // The init state (SCJIT_SHADOW_INIT_BITS) of the `n` bytes at p, into
+  // out[0, n): WRITTEN for bytes in no region. [p, p + n) lies in one region
+  // or none.
+  void Read(const uint8_t* p, int64_t n, uint8_t* out) const;
+  // Gives the `n` bytes at p the states in[0, n) (in one region or none).
+  // False when the host has no memory for a bitmap (the states stay).
+  bool Write(const uint8_t* p, int64_t n, const uint8_t* in);
+  // True when p lies in a region.
+  bool Tracks(const uint8_t* p) const { return RegionOf(p) != nullptr; }
+  // True when every byte of [p, p + bytes) is written (bytes in no region are).
+  bool Written(const uint8_t* p, int64_t bytes) const;
+  // The first byte of [p, p + bytes) not written, or null.
+  const uint8_t* FirstUnwritten(const uint8_t* p, int64_t bytes) const;
   // True when [p, p + bytes) lies in a region and nothing has written any of it.
   bool NoneWritten(const uint8_t* p, int64_t bytes) const;
-  // True once every byte of every region is written (then no DMA needs a look:
-  // a kernel's scratch and outputs, written in its first steps, stay so).
+  // True once every byte of every region is written (then no DMA needs a look).
   bool AllWritten() const { return regions_unwritten_.load(std::memory_order_relaxed) == 0; }
-  // The first unwritten byte `dma` reads in these memories (its source, and
-  // its destination when it adds), or null; `destination`: it is the latter.
-  const uint8_t* FirstUnwrittenRead(const scjit_dma& dma, const int32_t* indices, bool* destination) const;
+  // The elements of `width` bytes in [lo, lo + bytes) (in one region) that
+  // hold a computed byte: how many, and the first such byte (null when none).
+  int64_t Computed(const uint8_t* lo, int64_t bytes, int64_t width, const uint8_t** first) const;
 
  private:
+  struct Bits {
+    ~Bits();
+    // Bit i of word i / 64: byte lo + i. Null: every byte written / none computed.
+    std::atomic<uint64_t*> written{nullptr};
+    std::atomic<uint64_t*> computed{nullptr};
+    // How many of its bytes are not written: at 0 (a buffer written once
+    // and then read or added into, the common case) no DMA needs a look.
+    std::atomic<int64_t> unwritten{0};
+  };
   struct Region {
     const uint8_t* lo;
     const uint8_t* hi;
-    std::unique_ptr<uint64_t[]> written;  // bit i of word i / 64: byte lo + i
-    // How many of its bytes nothing has written: at 0 (a buffer written once
-    // and then read or added into, the common case) no DMA's bytes need looking at.
-    std::unique_ptr<std::atomic<int64_t>> unwritten;
+    std::unique_ptr<Bits> bits;
   };
 
  public:
-  // Marks the runs of a DMA written as it moves them: n elements of w bytes
-  // at dst, `stride` elements apart. Remembers the region of the last run (a
-  // DMA's runs, a scatter's rows, mostly fall in one).
+  // Marks the runs of a DMA of written bytes as it moves them: n elements of
+  // w bytes at dst, `stride` elements apart. Remembers the region of the last
+  // run (a DMA's runs, a scatter's rows, mostly fall in one).
   class RunMarker {
    public:
     explicit RunMarker(SharedInit* init) : init_(init) {}
@@ -77,16 +95,17 @@ class SharedInit {
   const Region* RegionOf(const uint8_t* p, const Region* last) const {
     return last != nullptr && p >= last->lo && p < last->hi ? last : RegionOf(p);
   }
-  static const uint8_t* FirstUnwritten(const Region& r, const uint8_t* p, int64_t bytes);
-  // True when view `r` may hold a byte nothing has written: some region has a
-  // byte of it, and not all of that region is written.
-  bool MayHoldUnwritten(const scjit_ref& r, int64_t elem_bytes) const;
-  // Sets bits [first, first + count) of `r` and counts the bytes they made
-  // written; true when that wrote the region's last unwritten byte.
-  static bool Set(const Region& r, int64_t first, int64_t count);
+  // The bitmap `slot` of region r, made now (every bit `fill`) if it has none;
+  // null when the host has no memory for it.
+  static uint64_t* Bitmap(const Region& r, std::atomic<uint64_t*>& slot, bool fill);
+  // Sets (or clears) bits [first, first + count) of `bits`; returns how many
+  // changed.
+  static int64_t SetRange(uint64_t* bits, int64_t first, int64_t count, bool on);
+  // Region r's count of unwritten bytes changes by `delta`.
+  void CountUnwritten(const Region& r, int64_t delta);
 
   std::vector<Region> regions_;  // sorted by lo, disjoint
-  std::atomic<int64_t> regions_unwritten_{0};  // regions with a byte nothing has written
+  std::atomic<int64_t> regions_unwritten_{0};  // regions with a byte not written
 };
 
 }  // namespace scjit

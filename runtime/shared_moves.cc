@@ -113,10 +113,9 @@ std::vector<uint8_t> DestinationBytes(const scjit_dma& dma, const int32_t* indic
 
 }  // namespace
 
-void MoveShared(const scjit_dma& dma, const std::vector<int32_t>& indices, SharedDma* changes, SharedInit* init,
+void MoveShared(const scjit_dma& dma, const std::vector<int32_t>& indices, SharedDma* changes, const SharedInit* init,
                 DeferredPoison* deferred) {
   int64_t w = dma.elem_bytes;
-  SharedInit::RunMarker marker(init);
   // Notes the run changed if it holds an element no DMA wrote yet (the caller's
   // bytes stand for the poison pattern there), else compares it with `was`.
   auto note = [&](uint8_t* dst, int64_t dst_stride, const uint8_t* was, int64_t was_stride, int64_t n) {
@@ -143,7 +142,6 @@ void MoveShared(const scjit_dma& dma, const std::vector<int32_t>& indices, Share
       bool all = deferred != nullptr && unwritten[run++];
       NoteRun(changes, dst, dst_stride, was, 1, n, w, all ? nullptr : init, all);
       was += n * w;
-      if (init != nullptr) marker.Mark(dst, dst_stride, n, w);
     });
   } else {
     // Compared, run by run, with the source about to move there.
@@ -153,7 +151,6 @@ void MoveShared(const scjit_dma& dma, const std::vector<int32_t>& indices, Share
                    if (changes != nullptr) note(dst, dst_stride, src, src_stride, n);
                    if (deferred != nullptr) deferred->Written(dst, dst_stride, n, w);
                    move(dst, dst_stride, src, src_stride, n);
-                   if (init != nullptr) marker.Mark(dst, dst_stride, n, w);
                  });
     });
   }

@@ -204,10 +204,6 @@ void SharedAccesses::Map(const std::shared_ptr<SharedDma>& dma, const SharedDma:
         bool conflict = (e.kind | run.kind) != SharedDma::kRead && !(e.kind == SharedDma::kAdd && run.kind == SharedDma::kAdd);
         if (!conflict || Before(*e.dma, *dma)) continue;
         bool both_write = e.kind == SharedDma::kWrite && run.kind == SharedDma::kWrite;
-        // Both parties' reads of unwritten bytes are explained, whichever is
-        // reported: with threads, whether the reader saw the writer's bytes
-        // depends on timing, and RT-INIT must not.
-        if (!both_write) e.dma->raced = dma->raced = true;
         if (dma->reported || e.dma->reported) continue;
         SharedRace race{e.dma, dma, it->first, e.kind, run.kind};
         if (both_write) {
@@ -239,7 +235,7 @@ void SharedAccesses::Resolve(std::vector<SharedRace>* races) {
     SharedDma& b = *p.race.later;
     if (!a.moved || !b.moved) return false;
     if (!b.reported && Overlaps(a.changed, p.lo, p.hi) && Overlaps(b.changed, p.lo, p.hi)) {
-      a.raced = b.raced = b.reported = true;
+      b.reported = true;
       races->push_back(p.race);
     }
     return true;

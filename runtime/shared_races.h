@@ -87,11 +87,6 @@ struct SharedDma {
   absl::InlinedVector<std::pair<uintptr_t, uintptr_t>, 1> changed;
   bool moved = false;
   bool reported = false;  // one finding per DMA
-  bool raced = false;     // a party to a race found (reported for it or for the other)
-  // Init check: the first byte of shared memory it read that nothing had
-  // written at its start (RT-INIT unless it is a party to a race).
-  const uint8_t* unwritten = nullptr;
-  bool unwritten_destination = false;  // that byte is of the destination it adds into
 
   // True when it accesses some shared bytes.
   bool Accesses() const { return !runs.empty() || rows.has_value(); }

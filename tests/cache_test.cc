@@ -136,7 +136,9 @@ TEST_F(CacheTest, AccessChecksAreNotLostToTheMemoryCache) {
     scratch(%buf: vmem<16xi32>)
 {
   %v = get %buf[...] : vector<16xi32>
-  store %buf[...], %v
+  %i = extract %v[0] : i32
+  %w = get %buf[ds(%i, 16)] : vector<16xi32>
+  store %buf[...], %w
   copy %buf -> %o
 }
 )";
@@ -156,7 +158,9 @@ TEST_F(CacheTest, AccessChecksAreNotLostToTheMemoryCache) {
     Buffer o = *Buffer::Allocate(DType::kI32, {16});
     absl::StatusOr<LaunchResult> r = k->Launch({x, o});
     ASSERT_TRUE(r.ok()) << r.status();
-    const std::string init = "k.scir:5:8: error[RT-INIT]: get reads %buf[0], which nothing has written\n";
+    const std::string init =
+        "k.scir:7:20: error[RT-INIT]: the slice start of get %buf[ds(%i, 16)] is unwritten: %i was read from %buf[0] "
+        "at k.scir:5:8, which nothing has written\n";
     EXPECT_EQ(r->RenderFindings().substr(0, init.size()), init) << EngineName(engine);
   }
 }

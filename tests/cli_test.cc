@@ -95,7 +95,8 @@ TEST_F(CliTest, UsageErrorsExitTwo) {
       {"k.scir --threads two", "error[IO-USAGE]: option '--threads' needs a number, got 'two'\n"},
       {"k.scir --emit=bitcode", "error[IO-USAGE]: option '--emit' takes ir, llvm, llvm-opt or asm, got 'bitcode'\n"},
       {"k.scir --check=races",
-       "error[IO-USAGE]: option '--check' takes all, none, warn or a list of bounds,init,race,sync; got 'races'\n"},
+       "error[IO-USAGE]: option '--check' takes all, none, warn, strict or a list of bounds,init,race,sync,strict; got "
+       "'races'\n"},
       {"k.scir --deterministic --seed 3", "error[IO-USAGE]: --deterministic and --seed exclude each other\n"},
       {"a.scir b.scir", "error[IO-USAGE]: one kernel file is run at a time, got 'a.scir' and 'b.scir'\n"},
       {"--explain NOPE-1", "error[IO-USAGE]: unknown diagnostic code 'NOPE-1'\n"},

@@ -259,30 +259,37 @@ TEST(DevicesTest, ADeviceIdOutsideTheMeshIsAFinding) {
             "in kernel @k, 4 scalar subcores: devices 0–3 core 0");
 }
 
-TEST(DevicesTest, ARemoteCopyOfUnwrittenBytesIsAnInitFinding) {
+// A remote copy carries the init state: unwritten bytes land unwritten on the
+// other chip (no finding), and decide nothing there either.
+TEST(DevicesTest, ARemoteCopyCarriesTheInitState) {
   std::string text = R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<16xi32>)
     mesh vector(cores = 1, subcores = 1)
     devices(x = 2)
-    scratch(%buf: vmem<16xi32>, %send: dma_sem, %recv: dma_sem)
+    scratch(%buf: vmem<16xi32>, %back: vmem<16xi32>, %send: dma_sem, %recv: dma_sem)
 {
   %me = axis_index x : i32
   %n = sub 1, %me : i32
   dma_start %buf -> %o, %recv src_sem %send {x = %n}
   dma_wait %buf -> %o, %recv src_sem %send {x = %n}
+  copy %o -> %back
+  %v = get %back : vector<16xi32>
+  %i = extract %v[0] : i32
+  %w = get %back[ds(%i, 16)] : vector<16xi32>
 }
 )";
   testing::Run run = RunText(text);
   ASSERT_TRUE(run.status.ok()) << run.status;
   EXPECT_EQ(run.Findings(),
-            "test.scir:8:3: error[RT-INIT]: dma_start %buf -> %o copies %buf[0], which nothing has written\n"
-            "    8 |   dma_start %buf -> %o, %recv src_sem %send {x = %n}\n"
-            "      |   ^~~~~~~~~\n"
+            "test.scir:13:21: error[RT-INIT]: the slice start of get %back[ds(%i, 16)] is unwritten: %i was read "
+            "from %back[0] at test.scir:11:8, which nothing has written\n"
+            "   13 |   %w = get %back[ds(%i, 16)] : vector<16xi32>\n"
+            "      |                     ^~\n"
             "note: in kernel @k, 2 subcores: devices 0–1 core 0 subcore 0\n"
-            "help: write the bytes before reading them, or read only the part that was written\n");
+            "help: write the bytes before they decide anything, or keep only the lanes that hold values (jnp.where "
+            "with a mask of them)\n");
   // What a remote copy writes counts as written on the chip it lands on.
   std::string fixed = text;
   fixed.replace(fixed.find("  dma_start"), 0, "  copy %x -> %buf\n");
-  fixed.replace(fixed.rfind("}\n"), 0, "  copy %o -> %buf\n");
   run = RunText(fixed);
   EXPECT_TRUE(run.ok()) << run.status << run.Findings();
 }

@@ -229,7 +229,7 @@ TEST(LargeValuesTest, EmittedIrStaysSmall) {
   }
   EXPECT_LE(widest, 64);
   EXPECT_GT(widest, 1);
-  EXPECT_LT(llvm->size(), 20000u);
+  EXPECT_LT(llvm->size(), 40000u);  // (with the init check's shadows, chunk loops too)
 
   std::vector<float> x = Floats(512 * 128, 7);
   testing::Run run = RunText(text, {{"x", Bytes(x)}});

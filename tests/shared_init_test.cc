@@ -1,6 +1,7 @@
-// SharedInit (runtime/shared_init.h): which bytes of shared memory hold
-// something written, by bits and by each region's count of unwritten bytes,
-// which lets a DMA into a region written in full skip its walk.
+// SharedInit (runtime/shared_init.h): the init state of shared memory (written,
+// computed from unwritten bytes, or unwritten), by bits and by each region's
+// count of bytes not written, which lets a DMA into a region written in full
+// skip its walk.
 #include "runtime/shared_init.h"
 
 #include <cstdint>
@@ -12,19 +13,13 @@
 namespace scjit {
 namespace {
 
-// A DMA of `n` bytes from `src` to `dst` (rank 1, 1-byte elements), adding when `add`.
-scjit_dma Dma(uint8_t* src, uint8_t* dst, int64_t n, bool add = false) {
-  scjit_dma d{};
-  d.src.base = src;
-  d.dst.base = dst;
-  d.src.rank = d.dst.rank = 1;
-  d.src.sizes[0] = d.dst.sizes[0] = n;
-  d.src.strides[0] = d.dst.strides[0] = 1;
-  d.elem_bytes = 1;
-  d.sem = -1;
-  d.add = add ? 1 : 0;
-  d.indexed = SCJIT_DMA_PLAIN;
-  return d;
+constexpr uint8_t W = SCJIT_SHADOW_WRITTEN;
+constexpr uint8_t C = SCJIT_SHADOW_COMPUTED;
+
+std::vector<uint8_t> States(const SharedInit& init, const uint8_t* p, int64_t n) {
+  std::vector<uint8_t> out(static_cast<size_t>(n));
+  init.Read(p, n, out.data());
+  return out;
 }
 
 TEST(SharedInitTest, RunsMarkExactlyTheirBytes) {
@@ -45,39 +40,16 @@ TEST(SharedInitTest, RunsMarkExactlyTheirBytes) {
   // Bytes in no region count as written.
   std::vector<uint8_t> elsewhere(8);
   EXPECT_EQ(init.FirstUnwritten(elsewhere.data(), 8), nullptr);
-}
-
-TEST(SharedInitTest, AReadSeesTheFirstUnwrittenByteUntilTheRegionIsWrittenInFull) {
-  std::vector<uint8_t> shared(256), local(256);
-  uint8_t* lo = shared.data();
-  SharedInit init;
-  ASSERT_TRUE(init.AddRegion(lo, 256));
-  SharedInit::RunMarker marker(&init);
-  bool destination = false;
-  scjit_dma read = Dma(lo, local.data(), 256);
-  EXPECT_EQ(init.FirstUnwrittenRead(read, nullptr, &destination), lo);
-  // Written in overlapping pieces, the last byte last.
-  marker.Mark(lo, 1, 100, 1);
-  marker.Mark(lo + 50, 1, 150, 1);
-  EXPECT_EQ(init.FirstUnwrittenRead(read, nullptr, &destination), lo + 200);
-  // 56 bytes are left; writing 56 written ones again leaves them so.
-  marker.Mark(lo + 100, 1, 56, 1);
-  EXPECT_EQ(init.FirstUnwrittenRead(read, nullptr, &destination), lo + 200);
-  marker.Mark(lo + 200, 1, 55, 1);
-  EXPECT_EQ(init.FirstUnwrittenRead(read, nullptr, &destination), lo + 255);
-  marker.Mark(lo + 255, 1, 1, 1);
-  EXPECT_EQ(init.FirstUnwrittenRead(read, nullptr, &destination), nullptr);
-  // An adding DMA reads its destination.
-  scjit_dma add = Dma(local.data(), lo, 256, /*add=*/true);
-  EXPECT_EQ(init.FirstUnwrittenRead(add, nullptr, &destination), nullptr);
+  EXPECT_TRUE(init.Written(elsewhere.data(), 8));
+  EXPECT_EQ(States(init, elsewhere.data(), 2), (std::vector<uint8_t>{W, W}));
 }
 
 TEST(SharedInitTest, EveryRegionWrittenInFullIsAllWritten) {
   std::vector<uint8_t> a(100), b(64), c(32);
-  std::vector<uint8_t> written_state(32, SCJIT_SHADOW_WRITTEN);
+  std::vector<uint8_t> written_state(32, W);
   SharedInit init;
   EXPECT_TRUE(init.AllWritten());  // no region
-  ASSERT_TRUE(init.AddRegion(c.data(), 32, written_state.data()));  // written from the start
+  ASSERT_TRUE(init.AddRegion(c.data(), 32, false, written_state.data()));  // written from the start
   EXPECT_TRUE(init.AllWritten());
   ASSERT_TRUE(init.AddRegion(a.data(), 100));
   ASSERT_TRUE(init.AddRegion(b.data(), 64));
@@ -95,32 +67,52 @@ TEST(SharedInitTest, EveryRegionWrittenInFullIsAllWritten) {
   EXPECT_FALSE(init.NoneWritten(b.data(), 64));
 }
 
-TEST(SharedInitTest, AnAddIntoUnwrittenBytesReadsThem) {
-  std::vector<uint8_t> shared(128), local(128);
-  uint8_t* lo = shared.data();
-  SharedInit init;
-  ASSERT_TRUE(init.AddRegion(lo, 128));
-  SharedInit::RunMarker(&init).Mark(lo, 1, 64, 1);
-  bool destination = false;
-  scjit_dma add = Dma(local.data(), lo + 32, 64, /*add=*/true);
-  EXPECT_EQ(init.FirstUnwrittenRead(add, nullptr, &destination), lo + 64);
-  EXPECT_TRUE(destination);
-}
-
 TEST(SharedInitTest, StateBytesSayWhatIsWrittenAlready) {
-  std::vector<uint8_t> shared(200), state(200, 0), local(200);
-  for (int i = 70; i < 140; ++i) state[i] = SCJIT_SHADOW_WRITTEN;
+  std::vector<uint8_t> shared(200), state(200, 0);
+  for (int i = 70; i < 140; ++i) state[i] = W;
+  state[150] = C;
   uint8_t* lo = shared.data();
   SharedInit init;
-  ASSERT_TRUE(init.AddRegion(lo, 200, state.data()));
+  ASSERT_TRUE(init.AddRegion(lo, 200, false, state.data()));
   EXPECT_EQ(init.FirstUnwritten(lo + 70, 70), nullptr);
   EXPECT_EQ(init.FirstUnwritten(lo + 60, 20), lo + 60);
   EXPECT_EQ(init.FirstUnwritten(lo + 70, 71), lo + 140);
-  bool destination = false;
+  EXPECT_EQ(States(init, lo + 139, 13), (std::vector<uint8_t>{W, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, C, 0}));
   SharedInit::RunMarker marker(&init);
   marker.Mark(lo, 1, 70, 1);
   marker.Mark(lo + 140, 1, 60, 1);
-  EXPECT_EQ(init.FirstUnwrittenRead(Dma(lo, local.data(), 200), nullptr, &destination), nullptr);
+  EXPECT_TRUE(init.AllWritten());
+  EXPECT_EQ(States(init, lo + 150, 1), (std::vector<uint8_t>{W}));  // written over the computed byte
+}
+
+// A DMA carries states: bytes may become unwritten or computed again, in a
+// region that started written too (an inout parameter), whose bits are made
+// only then; the counts follow.
+TEST(SharedInitTest, WritesCarryEveryState) {
+  std::vector<uint8_t> shared(256);
+  uint8_t* lo = shared.data();
+  SharedInit init;
+  ASSERT_TRUE(init.AddRegion(lo, 256, /*written=*/true));
+  EXPECT_TRUE(init.AllWritten());
+  std::vector<uint8_t> in(70, W);
+  in[0] = 0;
+  in[69] = C;
+  ASSERT_TRUE(init.Write(lo + 60, 70, in.data()));  // across a word boundary
+  EXPECT_FALSE(init.AllWritten());
+  EXPECT_FALSE(init.Written(lo + 60, 70));
+  EXPECT_TRUE(init.Written(lo + 61, 68));
+  EXPECT_EQ(States(init, lo + 59, 3), (std::vector<uint8_t>{W, 0, W}));
+  EXPECT_EQ(States(init, lo + 128, 3), (std::vector<uint8_t>{W, C, W}));
+  const uint8_t* first = nullptr;
+  EXPECT_EQ(init.Computed(lo, 256, 1, &first), 1);
+  EXPECT_EQ(first, lo + 129);
+  EXPECT_EQ(init.Computed(lo, 256, 4, &first), 1);  // elements of 4 bytes: one holds it
+  // Written again: the counts reach 0, and nothing is computed.
+  std::vector<uint8_t> written(70, W);
+  ASSERT_TRUE(init.Write(lo + 60, 70, written.data()));
+  EXPECT_TRUE(init.AllWritten());
+  EXPECT_EQ(init.Computed(lo, 256, 1, &first), 0);
+  EXPECT_EQ(first, nullptr);
 }
 
 }  // namespace

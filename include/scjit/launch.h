@@ -30,12 +30,17 @@ struct Checks {
   bool init = true;    // RT-INIT: reads of bytes nothing has written
   bool race = true;    // RT-RACE: unordered accesses to the same bytes, one a write
   bool warn = false;   // findings are warnings: the launch goes on
+  // With init: an output holding values computed from bytes nothing had
+  // written is an error (else a warning; unwritten bytes copied there as they
+  // are never are).
+  bool strict = false;
 
   // Every check.
   static Checks All() { return Checks{}; }
-  static Checks None() { return Checks{false, false, false, false, false}; }
-  // "all", "none", "warn" (all, as warnings) or a comma list of bounds, init,
-  // race, sync. InvalidArgument (IO-USAGE) for anything else.
+  static Checks None() { return Checks{false, false, false, false, false, false}; }
+  // "all", "none", "warn" (all, as warnings), "strict" (all, strict) or a
+  // comma list of bounds, init, race, sync, strict. InvalidArgument
+  // (IO-USAGE) for anything else.
   static absl::StatusOr<Checks> Parse(std::string_view text);
 
   bool any() const { return bounds || sync || init || race; }

@@ -82,6 +82,7 @@ absl::Status Prepare(Builder& b, const Op& op) {
   if (TouchesLarge(op) && !op.info().has(kLarge)) {
     return b.Unsupported(op, Cat(op.name(), " of values larger than ", kRegisterBytes, " bytes"));
   }
+  b.UseSites(op);
   switch (op.info().family) {
     case OpFamily::kElementwise:
       return PrepareElementwise(b, op);
@@ -145,6 +146,7 @@ absl::StatusOr<std::shared_ptr<const Programs>> Build(std::shared_ptr<const Modu
     program->slots = info.slots;
     info.layout.entry = EntryName(part);
     info.layout.access_checks = options.access_checks;
+    info.layout.init_shadows = options.init_shadows;
     Builder b{part, info, *program};
     absl::Status status;
     WalkOps(part.body, [&](const Op& op) {
@@ -179,6 +181,7 @@ int32_t Exec::RunRegion(const Region& r, std::vector<Val>* yielded) {
 }
 
 int32_t Exec::RunOp(const Op& op) {
+  if (int32_t s = RequireUses(op); s != 0) return s;
   switch (op.info().family) {
     case OpFamily::kElementwise:
       return ExecElementwise(*this, op);

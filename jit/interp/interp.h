@@ -29,6 +29,7 @@ namespace scjit::interp {
 struct Options {
   bool bounds_checks = true;   // report out-of-bounds indices (else clamp them)
   bool access_checks = false;  // test the state bytes of VMEM/SMEM accesses (RT-INIT, RT-RACE)
+  bool init_shadows = false;   // carry the init state of values (RT-INIT at their uses)
 };
 
 struct Program;  // one part (program.h)

@@ -66,6 +66,7 @@ int32_t While(Exec& x, const Op& op) {
     Bind(x, cond.args, 0, carries);
     std::vector<Val> condition;
     if (int32_t s = x.RunRegion(cond, &condition); s != 0) return s;
+    if (int32_t s = x.RequireOperand(op, cond.ops.back()->operands[0]); s != 0) return s;
     if ((condition[0].at(0) & 1) == 0) break;
     if (int32_t s = Iterate(x, op, body, 0, carries); s != 0) return s;
   }

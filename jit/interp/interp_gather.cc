@@ -128,6 +128,11 @@ int32_t ExecGatherScatter(Exec& x, const Op& op) {
       }
       return out;
     };
+    // The bytes of the active lanes, lane by lane (init check).
+    auto lane_bytes = [&](int64_t i, std::vector<int64_t>* elements, std::vector<uint8_t*>* bytes) {
+      elements->push_back(first + i);
+      for (int j = 0; j < w; ++j) bytes->push_back(lanes.Unit(r, i, j / unit) + j % unit);
+    };
     if (op.kind == OpKind::kAddupdateScatter) {
       // Duplicates add from the lowest lane to the highest.
       for (int64_t i = 0; i < width; ++i) {
@@ -145,6 +150,20 @@ int32_t ExecGatherScatter(Exec& x, const Op& op) {
           if (int32_t s = x.Touch(r, {p}, true, sites.access, false, unit); s != 0) return s;
           std::copy_n(old.data() + u * unit, unit, p);
         }
+        if (!x.shadows() || !r.arena) continue;
+        // The element's and the lane's bits: the sum is unwritten where either is.
+        std::vector<int64_t> element;
+        std::vector<uint8_t*> bytes;
+        lane_bytes(i, &element, &bytes);
+        Val lane = Val::Of(Type::Scalar(e));
+        lane.set_shadow(0, v.shadow_at(first + i));
+        lane.Settle(v.origin);
+        Val was = Val::Of(Type::Scalar(e));
+        if (int32_t s = x.LoadShadow(&was, {0}, bytes, sites.access); s != 0) return s;
+        Val now = Val::Of(Type::Scalar(e));
+        now.set_shadow(0, was.shadow_at(0) | lane.shadow_at(0));
+        now.Settle(Computed(was.origin != 0 ? was.origin : lane.origin));
+        if (int32_t s = x.StoreShadow(now, {0}, bytes); s != 0) return s;
       }
       continue;
     }
@@ -163,6 +182,15 @@ int32_t ExecGatherScatter(Exec& x, const Op& op) {
       for (int64_t i = 0; i < width; ++i) {
         if (!lanes.active[i]) v.set(first + i, PoisonBits(e));
       }
+    }
+    if (x.shadows() && r.arena) {
+      std::vector<int64_t> elements;
+      std::vector<uint8_t*> bytes;
+      for (int64_t i = 0; i < width; ++i) {
+        if (lanes.active[i]) lane_bytes(i, &elements, &bytes);
+      }
+      int32_t s = gather ? x.LoadShadow(&v, elements, bytes, sites.access) : x.StoreShadow(v, elements, bytes);
+      if (s != 0) return s;
     }
   }
   if (gather) x.Set(op.results[0], std::move(v));

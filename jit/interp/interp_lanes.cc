@@ -71,8 +71,33 @@ int32_t Reduce(Exec& x, const Op& op) {
   for (int64_t i = 0; i < in.count(); ++i) acc = CombineValues(c, acc, WidenInt4(in.at(i), t), e);
   Val out = Val::Of(op.results[0]->type);
   out.set(0, NarrowInt4(acc, t));
+  // Init check: one unwritten element leaves the whole result unwritten.
+  if (!in.written()) out.set_shadow(0, AllOnes(out.element()));
+  out.Settle(Computed(in.origin));
   x.Set(op.results[0], std::move(out));
   return 0;
+}
+
+// Init check of a scan: lane i is unwritten once any lane up to it (of x or
+// of the mask) is.
+void ScanShadow(const Val& in, const std::optional<Val>& mask, Val* out) {
+  bool any = false;
+  for (int64_t i = 0; i < in.count(); ++i) {
+    any = any || in.shadow_at(i) != 0 || (mask && mask->shadow_at(i) != 0);
+    if (any) out->set_shadow(i, AllOnes(out->element()));
+  }
+  out->Settle(Computed(in.origin != 0 ? in.origin : mask ? mask->origin : 0));
+}
+
+// Init check of a lane op whose every lane depends on its whole row (of x,
+// and of the mask): an unwritten one leaves every lane of the row unwritten.
+void RowShadow(const Val& in, const std::optional<Val>& mask, int64_t n, Val* out) {
+  for (int64_t row = 0; row < in.count(); row += n) {
+    bool any = false;
+    for (int64_t j = row; j < row + n; ++j) any = any || in.shadow_at(j) != 0 || (mask && mask->shadow_at(j) != 0);
+    for (int64_t j = row; j < row + n && any; ++j) out->set_shadow(j, AllOnes(out->element()));
+  }
+  out->Settle(Computed(in.origin != 0 ? in.origin : mask ? mask->origin : 0));
 }
 
 // cumsum/cummax/cummin, with or without a mask: lanes before the first
@@ -93,6 +118,7 @@ int32_t Scan(Exec& x, const Op& op) {
     seen = seen || m;
     out.set(i, NarrowInt4(seen ? run : xi, t));
   }
+  ScanShadow(in, mask, &out);
   x.Set(op.results[0], std::move(out));
   return 0;
 }
@@ -119,6 +145,8 @@ int32_t ScanCount(Exec& x, const Op& op) {
     count.set(i, m(i) ? before + 1 : 1);
     last.set(i, m(i) && !later ? 1 : 0);
   }
+  RowShadow(in, mask, n, &count);
+  RowShadow(in, mask, n, &last);
   x.Set(op.results[0], std::move(count));
   x.Set(op.results[1], std::move(last));
   return 0;
@@ -137,7 +165,9 @@ int32_t MaskReduce(Exec& x, const Op& op) {
   Val out = Val::Of(op.results[0]->type);
   for (int64_t i = 0; i < out.count(); ++i) {
     out.set(i, static_cast<uint32_t>(op.kind == OpKind::kPopcountAll ? count : first));
+    if (!m.written()) out.set_shadow(i, AllOnes(out.element()));
   }
+  out.Settle(Computed(m.origin));
   x.Set(op.results[0], std::move(out));
   return 0;
 }

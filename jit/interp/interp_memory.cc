@@ -22,20 +22,13 @@ int32_t Exec::Touch(const Ref& r, const std::vector<uint8_t*>& addrs, bool write
   if (!program.options.access_checks || !r.arena || addrs.empty()) return 0;
   int w = width > 0 ? width : ByteWidth(r.element);
   uint8_t mask = write ? SCJIT_SHADOW_WRITE_MASK : SCJIT_SHADOW_READ_MASK;
-  uint8_t need = write ? 0 : SCJIT_SHADOW_WRITTEN;
   for (uint8_t* p : addrs) {
     const uint8_t* state = p + ctx->shadow_delta;
     bool bad = false;
-    for (int k = 0; k < w; ++k) bad = bad || (state[k] & mask) != need;
+    for (int k = 0; k < w; ++k) bad = bad || (state[k] & mask) != 0;
     if (!bad) continue;
     int64_t bytes = run ? static_cast<int64_t>(addrs.size()) * w : w;
-    if (int32_t s = scjit_rt_access_fault(ctx, site, write ? 1 : 0, run ? addrs[0] : p, bytes); s != 0) return s;
-    break;  // one fault per access
-  }
-  if (write) {
-    for (uint8_t* p : addrs) {
-      for (int k = 0; k < w; ++k) p[ctx->shadow_delta + k] |= SCJIT_SHADOW_WRITTEN;
-    }
+    return scjit_rt_access_fault(ctx, site, write ? 1 : 0, run ? addrs[0] : p, bytes);  // one fault per access
   }
   return 0;
 }
@@ -83,8 +76,38 @@ int32_t MoveUnits(Exec& x, const Ref& r, Val* v, bool to_value, int site) {
   return 0;
 }
 
-// Copies between a view and a value's bytes, access by access.
+// The address of each byte of the first `count` elements of r, element by
+// element (a chained view's units where its elements have them).
+std::vector<uint8_t*> BytesOf(const Ref& r, int64_t count) {
+  int w = ByteWidth(r.element), unit = r.chain != nullptr ? r.UnitBytes() : w;
+  std::vector<uint8_t*> out;
+  out.reserve(static_cast<size_t>(count * w));
+  for (int64_t k = 0; k < count; ++k) {
+    uint8_t* element = r.chain != nullptr ? nullptr : r.At(k);
+    for (int j = 0; j < w; ++j) out.push_back(r.chain != nullptr ? r.ByteAt(k, j / unit * unit) + j % unit : element + j);
+  }
+  return out;
+}
+
+// Init check: after a move of the first `count` elements between r and v, a
+// load gives v their shadow, a store gives them v's (once the whole access is
+// made, as the emitter's code does).
+int32_t MoveShadows(Exec& x, const Ref& r, Val* v, int64_t count, bool to_value, int site) {
+  if (!x.shadows() || !r.arena) return 0;
+  std::vector<uint8_t*> bytes = BytesOf(r, count);
+  std::vector<int64_t> elements = FirstElements(count);
+  return to_value ? x.LoadShadow(v, elements, bytes, site) : x.StoreShadow(*v, elements, bytes);
+}
+
+int32_t MoveBytes(Exec& x, const Ref& r, Val* v, bool to_value, int site);
+
+// Copies between a view and a value's bytes, access by access, and their shadows.
 int32_t Move(Exec& x, const Ref& r, Val* v, bool to_value, int site) {
+  if (int32_t s = MoveBytes(x, r, v, to_value, site); s != 0) return s;
+  return MoveShadows(x, r, v, v->count(), to_value, site);
+}
+
+int32_t MoveBytes(Exec& x, const Ref& r, Val* v, bool to_value, int site) {
   if (r.chain != nullptr) return MoveUnits(x, r, v, to_value, site);
   int w = ByteWidth(r.element);
   auto copy = [&](const std::vector<uint8_t*>& elems, int64_t first) {
@@ -135,6 +158,7 @@ int32_t MovePrefix(Exec& x, const Ref& r, Val* v, int64_t count, bool to_value, 
       to_value ? std::copy_n(units[k], unit, val) : std::copy_n(val, unit, units[k]);
     }
   }
+  if (int32_t s = MoveShadows(x, r, v, count, to_value, site); s != 0) return s;
   return 0;
 }
 
@@ -167,32 +191,48 @@ int32_t Masked(Exec& x, const Op& op, const Ref& view, int site) {
     if (!direct) return 0;
     if (int32_t s = x.Touch(view, run, false, site, /*run=*/true); s != 0) return s;
     for (int64_t k = 0; k < active; ++k) mem.set(k, LoadBits(run[k], mem.width()));
-    return 0;
+    return MoveShadows(x, view, &mem, active, /*to_value=*/true, site);
   };
   ElementType e = t.element();
   if (op.kind == OpKind::kLoadExpanded) {
     if (int32_t s = read_run(); s != 0) return s;
-    Val out = Val::Of(t);
-    for (int64_t i = 0, k = 0; i < n; ++i) out.set(i, (mask.at(i) & 1) ? mem.at(k++) : PoisonBits(e));
+    Val out = Val::Of(t);  // masked-off lanes: the poison value, written (runtime.md §7.1)
+    for (int64_t i = 0, k = 0; i < n; ++i) {
+      if ((mask.at(i) & 1) == 0) {
+        out.set(i, PoisonBits(e));
+        continue;
+      }
+      out.set_shadow(i, mem.shadow_at(k));
+      out.set(i, mem.at(k++));
+    }
+    out.Settle(mem.origin);
     x.Set(op.results[0], std::move(out));
     return 0;
   }
   Val v = x.Get(op.operands[1]);
+  int32_t origin = v.origin;
   if (op.kind == OpKind::kAddupdateCompressed) {
     if (int32_t s = read_run(); s != 0) return s;
     for (int64_t i = 0, k = 0; i < n; ++i) {
-      Bits old = (mask.at(i) & 1) ? mem.at(k++) : 0;
+      bool on = (mask.at(i) & 1) != 0;
+      Bits old = on ? mem.at(k) : 0;
+      if (on) v.set_shadow(i, v.shadow_at(i) | mem.shadow_at(k++));
       v.set(i, Binary(OpKind::kAdd, old, v.at(i), e));
     }
+    origin = Computed(mem.origin != 0 ? mem.origin : v.origin);
   }
   Val packed = mem;
+  packed.shadow.clear();
   for (int64_t i = 0, k = 0; i < n; ++i) {
-    if (mask.at(i) & 1) packed.set(k++, v.at(i));
+    if ((mask.at(i) & 1) == 0) continue;
+    packed.set_shadow(k, v.shadow_at(i));
+    packed.set(k++, v.at(i));
   }
+  packed.Settle(origin);
   if (!direct) return MovePrefix(x, view, &packed, active, /*to_value=*/false, site);
   if (int32_t s = x.Touch(view, run, true, site, /*run=*/true); s != 0) return s;
   for (int64_t k = 0; k < active; ++k) StoreBits(run[k], packed.width(), packed.at(k));
-  return 0;
+  return MoveShadows(x, view, &packed, active, /*to_value=*/false, site);
 }
 
 }  // namespace
@@ -252,7 +292,11 @@ int32_t ExecMemory(Exec& x, const Op& op) {
       Val v = x.Get(ops[1]);
       Val sum;
       if (int32_t s = x.Load(view, v.type, site, &sum); s != 0) return s;
-      for (int64_t i = 0; i < sum.count(); ++i) sum.set(i, Binary(OpKind::kAdd, sum.at(i), v.at(i), v.element()));
+      for (int64_t i = 0; i < sum.count(); ++i) {
+        sum.set(i, Binary(OpKind::kAdd, sum.at(i), v.at(i), v.element()));
+        sum.set_shadow(i, sum.shadow_at(i) | v.shadow_at(i));
+      }
+      sum.Settle(Computed(sum.origin != 0 ? sum.origin : v.origin));
       return x.Store(view, sum, site);
     }
     case OpKind::kLoadExpanded:

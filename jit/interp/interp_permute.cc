@@ -63,8 +63,10 @@ int32_t Sort(Exec& x, const Op& op) {
   // lax.sort compares integers as unsigned, like the hardware: checked mode
   // warns once a signed key is negative.
   if (!shape.key_val && is_signed && (x.ctx->checks & SCJIT_CHECK_SORT_SIGN) != 0) {
-    bool negative = false;
-    for (int64_t i = 0; i < lanes; ++i) negative = negative || SignExtend(WidenInt4(keys.at(i), e), shape.key_bits) < 0;
+    bool negative = false;  // (of the written keys: the poison of a padding lane is no user's key)
+    for (int64_t i = 0; i < lanes; ++i) {
+      negative = negative || (keys.shadow_at(i) == 0 && SignExtend(WidenInt4(keys.at(i), e), shape.key_bits) < 0);
+    }
     if (negative) {
       if (int32_t s = scjit_rt_warning(x.ctx, x.program.SitesOf(op).main, SCJIT_WARN_SORT_SIGN); s != 0) return s;
     }
@@ -81,15 +83,35 @@ int32_t Sort(Exec& x, const Op& op) {
   std::vector<int64_t> perm(static_cast<size_t>(lanes));
   std::iota(perm.begin(), perm.end(), 0);
   std::sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return order[a] < order[b]; });
+  // Init check: an unwritten key the sort orders (a masked-in one, or any
+  // with an unwritten mask) leaves the order, so every result, unwritten;
+  // else each lane's bits move with it.
+  bool unordered = false;
+  int32_t origin = 0;
+  for (int64_t i = 0; i < lanes; ++i) {
+    bool mask_unwritten = mask && mask->shadow_at(i) != 0;
+    bool on = !mask || (mask->at(i) & 1) != 0 || mask_unwritten;
+    unordered = unordered || mask_unwritten || (on && keys.shadow_at(i) != 0);
+  }
+  for (size_t k = 0; k < op.operands.size() && origin == 0; ++k) origin = x.Get(op.operands[k]).origin;
+  if (origin == 0 && mask) origin = mask->origin;
   for (size_t k = 0; k < op.operands.size(); ++k) {
     Val in = x.Get(op.operands[k]);
     Val out = Val::Of(op.results[k]->type);
-    for (int64_t i = 0; i < lanes; ++i) out.set(i, in.at(perm[i]));
+    for (int64_t i = 0; i < lanes; ++i) {
+      out.set(i, in.at(perm[i]));
+      out.set_shadow(i, unordered ? AllOnes(out.element()) : in.shadow_at(perm[i]));
+    }
+    out.Settle(unordered ? Computed(origin) : in.origin);
     x.Set(op.results[k], std::move(out));
   }
   if (shape.masked) {  // masked-in lanes come first
     Val out = Val::Of(op.results[2]->type);
-    for (int64_t i = 0; i < lanes; ++i) out.set(i, (order[perm[i]] & out_flag) == 0 ? 1 : 0);
+    for (int64_t i = 0; i < lanes; ++i) {
+      out.set(i, (order[perm[i]] & out_flag) == 0 ? 1 : 0);
+      if (unordered) out.set_shadow(i, 1);
+    }
+    out.Settle(Computed(origin));
     x.Set(op.results[2], std::move(out));
   }
   return 0;
@@ -129,8 +151,14 @@ int32_t Gather(Exec& x, const Op& op) {
   for (int64_t k = 0; k < out.count(); ++k) {
     int64_t inner = k % to_inner, row = k / to_inner, outer = row / to_axis;
     int64_t j = rev ? m - 1 - row % to_axis : IndexModulo(idx->at(k), idx->element(), m);
-    out.set(k, in.at((outer * m + j) * in_inner + inner));
+    int64_t src = (outer * m + j) * in_inner + inner;
+    out.set(k, in.at(src));
+    // Init check: the element moves with its bits; an unwritten index leaves it unwritten.
+    out.set_shadow(k, in.shadow_at(src) | (idx && idx->shadow_at(k) != 0 ? AllOnes(out.element()) : 0));
   }
+  bool computed = idx && !idx->written();
+  int32_t origin = in.origin != 0 ? in.origin : idx ? idx->origin : 0;
+  out.Settle(computed ? Computed(origin) : origin);
   x.Set(op.results[0], std::move(out));
   return 0;
 }

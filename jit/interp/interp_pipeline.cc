@@ -32,7 +32,7 @@ size_t FirstSite(const Op& op, size_t k) {
   return at;
 }
 
-int32_t BlockIndices(Exec& x, Block& b) {
+int32_t BlockIndices(Exec& x, const Op& op, Block& b) {
   const Region& map = *b.po->map;
   const Exec::GridFrame& g = x.grids.back();
   for (size_t d = 0; d < map.args.size() && d < g.index.size(); ++d) {
@@ -45,6 +45,7 @@ int32_t BlockIndices(Exec& x, Block& b) {
   b.idx.clear();
   for (size_t d = 0; d < b.po->block.size(); ++d) {
     const BlockDim& bd = b.po->block[d];
+    if (int32_t s = x.RequireOperand(op, yield.map_entries[d].start); s != 0) return s;
     if (bd.kind == BlockDim::Kind::kIndirect) {  // the list's entries are checked by the DMA
       b.list = MakeIndexList(x, yield.map_entries[d]);
       b.idx.push_back(0);
@@ -193,7 +194,7 @@ int32_t Step(Exec& x, const Op& op, const Grid& grid, std::vector<Block>& blocks
   x.grids.push_back(std::move(frame));
   for (Block& b : blocks) {
     if (b.trivial) continue;  // Pallas never evaluates such a map
-    if (int32_t s = BlockIndices(x, b); s != 0) return s;
+    if (int32_t s = BlockIndices(x, op, b); s != 0) return s;
     if (b.mode == BlockMode::kWindow) x.SetRef(b.arg, BlockView(b, b.idx, false));
   }
   // Inputs first (Pallas fetches the next blocks before it writes back the
@@ -251,6 +252,8 @@ absl::Status PreparePipeline(Builder& b, const Op& op) {
                                               op.loc.line, ", kernel @", b.kernel.name, ")"));
       }
       sites.more.push_back(b.Site(op, BlockText(po), yield.map_entries[d].loc));
+      const Operand& entry = yield.map_entries[d].start;
+      if (!entry.type().is_memory()) b.UseSite(op, entry, bd.kind == BlockDim::Kind::kIndirect ? Use::kIndexList : Use::kBlockIndex);
     }
     sites.more[copy] = b.Site(op, Cat(Print(po.ref), " block"), po.loc);
   }

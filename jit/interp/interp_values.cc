@@ -56,9 +56,14 @@ int32_t Element(Exec& x, const Op& op) {
   if (extract) {
     Val out = Val::Of(op.results[0]->type);
     out.set(0, v.at(flat));
+    out.set_shadow(0, v.shadow_at(flat));
+    out.Settle(v.origin);
     x.Set(op.results[0], std::move(out));
   } else {
-    v.set(flat, x.Scalar(op.operands[0]));
+    Val e = x.Get(op.operands[0]);
+    v.set(flat, e.at(0));
+    v.set_shadow(flat, e.shadow_at(0));
+    v.Settle(e.origin != 0 ? e.origin : v.origin);  // (operand order: the element, then the vector)
     x.Set(op.results[0], std::move(v));
   }
   return 0;
@@ -82,7 +87,9 @@ int32_t Shape(Exec& x, const Op& op) {
         stride *= t.shape()[d];
       }
       out.set(k, in.at(src));
+      out.set_shadow(k, in.shadow_at(src));
     }
+    out.Settle(in.origin);
     x.Set(op.results[0], std::move(out));
     return 0;
   }
@@ -92,15 +99,20 @@ int32_t Shape(Exec& x, const Op& op) {
   for (int d = static_cast<int>(axis) + 1; d < out_t.rank(); ++d) inner *= out_t.shape()[d];
   int64_t outer = out.count() / (out_t.shape()[axis] * inner);
   int64_t start = 0;
+  int32_t origin = 0;
   for (const Operand& o : op.operands) {
     Val in = x.Get(o);
     int64_t len = in.type.shape()[axis];
+    if (!in.written() && out.written()) out.shadow.assign(out.bytes.size(), 0);
     for (int64_t i = 0; i < outer; ++i) {
-      std::copy_n(in.bytes.data() + i * len * inner * w, len * inner * w,
-                  out.bytes.data() + (i * out_t.shape()[axis] * inner + start * inner) * w);
+      int64_t to = (i * out_t.shape()[axis] * inner + start * inner) * w;
+      std::copy_n(in.bytes.data() + i * len * inner * w, len * inner * w, out.bytes.data() + to);
+      if (!in.written()) std::copy_n(in.shadow.data() + i * len * inner * w, len * inner * w, out.shadow.data() + to);
     }
+    if (origin == 0) origin = in.origin;
     start += len;
   }
+  out.Settle(origin);
   x.Set(op.results[0], std::move(out));
   return 0;
 }
@@ -131,8 +143,11 @@ int32_t Pack(Exec& x, const Op& op) {
     for (int64_t i = 0; i < 2 * n; ++i) {
       bool second = interleaved ? i % 2 == 1 : i >= n;
       int64_t k = interleaved ? i / 2 : i % n;
-      out.set(i, PackConvert((second ? b : a).at(k), from, out.element()));
+      const Val& from_val = second ? b : a;
+      out.set(i, PackConvert(from_val.at(k), from, out.element()));
+      out.set_shadow(i, from_val.shadow_at(k) != 0 ? AllOnes(out.element()) : 0);  // a conversion
     }
+    out.Settle(Computed(a.origin != 0 ? a.origin : b.origin));
     x.Set(op.results[0], std::move(out));
     return 0;
   }
@@ -141,8 +156,11 @@ int32_t Pack(Exec& x, const Op& op) {
     Val out = Val::Of(op.results[which]->type);
     int64_t n = out.count();
     for (int64_t i = 0; i < n; ++i) {
-      out.set(i, PackConvert(ab.at(interleaved ? 2 * i + which : which * n + i), ab.element(), out.element()));
+      int64_t k = interleaved ? 2 * i + which : which * n + i;
+      out.set(i, PackConvert(ab.at(k), ab.element(), out.element()));
+      out.set_shadow(i, ab.shadow_at(k) != 0 ? AllOnes(out.element()) : 0);
     }
+    out.Settle(Computed(ab.origin));
     x.Set(op.results[which], std::move(out));
   }
   return 0;
@@ -174,9 +192,13 @@ int32_t ExecValue(Exec& x, const Op& op) {
     case OpKind::kIota:
       return Iota(x, op);
     case OpKind::kBroadcast: {
-      Bits s = x.Scalar(op.operands[0]);
+      Val in = x.Get(op.operands[0]);
       Val out = Val::Of(op.results[0]->type);
-      for (int64_t i = 0; i < out.count(); ++i) out.set(i, s);
+      for (int64_t i = 0; i < out.count(); ++i) {
+        out.set(i, in.at(0));
+        out.set_shadow(i, in.shadow_at(0));
+      }
+      out.Settle(in.origin);
       x.Set(op.results[0], std::move(out));
       return 0;
     }

@@ -33,6 +33,7 @@
 #include "absl/status/status.h"
 #include "jit/interp/elements.h"
 #include "jit/interp/interp.h"
+#include "lowering/analysis/decisions.h"
 #include "lowering/analysis/kernel_info.h"
 #include "lowering/base/strings.h"
 #include "lowering/ir/ir.h"
@@ -53,17 +54,42 @@ inline constexpr int64_t kChunkElements = 64;
 
 // A scalar or vector value: its type and its elements in row-major order, each
 // in memory's form (elements.h), ByteWidth bytes apart.
+//
+// With the init check (runtime.md, "Init check"), its shadow: the bits of
+// `bytes` that hold nothing written, bit for bit as MemorySanitizer's (an i1
+// element's is its bit 0), empty when none does; and their origin
+// (runtime/abi.h SCJIT_ORIGIN_*), 0 exactly when the shadow is empty. An
+// element is unwritten when a bit of its shadow is set. (Shadows.cc has the
+// rules each op follows, the emitter's emit_shadows.cc the same.)
 struct Val {
   Type type;
   std::vector<uint8_t> bytes;
+  std::vector<uint8_t> shadow;
+  int32_t origin = 0;
 
-  static Val Of(const Type& t);  // every element 0
+  static Val Of(const Type& t);  // every element 0, written
   ElementType element() const { return type.element(); }
   int width() const { return ByteWidth(type.element()); }
   int64_t count() const { return type.is_vector() ? type.NumElements() : 1; }
   Bits at(int64_t i) const { return LoadBits(bytes.data() + i * width(), width()); }
   void set(int64_t i, Bits b) { StoreBits(bytes.data() + i * width(), width(), b); }
+  // The shadow of element i, and setting it (the shadow is made on the first
+  // set bit).
+  bool written() const { return shadow.empty(); }
+  Bits shadow_at(int64_t i) const { return shadow.empty() ? 0 : LoadBits(shadow.data() + i * width(), width()); }
+  void set_shadow(int64_t i, Bits s);
+  // Drops a shadow without a set bit, and the origin with it; else gives it
+  // `origin` (the first operand's that had one, computed or not).
+  void Settle(int32_t with_origin);
 };
+
+// Every bit of an element of `e` (an i1's is its bit 0).
+inline Bits AllOnes(ElementType e) {
+  int bits = e == ElementType::kI1 ? 1 : ByteWidth(e) * 8;
+  return bits >= 64 ? ~Bits{0} : (Bits{1} << bits) - 1;
+}
+// `origin` marked computed (0 stays 0).
+inline int32_t Computed(int32_t origin) { return origin == 0 ? 0 : origin | SCJIT_ORIGIN_COMPUTED; }
 
 // The index list of an indirect DMA (`idx(...)`, runtime/abi.h scjit_dma).
 struct IndexList {
@@ -137,6 +163,10 @@ struct OpSites {
   int main = -1;            // the op's own site (its bounds checks, runtime calls)
   int access = -1;          // its VMEM/SMEM accesses (access checks), without text
   std::vector<int> more;    // per family: index vectors, map entries, copies...
+  // Init check: the site of each operand whose value decides something
+  // (ForEachUse, lowering/analysis/decisions.h; a while's condition; a
+  // pipeline map's block indices).
+  absl::flat_hash_map<const Operand*, int> uses;
 };
 
 // One part of a kernel, ready to run.
@@ -160,6 +190,9 @@ struct Builder {
   OpSites& SitesOf(const Op& op) { return program.sites[&op]; }
   // The access-check site of an op that touches memory (when the checks are on).
   void AccessSite(const Op& op);
+  // Init check: the sites of op's uses that decide something (interp_shadows.cc).
+  void UseSites(const Op& op);
+  void UseSite(const Op& op, const Operand& value, Use use);
   absl::Status Unsupported(const Op& op, std::string_view what) const;
 };
 
@@ -228,6 +261,25 @@ class Exec {
   int32_t Load(const Ref& r, const Type& t, int site, Val* out);
   int32_t Store(const Ref& r, const Val& v, int site);
 
+  // --- Init check (interp_shadows.cc) --------------------------------------------------
+  bool shadows() const { return program.options.init_shadows; }
+  // RT-INIT at `site` when `v` (of the lanes `on` holds, when given) is not
+  // written: the status to return.
+  int32_t Require(const Val& v, int site, const Val* on = nullptr);
+  // Every use of op's operands that decides something (ForEachUse), in order.
+  int32_t RequireUses(const Op& op);
+  // RT-INIT when `value` (an operand of `op` with a use site) is not written.
+  int32_t RequireOperand(const Op& op, const Operand& value);
+  // A load's shadow: byte j of v's element elements[k] was read from
+  // bytes_of[k * w + j] (w: v's element width), and is unwritten where that
+  // byte's state lacks WRITTEN; v's origin is then the first such byte's (in
+  // the order of bytes_of), which the runtime makes for the load at `site`
+  // (a value loaded in pieces: its first piece's that has one).
+  int32_t LoadShadow(Val* v, const std::vector<int64_t>& elements, const std::vector<uint8_t*>& bytes_of, int site);
+  // A store's: the state bytes of bytes_of, in order, from v's shadow as
+  // above, and (a computed value) the origin of what it stores there.
+  int32_t StoreShadow(const Val& v, const std::vector<int64_t>& elements, const std::vector<uint8_t*>& bytes_of);
+
   // --- Control (interp_control.cc) --------------------------------------------------------
   // The loop back-edge: every SCJIT_TICK_PERIOD of them, scjit_rt_tick.
   int32_t Tick(int site);
@@ -270,6 +322,9 @@ absl::Status PrepareControl(Builder& b, const Op& op);
 int32_t ExecControl(Exec& x, const Op& op);
 absl::Status PreparePipeline(Builder& b, const Op& op);  // interp_pipeline.cc
 int32_t ExecPipeline(Exec& x, const Op& op);
+
+// 0, 1, ..., n - 1: the elements a load or store of a whole value moves.
+std::vector<int64_t> FirstElements(int64_t n);
 
 // view_bitcast and view_reshape (interp_views.cc): the view of `r` they make,
 // and an indexer applied to a chained view.

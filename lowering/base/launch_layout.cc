@@ -21,9 +21,14 @@ std::vector<const LaunchLayout*> LaunchLayout::Parts() const {
 
 std::string LaunchLayout::Describe(int site) const {
   if (site < 0 || site >= static_cast<int>(sites.size())) return "an unknown op";
+  return Cat(sites[site].op, " at ", Where(site));
+}
+
+std::string LaunchLayout::Where(int site) const {
+  if (site < 0 || site >= static_cast<int>(sites.size())) return "?";
   const Site& s = sites[site];
   const std::string& where = s.file.empty() ? file : s.file;
-  return Cat(s.op, " at ", where.empty() ? std::string("?") : where, ":", s.loc.line, ":", s.loc.col);
+  return Cat(where.empty() ? std::string("?") : where, ":", s.loc.line, ":", s.loc.col);
 }
 
 std::string LaunchLayout::DescribeByte(MemorySpace space, int64_t offset) const {
@@ -161,6 +166,7 @@ void PutLayout(Writer& w, const LaunchLayout& l) {
   }
   w.Put(l.frame_bytes);
   w.Put<uint8_t>(l.access_checks);
+  w.Put<uint8_t>(l.init_shadows);
   w.Put(l.entry);
   w.Put<uint64_t>(l.more_parts.size());
   for (const LaunchLayout& p : l.more_parts) PutLayout(w, p);
@@ -228,9 +234,10 @@ bool GetLayout(Reader& r, LaunchLayout* out, int depth) {
   ok = ok && GetList(r, &l.sites, [&](Site* s) {
          return r.Get(&s->op) && Get(r, &s->loc) && r.Get(&s->source_line) && r.Get(&s->text) && r.Get(&s->file);
        });
-  uint8_t access_checks = 0;
-  ok = ok && r.Get(&l.frame_bytes) && r.Get(&access_checks) && r.Get(&l.entry);
+  uint8_t access_checks = 0, init_shadows = 0;
+  ok = ok && r.Get(&l.frame_bytes) && r.Get(&access_checks) && r.Get(&init_shadows) && r.Get(&l.entry);
   l.access_checks = access_checks != 0;
+  l.init_shadows = init_shadows != 0;
   ok = ok && GetList(r, &l.more_parts, [&](LaunchLayout* p) { return depth > 0 && GetLayout(r, p, depth - 1); });
   l.cores = cores;
   l.subcores = subcores;

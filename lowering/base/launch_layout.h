@@ -122,6 +122,9 @@ struct LaunchLayout {
   // The code tests the state byte of each VMEM/SMEM access (compiled with init
   // or race checks): the runtime must give it state bytes (scjit_ctx::shadow_delta).
   bool access_checks = false;
+  // The code carries the init state of its values (compiled with the init
+  // check): without it, a launch runs no init check.
+  bool init_shadows = false;
   std::string entry;  // the kernel function's symbol
   // A kernel of several parts (MPMD): this layout is its first part's, and each
   // further part has a layout of its own here (the same kernel, file, target
@@ -136,6 +139,8 @@ struct LaunchLayout {
   std::vector<const LaunchLayout*> Parts() const;
   // "barrier at k.scir:12:3".
   std::string Describe(int site) const;
+  // "k.scir:12:3": where a site is.
+  std::string Where(int site) const;
   // "%buf[3, 5]" for byte `offset` of a `space` arena, or "byte N of VMEM"
   // when no buffer holds it.
   std::string DescribeByte(MemorySpace space, int64_t offset) const;

@@ -1,9 +1,10 @@
-// The init and race checks of the kernel's own accesses (runtime.md §5): every
-// load and store the emitted code makes to VMEM or SMEM first tests the state
-// bytes of what it touches (SCJIT_SHADOW_*, runtime/abi.h), at the address plus
-// scjit_ctx::shadow_delta, and a store marks its bytes written. A failed test
-// calls scjit_rt_access_fault on a cold path, which names the op, the element
-// and, for a race, the DMA in flight.
+// The race check of the kernel's own accesses (runtime.md §5): every load and
+// store the emitted code makes to VMEM or SMEM first tests the state bytes of
+// what it touches (SCJIT_SHADOW_*, runtime/abi.h), at the address plus
+// scjit_ctx::shadow_delta, for a DMA in flight on them (or a word other
+// subcores fetch_and_add). A failed test calls scjit_rt_access_fault on a cold
+// path, which names the op, the element and the DMA. (The init check reads
+// and writes the same state bytes with the ops: emit_shadows.cc.)
 //
 // It runs on the emitted function, after the ops are emitted: whatever path
 // the emitter took to an access (strided, by units, gathers, masked and
@@ -179,7 +180,7 @@ void Emitter::CheckAccess(llvm::Instruction* at, bool write, llvm::Value* ptr, l
   llvm::Type* state_ty = by_lane ? static_cast<llvm::Type*>(llvm::FixedVectorType::get(state_elem, lanes)) : state_elem;
   auto repeat = [&](uint8_t byte) { return StateBytes(ctx_, byte, width, by_lane ? lanes : 0); };
   llvm::Constant* need_mask = repeat(write ? SCJIT_SHADOW_WRITE_MASK : SCJIT_SHADOW_READ_MASK);
-  llvm::Constant* need = repeat(write ? 0 : SCJIT_SHADOW_WRITTEN);
+  llvm::Constant* need = repeat(0);
 
   b_.SetInsertPoint(at);
   llvm::Value* state_ptr = b_.CreateGEP(b_.getInt8Ty(), ptr, shadow_delta_);
@@ -224,26 +225,13 @@ void Emitter::CheckAccess(llvm::Instruction* at, bool write, llvm::Value* ptr, l
   }
   CallChecked(RuntimeFn::kAccessFault, {ctx_arg_, I32(site), I32(write), addr, bytes});
   b_.CreateBr(cont);
-
-  if (!write) return;
-  // The store's bytes are written now.
-  b_.SetInsertPoint(at);
-  llvm::Value* written = b_.CreateOr(state, repeat(SCJIT_SHADOW_WRITTEN));
-  if (gather) {
-    b_.CreateMaskedScatter(written, state_ptr, one, mask);
-  } else if (expand) {
-    b_.CreateMaskedCompressStore(written, state_ptr, mask);
-  } else if (mask != nullptr) {
-    b_.CreateMaskedStore(written, state_ptr, one, mask);
-  } else {
-    b_.CreateAlignedStore(written, state_ptr, one);
-  }
 }
 
 llvm::Value* Emitter::LanesUpdatable(const std::vector<llvm::Value*>& ptrs, unsigned unit_bytes, llvm::Value* active) {
   unsigned lanes = llvm::cast<llvm::FixedVectorType>(active->getType())->getNumElements();
   // Read and write at once: written, and no DMA touching it, nor watched.
-  llvm::Constant* need_mask = StateBytes(ctx_, SCJIT_SHADOW_READ_MASK | SCJIT_SHADOW_WRITE_MASK, unit_bytes, lanes);
+  llvm::Constant* need_mask = StateBytes(
+      ctx_, SCJIT_SHADOW_READ_MASK | SCJIT_SHADOW_WRITE_MASK | SCJIT_SHADOW_INIT_BITS, unit_bytes, lanes);
   llvm::Constant* need = StateBytes(ctx_, SCJIT_SHADOW_WRITTEN, unit_bytes, lanes);
   llvm::Value* ok = b_.getTrue();
   for (llvm::Value* p : ptrs) {

@@ -190,31 +190,58 @@ llvm::Value* Emitter::Convert(llvm::Value* v, ElementType from, ElementType to) 
 
 absl::Status Emitter::Elementwise(
     const Op& op,
-    const std::function<absl::StatusOr<llvm::Value*>(const std::vector<llvm::Value*>&, const Type&)>& compute) {
+    const std::function<absl::StatusOr<llvm::Value*>(const std::vector<llvm::Value*>&, const Type&)>& compute,
+    const ShadowFn& shadow, bool copies) {
   const Type& out = op.results[0]->type;
   // A small result of large operands (a cmp of 200 i32s is 200 bytes of i1) is
   // computed in chunks too, through a buffer.
   bool large_operand = std::any_of(op.operands.begin(), op.operands.end(),
                                    [](const Operand& o) { return o.is_value() && Large(o.value->type); });
+  // Init check: only when some operand may be unwritten.
+  bool shadows = std::any_of(op.operands.begin(), op.operands.end(), [&](const Operand& o) { return HasShadow(o); });
+  llvm::Value* origin = nullptr;
+  if (shadows) {
+    for (const Operand& o : op.operands) origin = FirstOrigin({origin, OriginOf(o)});
+    if (!copies) origin = MarkComputed(origin);
+  }
+  // The operands' shadows, a scalar's splatted to a vector result.
+  auto shadow_of = [&](const std::vector<llvm::Value*>& args, const std::vector<llvm::Value*>& shadow_args,
+                       const Type& t) -> llvm::Value* {
+    if (shadow) return shadow(args, shadow_args, t);
+    llvm::Value* s = nullptr;
+    for (llvm::Value* a : shadow_args) s = s == nullptr ? a : b_.CreateOr(s, a);
+    return s;
+  };
   if (!Large(out) && !large_operand) {
-    std::vector<llvm::Value*> args;
-    for (const Operand& o : op.operands) args.push_back(ValueOf(o));
+    std::vector<llvm::Value*> args, shadow_args;
+    for (const Operand& o : op.operands) {
+      args.push_back(ValueOf(o));
+      if (shadows) shadow_args.push_back(o.type().is_vector() || !out.is_vector() ? ShadowOf(o) : Splat(ShadowOf(o), out));
+    }
     absl::StatusOr<llvm::Value*> r = compute(args, out);
     if (!r.ok()) return r.status();
     Set(op.results[0], *r);
+    if (shadows) SetShadow(op.results[0], shadow_of(args, shadow_args, out), origin, /*settle=*/shadow != nullptr);
     return absl::OkStatus();
   }
   llvm::Value* buffer = NewBuffer(out);
+  llvm::Value* shadow_buffer = shadows ? NewShadowBuffer(out) : nullptr;
   absl::Status s = ForChunks(out.NumElements(), [&](llvm::Value* first, int64_t width) -> absl::Status {
-    std::vector<llvm::Value*> args;
-    for (const Operand& o : op.operands) args.push_back(ChunkOf(o, first, width));
-    absl::StatusOr<llvm::Value*> r = compute(args, out.WithShape({width}));
+    std::vector<llvm::Value*> args, shadow_args;
+    for (const Operand& o : op.operands) {
+      args.push_back(ChunkOf(o, first, width));
+      if (shadows) shadow_args.push_back(ShadowChunkOf(o, first, width));
+    }
+    Type chunk = out.WithShape({width});
+    absl::StatusOr<llvm::Value*> r = compute(args, chunk);
     if (!r.ok()) return r.status();
     StoreChunk(buffer, out.element(), first, *r);
+    if (shadows) StoreChunk(shadow_buffer, ShadowElem(out.element()), first, shadow_of(args, shadow_args, chunk));
     return absl::OkStatus();
   });
   if (!s.ok()) return s;
   SetFromBuffer(op.results[0], buffer);
+  if (shadows) SetShadowFromBuffer(op.results[0], shadow_buffer, origin, /*settle=*/shadow != nullptr);
   return absl::OkStatus();
 }
 
@@ -235,15 +262,33 @@ absl::Status Emitter::EmitElementwise(const Op& op) {
       int p = static_cast<int>(op.predicate);
       llvm::CmpInst::Predicate pred =
           IsFloat(e) ? kFloat[p] : (IsUnsigned(e) || IsBool(e)) ? kUnsigned[p] : kSigned[p];
-      return Elementwise(op, [&](const std::vector<llvm::Value*>& a, const Type&) -> absl::StatusOr<llvm::Value*> {
-        if (IsFloat(e)) return b_.CreateFCmp(pred, ToF32(a[0], e), ToF32(a[1], e));
-        return b_.CreateICmp(pred, WidenInt4(a[0], e), WidenInt4(a[1], e));
-      });
+      return Elementwise(
+          op,
+          [&](const std::vector<llvm::Value*>& a, const Type&) -> absl::StatusOr<llvm::Value*> {
+            if (IsFloat(e)) return b_.CreateFCmp(pred, ToF32(a[0], e), ToF32(a[1], e));
+            return b_.CreateICmp(pred, WidenInt4(a[0], e), WidenInt4(a[1], e));
+          },
+          [&](const std::vector<llvm::Value*>&, const std::vector<llvm::Value*>& s, const Type& t) {
+            return Spread(b_.CreateOr(s[0], s[1]), ShadowTy(t));
+          });
     }
-    case OpKind::kSelect:
-      return Elementwise(op, [&](const std::vector<llvm::Value*>& a, const Type&) -> absl::StatusOr<llvm::Value*> {
-        return b_.CreateSelect(a[0], a[1], a[2]);
-      });
+    case OpKind::kSelect: {
+      // A written condition picks an operand's bits as they are; an unwritten
+      // one leaves unwritten every bit the operands may differ in.
+      auto shadow = [&](const std::vector<llvm::Value*>& a, const std::vector<llvm::Value*>& s, const Type& t) {
+        llvm::Type* ints = ShadowTy(t);
+        llvm::Value* differ = b_.CreateXor(b_.CreateBitCast(a[1], ints), b_.CreateBitCast(a[2], ints));
+        llvm::Value* unknown = b_.CreateOr(b_.CreateOr(s[1], s[2]), differ);
+        llvm::Value* cond_unwritten = b_.CreateICmpNE(s[0], llvm::Constant::getNullValue(s[0]->getType()));
+        return b_.CreateSelect(cond_unwritten, unknown, b_.CreateSelect(a[0], s[1], s[2]));
+      };
+      return Elementwise(
+          op,
+          [&](const std::vector<llvm::Value*>& a, const Type&) -> absl::StatusOr<llvm::Value*> {
+            return b_.CreateSelect(a[0], a[1], a[2]);
+          },
+          shadow, /*copies=*/!HasShadow(ops[0]));
+    }
     case OpKind::kClamp:
       return Elementwise(op, [&](const std::vector<llvm::Value*>& a, const Type& t) -> absl::StatusOr<llvm::Value*> {
         absl::StatusOr<llvm::Value*> lo = Binary(op, OpKind::kMax, a[1], a[0], t.element());
@@ -252,12 +297,39 @@ absl::Status Emitter::EmitElementwise(const Op& op) {
       });
     case OpKind::kConvert: {
       ElementType from = ops[0].type().element();
-      return Elementwise(op, [&](const std::vector<llvm::Value*>& a, const Type& t) -> absl::StatusOr<llvm::Value*> {
-        return Convert(a[0], from, t.element());
-      });
+      return Elementwise(
+          op,
+          [&](const std::vector<llvm::Value*>& a, const Type& t) -> absl::StatusOr<llvm::Value*> {
+            return Convert(a[0], from, t.element());
+          },
+          [&](const std::vector<llvm::Value*>&, const std::vector<llvm::Value*>& s, const Type& t) {
+            return Spread(s[0], ShadowTy(t));
+          });
     }
     case OpKind::kBitcast:
       return EmitBitcast(op);
+    case OpKind::kAnd:
+    case OpKind::kOr: {
+      // A written 0 (and) or 1 (or) bit decides the result's bit whatever the
+      // other operand's (MemorySanitizer's rule): `valid & (x > t)` is written
+      // where `valid` is false.
+      bool is_and = op.kind == OpKind::kAnd;
+      auto shadow = [&](const std::vector<llvm::Value*>& a, const std::vector<llvm::Value*>& s, const Type& t) {
+        llvm::Value* va = a[0]->getType() == s[0]->getType() ? a[0] : Splat(a[0], t);
+        llvm::Value* vb = a[1]->getType() == s[1]->getType() ? a[1] : Splat(a[1], t);
+        if (!is_and) {
+          va = b_.CreateNot(va);
+          vb = b_.CreateNot(vb);
+        }
+        return b_.CreateOr(b_.CreateOr(b_.CreateAnd(s[0], s[1]), b_.CreateAnd(va, s[1])), b_.CreateAnd(s[0], vb));
+      };
+      return Elementwise(
+          op,
+          [&](const std::vector<llvm::Value*>& a, const Type& t) -> absl::StatusOr<llvm::Value*> {
+            return Binary(op, op.kind, a[0], a[1], t.element());
+          },
+          shadow);
+    }
     default:
       break;
   }
@@ -315,10 +387,14 @@ absl::Status Emitter::EmitShapeOp(const Op& op) {
         mask.push_back(static_cast<int>(src));
       }
       Set(op.results[0], b_.CreateShuffleVector(vals_[ops[0].value].value, mask));
+      if (HasShadow(ops[0])) SetShadow(op.results[0], b_.CreateShuffleVector(ShadowOf(ops[0]), mask), OriginOf(ops[0]));
       return absl::OkStatus();
     }
     llvm::Value* src = AsBuffer(ops[0]);
     llvm::Value* dst = NewBuffer(out);
+    bool shadows = HasShadow(ops[0]);
+    llvm::Value* shadow_src = shadows ? ShadowAsBuffer(ops[0]) : nullptr;
+    llvm::Value* shadow_dst = shadows ? NewShadowBuffer(out) : nullptr;
     int64_t row = out.shape().back();
     Loop(out.NumElements() / row, [&](llvm::Value* r) {
       // Output row r's first element in the input.
@@ -333,8 +409,13 @@ absl::Status Emitter::EmitShapeOp(const Op& op) {
       }
       b_.CreateMemCpy(b_.CreateGEP(elem, dst, b_.CreateMul(r, I64(row))), llvm::MaybeAlign(1),
                       b_.CreateGEP(elem, src, from), llvm::MaybeAlign(1), static_cast<uint64_t>(row) * w);
+      if (shadows) {  // (the same bytes: a shadow's elements are as wide)
+        b_.CreateMemCpy(b_.CreateGEP(elem, shadow_dst, b_.CreateMul(r, I64(row))), llvm::MaybeAlign(1),
+                        b_.CreateGEP(elem, shadow_src, from), llvm::MaybeAlign(1), static_cast<uint64_t>(row) * w);
+      }
     });
     SetFromBuffer(op.results[0], dst);
+    if (shadows) SetShadowFromBuffer(op.results[0], shadow_dst, OriginOf(ops[0]));
     return absl::OkStatus();
   }
   // concat along `axis`: each operand's runs of len * inner elements land at
@@ -345,20 +426,29 @@ absl::Status Emitter::EmitShapeOp(const Op& op) {
   for (int d = static_cast<int>(axis) + 1; d < out.rank(); ++d) inner *= out.shape()[d];
   int64_t outer = out.NumElements() / (out.shape()[axis] * inner);
   llvm::Value* dst = NewBuffer(out);
+  bool shadows = std::any_of(ops.begin(), ops.end(), [&](const Operand& o) { return HasShadow(o); });
+  llvm::Value* shadow_dst = shadows ? NewShadowBuffer(out) : nullptr;
+  llvm::Value* origin = nullptr;
   int64_t start = 0;
   for (const Operand& o : ops) {
     int64_t len = o.value->type.shape()[axis];
     llvm::Value* src = AsBuffer(o);
+    llvm::Value* shadow_src = shadows ? ShadowAsBuffer(o) : nullptr;
+    origin = FirstOrigin({origin, OriginOf(o)});
     int64_t begin = start;
     Loop(outer, [&](llvm::Value* i) {
       llvm::Value* to = b_.CreateAdd(b_.CreateMul(i, I64(out.shape()[axis] * inner)), I64(begin * inner));
-      b_.CreateMemCpy(b_.CreateGEP(elem, dst, to), llvm::MaybeAlign(1),
-                      b_.CreateGEP(elem, src, b_.CreateMul(i, I64(len * inner))), llvm::MaybeAlign(1),
-                      static_cast<uint64_t>(len * inner) * w);
+      for (auto [d, sr] : {std::pair{dst, src}, std::pair{shadow_dst, shadow_src}}) {
+        if (d == nullptr) continue;
+        b_.CreateMemCpy(b_.CreateGEP(elem, d, to), llvm::MaybeAlign(1),
+                        b_.CreateGEP(elem, sr, b_.CreateMul(i, I64(len * inner))), llvm::MaybeAlign(1),
+                        static_cast<uint64_t>(len * inner) * w);
+      }
     });
     start += len;
   }
   SetFromBuffer(op.results[0], dst);
+  if (shadows) SetShadowFromBuffer(op.results[0], shadow_dst, origin, /*settle=*/false);
   return absl::OkStatus();
 }
 
@@ -420,9 +510,9 @@ absl::Status Emitter::EmitValueOp(const Op& op) {
       return absl::OkStatus();
     }
     case OpKind::kBroadcast:
-      return Elementwise(op, [&](const std::vector<llvm::Value*>& a, const Type& t) -> absl::StatusOr<llvm::Value*> {
-        return Splat(a[0], t);
-      });
+      return Elementwise(
+          op, [&](const std::vector<llvm::Value*>& a, const Type& t) -> absl::StatusOr<llvm::Value*> { return Splat(a[0], t); },
+          nullptr, /*copies=*/true);
     case OpKind::kExtract:
     case OpKind::kInsert: {
       const Operand& vec = op.kind == OpKind::kExtract ? ops[0] : ops[1];
@@ -439,20 +529,43 @@ absl::Status Emitter::EmitValueOp(const Op& op) {
         flat = b_.CreateAdd(flat, b_.CreateMul(i, I64(stride)));
         stride *= t.shape()[d];
       }
+      // Init check: the element's bits move with it (the vector's origin, or
+      // for insert the element's first, as operands come).
+      bool shadows = HasShadow(vec) || (op.kind == OpKind::kInsert && HasShadow(ops[0]));
+      ElementType se = ShadowElem(t.element());
+      llvm::Value* origin = op.kind == OpKind::kExtract ? OriginOf(vec) : FirstOrigin({OriginOf(ops[0]), OriginOf(vec)});
       if (Large(t)) {
         if (op.kind == OpKind::kExtract) {
           Set(op.results[0], LoadElement(BufferOf(vec), t.element(), flat));
+          if (shadows) SetShadow(op.results[0], LoadElement(ShadowBufferOf(vec), se, flat), origin);
         } else {
           llvm::Value* buffer = NewBuffer(t);
           CopyElements(buffer, BufferOf(vec), t.element(), t.NumElements());
           StoreElement(buffer, t.element(), flat, ValueOf(ops[0]));
           SetBuffer(op.results[0], buffer);
+          if (shadows) {
+            llvm::Value* shadow = NewShadowBuffer(t);
+            if (llvm::Value* from = ShadowBufferOf(vec)) {
+              CopyElements(shadow, from, se, t.NumElements());
+            } else {
+              b_.CreateMemSet(shadow, b_.getInt8(0), static_cast<uint64_t>(t.NumElements() * std::max(1, ByteWidth(se))),
+                              llvm::MaybeAlign(1));
+            }
+            StoreElement(shadow, se, flat, ShadowOf(ops[0]));
+            SetShadowBuffer(op.results[0], shadow, origin);
+          }
         }
         return absl::OkStatus();
       }
       llvm::Value* v = vals_[vec.value].value;
       Set(op.results[0], op.kind == OpKind::kExtract ? b_.CreateExtractElement(v, flat)
                                                      : b_.CreateInsertElement(v, ValueOf(ops[0]), flat));
+      if (shadows) {
+        llvm::Value* sv = ShadowOf(vec);
+        SetShadow(op.results[0], op.kind == OpKind::kExtract ? b_.CreateExtractElement(sv, flat)
+                                                             : b_.CreateInsertElement(sv, ShadowOf(ops[0]), flat),
+                  origin);
+      }
       return absl::OkStatus();
     }
     case OpKind::kSlice:
@@ -462,11 +575,12 @@ absl::Status Emitter::EmitValueOp(const Op& op) {
       return EmitPack(op);
     case OpKind::kUnpack:
       return EmitUnpack(op);
-    case OpKind::kReshape:
-      // Values are row-major and flat: a reshape keeps the same elements.
-      vals_[op.results[0]].value = vals_[ops[0].value].value;
-      vals_[op.results[0]].buffer = vals_[ops[0].value].buffer;
+    case OpKind::kReshape: {
+      // Values are row-major and flat: a reshape keeps the same elements (and bits).
+      Val same = vals_[ops[0].value];
+      vals_[op.results[0]] = std::move(same);
       return absl::OkStatus();
+    }
     default:
       return Unsupported(kernel_, op, op.name());
   }

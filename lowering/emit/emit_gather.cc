@@ -116,6 +116,48 @@ llvm::Value* Emitter::GatherLanes(const RefVal& r, const std::vector<llvm::Value
   return JoinUnits(units, chunk.element());
 }
 
+llvm::Value* Emitter::LaneStates(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active,
+                                 int64_t w) {
+  int bits = UnitBits(r);
+  llvm::Type* unit = b_.getIntNTy(static_cast<unsigned>(bits));
+  llvm::Type* units_ty = llvm::FixedVectorType::get(unit, Width(active));
+  llvm::Value* state_base = b_.CreateGEP(b_.getInt8Ty(), r.ptr, shadow_delta_);
+  // Lanes off: as written.
+  llvm::Constant* written = llvm::ConstantInt::get(units_ty, llvm::APInt::getSplat(static_cast<unsigned>(bits), llvm::APInt(8, SCJIT_SHADOW_WRITTEN)));
+  std::vector<llvm::Value*> units;
+  for (llvm::Value* offset : offsets) {
+    units.push_back(b_.CreateMaskedGather(units_ty, b_.CreateGEP(unit, state_base, offset),
+                                          llvm::Align(static_cast<uint64_t>(bits / 8)), active, written));
+  }
+  return JoinUnits(units, IntOfBits(static_cast<int>(w * 8)));
+}
+
+void Emitter::ScatterStates(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active,
+                            llvm::Value* states, int64_t w) {
+  int bits = UnitBits(r);
+  llvm::Type* unit = b_.getIntNTy(static_cast<unsigned>(bits));
+  llvm::Value* state_base = b_.CreateGEP(b_.getInt8Ty(), r.ptr, shadow_delta_);
+  std::vector<llvm::Value*> units = SplitUnits(states, IntOfBits(static_cast<int>(w * 8)), bits);
+  for (size_t u = 0; u < offsets.size(); ++u) {
+    b_.CreateMaskedScatter(units[u], b_.CreateGEP(unit, state_base, offsets[u]),
+                           llvm::Align(static_cast<uint64_t>(bits / 8)), active);
+  }
+}
+
+llvm::Value* Emitter::LaneByte(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* lane,
+                               llvm::Value* j) {
+  int bits = UnitBits(r);
+  int unit_bytes = bits / 8;
+  llvm::Type* unit = b_.getIntNTy(static_cast<unsigned>(bits));
+  llvm::Value* u = b_.CreateUDiv(j, I64(unit_bytes));
+  llvm::Value* at = nullptr;
+  for (size_t p = 0; p < offsets.size(); ++p) {
+    llvm::Value* a = b_.CreateGEP(unit, r.ptr, b_.CreateExtractElement(offsets[p], lane));
+    at = at == nullptr ? a : b_.CreateSelect(b_.CreateICmpEQ(u, I64(static_cast<int64_t>(p))), a, at);
+  }
+  return b_.CreateGEP(b_.getInt8Ty(), at, b_.CreateURem(j, I64(unit_bytes)));
+}
+
 void Emitter::ScatterLanes(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active,
                            llvm::Value* v, ElementType e) {
   int bits = UnitBits(r);
@@ -152,6 +194,13 @@ absl::Status Emitter::EmitGatherScatter(const Op& op) {
   for (const Operand& iv : op.index_vectors) sites.push_back(Site(op, Print(ops[0]), iv.loc));
   bool large = Large(t);
   llvm::Value* result = gather && large ? NewBuffer(t) : nullptr;
+  // Init check: the lanes' shadows, read from or written to memory's state.
+  bool shadows = Shadows() && InArena(r.ptr);
+  int64_t w = ByteWidth(t.element());
+  ElementType se = ShadowElem(t.element());
+  llvm::Value* shadow_result = gather && large && shadows ? NewShadowBuffer(t) : nullptr;
+  llvm::Value* origin_slot = gather && shadows ? ScalarSlot(b_.getInt32Ty(), I32(0)) : nullptr;
+  bool value_shadow = !gather && HasShadow(ops[1]);
 
   // With large values, small vector operands (a mask of 200 lanes is 200 bytes)
   // are staged in buffers once, before the chunk loop.
@@ -181,33 +230,73 @@ absl::Status Emitter::EmitGatherScatter(const Op& op) {
       // holds one lane of each value they hold, names the lane a report names.
       llvm::Value* counted = scan->mask ? ValueOf(*scan->mask) : llvm::ConstantInt::getTrue(active->getType());
       std::vector<llvm::Value*> offsets = LaneOffsets(r, idx, &counted, first, sites, active);
-      ScatterAdd(r, offsets, counted, Splat(b_.getInt32(1), t), ElementType::kI32);
+      ScatterAdd(r, offsets, counted, Splat(b_.getInt32(1), t), ElementType::kI32,
+                 shadows ? llvm::Constant::getNullValue(ShadowTy(t)) : nullptr, I32(0));
       return absl::OkStatus();
     }
     std::vector<llvm::Value*> offsets = LaneOffsets(r, idx, &active, first, sites);
+    Type chunk = Type::Vector(t.element(), {width});
     if (gather) {
-      llvm::Value* v = GatherLanes(r, offsets, active, Type::Vector(t.element(), {width}));
+      llvm::Value* v = GatherLanes(r, offsets, active, chunk);
       if (large) {
         StoreChunk(result, t.element(), first, v);
       } else {
         Set(op.results[0], v);
       }
+      if (shadows) {
+        TagOp(nullptr);
+        auto [shadow, origin] = ShadowAndOrigin(LaneStates(r, offsets, active, w), ShadowTy(chunk), OriginSite(op),
+                                                [&](llvm::Value* k) {
+                                                  return LaneByte(r, offsets, b_.CreateUDiv(k, I64(w)), b_.CreateURem(k, I64(w)));
+                                                });
+        llvm::Value* before = b_.CreateLoad(b_.getInt32Ty(), origin_slot);  // (in chunks: the first chunk's)
+        b_.CreateStore(b_.CreateSelect(b_.CreateICmpNE(before, I32(0)), before, origin), origin_slot);
+        if (large) {
+          StoreChunk(shadow_result, se, first, shadow);
+        } else {
+          SetShadow(op.results[0], shadow, b_.CreateLoad(b_.getInt32Ty(), origin_slot), false);
+        }
+        TagOp(current_op_);
+      }
       return absl::OkStatus();
     }
     llvm::Value* v = part(ops[1]);
+    llvm::Value* v_shadow = value_shadow ? (large ? ShadowChunkOf(ops[1], first, width) : ShadowOf(ops[1])) : nullptr;
     if (op.kind == OpKind::kStoreScatter) {
       // LangRef, llvm.masked.scatter: "Scatter with overlapping addresses is
       // guaranteed to be ordered from least-significant to most-significant
       // element" -- the highest lane wins, as sc-semantics.md §3.6 requires.
       ScatterLanes(r, offsets, active, v, t.element());
+      if (shadows) {
+        TagOp(nullptr);
+        llvm::Value* state = StoredState(LaneStates(r, offsets, active, w), v_shadow, OriginOf(ops[1]));
+        ScatterStates(r, offsets, active, state, w);
+        if (v_shadow != nullptr) {
+          StoredOrigin(AnyBit(v_shadow, active), OriginOf(ops[1]), [&] {
+            // The first active lane's first byte, and the last one's last.
+            unsigned n = Width(active);
+            llvm::Value* bits = b_.CreateBitCast(active, b_.getIntNTy(n));
+            llvm::Value* lo = b_.CreateZExtOrTrunc(b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, bits, b_.getTrue()),
+                                                   b_.getInt64Ty());
+            llvm::Value* hi = b_.CreateSub(I64(n - 1), b_.CreateZExtOrTrunc(
+                b_.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, bits, b_.getTrue()), b_.getInt64Ty()));
+            return std::pair{LaneByte(r, offsets, lo, I64(0)), LaneByte(r, offsets, hi, I64(w - 1))};
+          });
+        }
+        TagOp(current_op_);
+      }
       return absl::OkStatus();
     }
-    ScatterAdd(r, offsets, active, v, t.element());
+    ScatterAdd(r, offsets, active, v, t.element(), shadows ? (v_shadow != nullptr ? v_shadow : llvm::Constant::getNullValue(ShadowTy(chunk))) : nullptr,
+               OriginOf(ops[1]));
     return absl::OkStatus();
   };
   absl::Status s = large ? ForChunks(n, lanes) : lanes(I64(0), n);
   if (!s.ok()) return s;
   if (result != nullptr) SetBuffer(op.results[0], result);
+  if (shadow_result != nullptr) {
+    SetShadowBuffer(op.results[0], shadow_result, b_.CreateLoad(b_.getInt32Ty(), origin_slot), false);
+  }
   return absl::OkStatus();
 }
 
@@ -220,16 +309,21 @@ absl::Status Emitter::EmitGatherScatter(const Op& op) {
 // rate on the AVX-512 host (docs/performance.md), so it is the only path. A
 // mask known to be all set is a counted loop (no branch on the data).
 void Emitter::ScatterAdd(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active,
-                         llvm::Value* v, ElementType e) {
+                         llvm::Value* v, ElementType e, llvm::Value* shadow, llvm::Value* origin) {
   unsigned w = Width(active);
   int unit_bits = UnitBits(r);
   llvm::Type* unit = b_.getIntNTy(static_cast<unsigned>(unit_bits));
   llvm::Align align(static_cast<uint64_t>(unit_bits / 8));
   int64_t n = static_cast<int64_t>(offsets.size());
+  int64_t width = ByteWidth(e);
   llvm::Value* offset_buf = NewBuffer(Type::Vector(ElementType::kI32, {w * n}));  // unit u of lane i at u * w + i
   llvm::Value* value_buf = NewBuffer(Type::Vector(e, {w}));
   for (int64_t u = 0; u < n; ++u) StoreChunk(offset_buf, ElementType::kI32, I64(u * w), offsets[u]);
   StoreChunk(value_buf, e, I64(0), v);
+  ElementType se = ShadowElem(e);
+  llvm::Value* shadow_buf = shadow != nullptr ? NewBuffer(Type::Vector(se, {w})) : nullptr;
+  if (shadow_buf != nullptr) StoreChunk(shadow_buf, se, I64(0), shadow);
+  bool with_states = false;  // the walk that tests each lane gives each sum its state (init check)
   // r[offsets[lane]] += v[lane], unit by unit.
   auto add_lane = [&](llvm::Value* lane) {
     std::vector<llvm::Value*> ptrs, old;
@@ -241,6 +335,33 @@ void Emitter::ScatterAdd(const RefVal& r, const std::vector<llvm::Value*>& offse
     llvm::Value* sum = CombineValues(Combine::kSum, JoinUnits(old, e), LoadElement(value_buf, e, lane), e);
     std::vector<llvm::Value*> units = SplitUnits(sum, e, unit_bits);
     for (int64_t u = 0; u < n; ++u) b_.CreateAlignedStore(units[u], ptrs[u], align);
+    if (!with_states) return;
+    // The sum is unwritten where the element or the lane was.
+    TagOp(nullptr);
+    llvm::Type* iw = b_.getIntNTy(static_cast<unsigned>(width * 8));
+    std::vector<llvm::Value*> state_ptrs, states;
+    for (llvm::Value* p : ptrs) {
+      state_ptrs.push_back(b_.CreateGEP(b_.getInt8Ty(), p, shadow_delta_));
+      states.push_back(b_.CreateAlignedLoad(unit, state_ptrs.back(), llvm::Align(1)));
+    }
+    llvm::Value* state = JoinUnits(states, IntOfBits(static_cast<int>(width * 8)));
+    auto [old_shadow, old_origin] = ShadowAndOrigin(state, iw, Site(*current_op_), [&](llvm::Value* k) {
+      llvm::Value* u = b_.CreateUDiv(k, I64(unit_bits / 8));
+      llvm::Value* at = ptrs[0];
+      for (int64_t p = 1; p < n; ++p) at = b_.CreateSelect(b_.CreateICmpEQ(u, I64(p)), ptrs[p], at);
+      return b_.CreateGEP(b_.getInt8Ty(), at, b_.CreateURem(k, I64(unit_bits / 8)));
+    });
+    llvm::Value* lane_shadow = b_.CreateBitCast(LoadElement(shadow_buf, se, lane), iw);
+    llvm::Value* sum_shadow = b_.CreateOr(old_shadow, lane_shadow);
+    llvm::Value* sum_origin = MarkComputed(FirstOrigin({old_origin, origin}));
+    llvm::Value* now = StoredState(state, sum_shadow, sum_origin);
+    std::vector<llvm::Value*> now_units = SplitUnits(now, IntOfBits(static_cast<int>(width * 8)), unit_bits);
+    for (int64_t u = 0; u < n; ++u) b_.CreateAlignedStore(now_units[u], state_ptrs[u], llvm::Align(1));
+    StoredOrigin(AnyBit(sum_shadow), sum_origin, [&] {
+      return std::pair{static_cast<llvm::Value*>(ptrs.front()),
+                       b_.CreateGEP(b_.getInt8Ty(), ptrs.back(), I64(unit_bits / 8 - 1))};
+    });
+    TagOp(current_op_);
   };
   auto walk = [&] {
     if (auto* all = llvm::dyn_cast<llvm::Constant>(active); all != nullptr && all->isAllOnesValue()) {
@@ -280,6 +401,8 @@ void Emitter::ScatterAdd(const RefVal& r, const std::vector<llvm::Value*>& offse
   std::vector<llvm::Value*> ptrs;
   for (int64_t u = 0; u < n; ++u) ptrs.push_back(b_.CreateGEP(unit, r.ptr, offsets[u]));
   llvm::Value* ok = LanesUpdatable(ptrs, static_cast<unsigned>(unit_bits / 8), active);
+  // (Lanes that add unwritten bits leave their sums unwritten: the walk by lane.)
+  if (shadow != nullptr) ok = b_.CreateAnd(ok, b_.CreateNot(AnyBit(shadow, active)));
   llvm::BasicBlock* tested = llvm::BasicBlock::Create(ctx_, "scatter_add_tested", fn_);
   llvm::BasicBlock* by_lane = llvm::BasicBlock::Create(ctx_, "scatter_add_by_lane", fn_);
   llvm::BasicBlock* join = llvm::BasicBlock::Create(ctx_, "scatter_add_join", fn_);
@@ -289,6 +412,7 @@ void Emitter::ScatterAdd(const RefVal& r, const std::vector<llvm::Value*>& offse
   b_.CreateBr(join);
   TagOp(current_op_);
   b_.SetInsertPoint(by_lane);
+  with_states = shadow != nullptr;
   walk();
   b_.CreateBr(join);
   b_.SetInsertPoint(join);

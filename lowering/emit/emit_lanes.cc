@@ -151,6 +151,7 @@ absl::Status Emitter::EmitReduce(const Op& op) {
   };
   if (!Large(t)) {
     Set(op.results[0], out(fold(c == Combine::kSum && IsFloat(e) ? Identity(c, e) : nullptr, in(ValueOf(x)))));
+    if (HasShadow(x)) SetLaneShadows(op.results[0], AnyBit(ShadowOf(x)), OriginOf(x));
     return absl::OkStatus();
   }
   llvm::Value* acc = ScalarSlot(ElemTy(e), Identity(c, e));
@@ -160,6 +161,7 @@ absl::Status Emitter::EmitReduce(const Op& op) {
   });
   if (!s.ok()) return s;
   Set(op.results[0], out(b_.CreateLoad(ElemTy(e), acc)));
+  if (HasShadow(x)) SetLaneShadows(op.results[0], AnyShadow(x), OriginOf(x));
   return absl::OkStatus();
 }
 
@@ -221,24 +223,50 @@ absl::Status Emitter::EmitScan(const Op& op) {
     }
     return result;
   };
+  // Init check: lane i is unwritten once a lane up to it (of x, or of the
+  // mask) is; `bad_before` carries that from one chunk to the next.
+  bool shadows = HasShadow(x) || (masked && HasShadow(*op.mask));
+  llvm::Value* origin = shadows ? MarkComputed(FirstOrigin({OriginOf(x), masked ? OriginOf(*op.mask) : nullptr})) : nullptr;
+  ElementType se = ShadowElem(t.element());
+  auto scan_shadow = [&](llvm::Value* first, int64_t w, llvm::Value* bad_before) -> std::pair<llvm::Value*, llvm::Value*> {
+    llvm::Value* sx = first == nullptr ? ShadowOf(x) : ShadowChunkOf(x, first, w);
+    llvm::Value* bad = b_.CreateICmpNE(sx, llvm::Constant::getNullValue(sx->getType()));
+    if (masked) {
+      llvm::Value* sm = first == nullptr ? ShadowOf(*op.mask) : ShadowChunkOf(*op.mask, first, w);
+      bad = b_.CreateOr(bad, sm);
+    }
+    for (int64_t k = 1; k < w; k *= 2) bad = b_.CreateOr(bad, ShiftLanes(bad, k, w, b_.getFalse()));
+    if (bad_before != nullptr) bad = b_.CreateOr(bad, b_.CreateVectorSplat(static_cast<unsigned>(w), bad_before));
+    return {Spread(bad, llvm::FixedVectorType::get(ElemTy(se), static_cast<unsigned>(w))),
+            b_.CreateExtractElement(bad, static_cast<uint64_t>(w - 1))};
+  };
   if (!Large(t)) {
     State after;
     Set(op.results[0], out(scan(in(ValueOf(x)), masked ? ValueOf(*op.mask) : nullptr, {}, &after)));
+    if (shadows) SetShadow(op.results[0], scan_shadow(nullptr, t.NumElements(), nullptr).first, origin, false);
     return absl::OkStatus();
   }
   llvm::Value* run = ScalarSlot(ElemTy(e), identity);
   llvm::Value* seen = ScalarSlot(b_.getInt1Ty(), b_.getFalse());
+  llvm::Value* bad_seen = shadows ? ScalarSlot(b_.getInt1Ty(), b_.getFalse()) : nullptr;
   llvm::Value* buffer = NewBuffer(t);
+  llvm::Value* shadow = shadows ? NewShadowBuffer(t) : nullptr;
   absl::Status s = ForChunks(t.NumElements(), [&](llvm::Value* first, int64_t width) {
     State before{b_.CreateLoad(ElemTy(e), run), b_.CreateLoad(b_.getInt1Ty(), seen)}, after;
     llvm::Value* m = masked ? ChunkOf(*op.mask, first, width) : nullptr;
     StoreChunk(buffer, e, first, out(scan(in(ChunkOf(x, first, width)), m, before, &after)));
     b_.CreateStore(after.run, run);
     if (after.seen != nullptr) b_.CreateStore(after.seen, seen);
+    if (shadows) {
+      auto [sh, last] = scan_shadow(first, width, b_.CreateLoad(b_.getInt1Ty(), bad_seen));
+      StoreChunk(shadow, se, first, sh);
+      b_.CreateStore(last, bad_seen);
+    }
     return absl::OkStatus();
   });
   if (!s.ok()) return s;
   SetBuffer(op.results[0], buffer);
+  if (shadows) SetShadowBuffer(op.results[0], shadow, origin, false);
   return absl::OkStatus();
 }
 
@@ -248,6 +276,42 @@ absl::Status Emitter::EmitScan(const Op& op) {
 // with bitwise equality. Short rows compare each lane with the lanes k before and
 // after it, for every k; long rows and large values loop over the row.
 absl::Status Emitter::EmitScanCount(const Op& op) {
+  if (absl::Status s = EmitScanCountValues(op); !s.ok()) return s;
+  // Init check: a lane's count and flag depend on its whole row (of x, and
+  // of the mask): one unwritten lane leaves the row's results unwritten.
+  const Operand& x = op.operands[0];
+  bool masked = op.mask.has_value();
+  if (!HasShadow(x) && !(masked && HasShadow(*op.mask))) return absl::OkStatus();
+  const Type& t = x.value->type;
+  int64_t n = t.shape().back(), total = t.NumElements();
+  llvm::Value* origin = MarkComputed(FirstOrigin({OriginOf(x), masked ? OriginOf(*op.mask) : nullptr}));
+  // Each lane's "unwritten" as a byte, then each row's.
+  llvm::Value* bad = NewBuffer(Type::Vector(ElementType::kU8, {total}));
+  absl::Status s = ForChunks(total, [&](llvm::Value* first, int64_t w) {
+    llvm::Value* sx = ShadowChunkOf(x, first, w);
+    llvm::Value* lane = b_.CreateICmpNE(sx, llvm::Constant::getNullValue(sx->getType()));
+    if (masked) lane = b_.CreateOr(lane, ShadowChunkOf(*op.mask, first, w));
+    StoreChunk(bad, ElementType::kI1, first, lane);
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  llvm::Value* shadows[2] = {NewShadowBuffer(op.results[0]->type), NewShadowBuffer(op.results[1]->type)};
+  Loop(total / n, [&](llvm::Value* row) {
+    llvm::Value* any = AnyByte(b_.CreateGEP(b_.getInt8Ty(), bad, b_.CreateMul(row, I64(n))), n);
+    for (int k = 0; k < 2; ++k) {
+      ElementType se = ShadowElem(op.results[k]->type.element());
+      llvm::Type* ty = ElemTy(se);
+      llvm::Value* ones = se == ElementType::kI1 ? b_.getTrue() : llvm::Constant::getAllOnesValue(ty);
+      llvm::Value* lane = b_.CreateSelect(any, ones, llvm::Constant::getNullValue(ty));
+      Loop(n, [&](llvm::Value* j) { StoreElement(shadows[k], se, b_.CreateAdd(b_.CreateMul(row, I64(n)), j), lane); });
+    }
+  });
+  SetShadowFromBuffer(op.results[0], shadows[0], origin);
+  SetShadowFromBuffer(op.results[1], shadows[1], origin);
+  return absl::OkStatus();
+}
+
+absl::Status Emitter::EmitScanCountValues(const Op& op) {
   const Operand& x = op.operands[0];
   const Type& t = x.value->type;
   const Type& count_t = op.results[0]->type;
@@ -387,6 +451,7 @@ absl::Status Emitter::EmitMaskReduce(const Op& op) {
     result = b_.CreateLoad(b_.getInt32Ty(), acc);
   }
   SetSplat(op.results[0], result);
+  if (HasShadow(x)) SetLaneShadows(op.results[0], AnyShadow(x), OriginOf(x));
   return absl::OkStatus();
 }
 

@@ -611,6 +611,7 @@ absl::Status Emitter::Run() {
   shared_ = Ctx(CtxField::kVmemShared);
   hbm_ = Ctx(CtxField::kHbm);
   if (options_.access_checks) shadow_delta_ = Ctx(CtxField::kShadowDelta);
+  info_.layout.init_shadows = Shadows();
   b_.CreateBr(body);
 
   b_.SetInsertPoint(body);
@@ -647,6 +648,9 @@ absl::Status Emitter::EmitRegion(const Region& r, std::vector<llvm::Value*>* yie
     const Op* outer = current_op_;
     current_op_ = op.get();
     TagOp(current_op_);
+    RequireUses(*op);  // init check: an unwritten value decides nothing
+    // (A region emitted again, a pipeline's map, makes its values anew.)
+    for (const Value* r : op->results) vals_[r].shadow = vals_[r].shadow_buffer = vals_[r].origin = nullptr;
     absl::Status s = EmitOp(*op);
     current_op_ = outer;
     TagOp(outer);
@@ -829,16 +833,20 @@ void Emitter::CommitCarries(const std::vector<const Value*>& args, const std::ve
 absl::Status Emitter::CloseLoop(const Op& op, const Region& body, const std::vector<const Value*>& args,
                                 const std::vector<llvm::Value*>& buffers, const std::vector<llvm::PHINode*>& carries,
                                 llvm::BasicBlock* header, llvm::BasicBlock* done,
-                                const std::function<void(llvm::BasicBlock*)>& at_latch) {
+                                const std::function<void(llvm::BasicBlock*)>& at_latch, CarryShadows& shadows) {
   std::vector<llvm::Value*> yielded;
   if (absl::Status s = EmitRegion(body, &yielded); !s.ok()) return s;
+  // (A loop without carries may end without a yield.)
+  const Op* yield = !body.ops.empty() && body.ops.back()->info().has(kTerminator) ? body.ops.back().get() : nullptr;
   CommitCarries(args, buffers, yielded);
+  if (yield != nullptr) CommitCarryShadows(shadows, args, *yield);
   Tick(op);
   llvm::BasicBlock* latch = b_.GetInsertBlock();
   at_latch(latch);
   for (size_t i = 0; i < carries.size(); ++i) {
     if (carries[i] != nullptr) carries[i]->addIncoming(yielded[i], latch);
   }
+  if (yield != nullptr) LatchCarryShadows(shadows, *yield, latch);
   b_.CreateBr(header);
   b_.SetInsertPoint(done);
   for (size_t i = 0; i < op.results.size(); ++i) {
@@ -848,6 +856,7 @@ absl::Status Emitter::CloseLoop(const Op& op, const Region& body, const std::vec
       SetBuffer(op.results[i], buffers[i]);
     }
   }
+  EndCarryShadows(shadows, op.results);
   return absl::OkStatus();
 }
 
@@ -876,8 +885,13 @@ absl::Status Emitter::EmitFor(const Op& op) {
   llvm::Value* step = b_.CreateSExt(ValueOf(op.operands[2]), b_.getInt64Ty());
   std::vector<const Value*> args(body.args.begin() + 1, body.args.end());
   std::vector<llvm::Value*> init;
-  for (size_t i = 0; i < args.size(); ++i) init.push_back(Carried(op.operands[3 + i]));
+  std::vector<const Operand*> init_ops;
+  for (size_t i = 0; i < args.size(); ++i) {
+    init.push_back(Carried(op.operands[3 + i]));
+    init_ops.push_back(&op.operands[3 + i]);
+  }
   std::vector<llvm::Value*> buffers = CarryBuffers(args, init);
+  CarryShadows shadows = PrepareCarryShadows(args, init_ops);
   // A non-positive dynamic step would never end: run no iteration.
   llvm::Value* positive = b_.CreateICmpSGT(step, I64(0));
   llvm::BasicBlock* pre = b_.GetInsertBlock();
@@ -900,11 +914,12 @@ absl::Status Emitter::EmitFor(const Op& op) {
     carries.push_back(phi);
     Set(args[i], phi);
   }
+  CarryShadowPhis(shadows, pre, {args});
   b_.CreateCondBr(b_.CreateAnd(positive, b_.CreateICmpSLT(iv, hi)), loop, done);
   b_.SetInsertPoint(loop);
   Set(body.args[0], b_.CreateTrunc(iv, b_.getInt32Ty()));
   return CloseLoop(op, body, args, buffers, carries, header, done,
-                   [&](llvm::BasicBlock* latch) { iv->addIncoming(b_.CreateAdd(iv, step), latch); });
+                   [&](llvm::BasicBlock* latch) { iv->addIncoming(b_.CreateAdd(iv, step), latch); }, shadows);
 }
 
 absl::Status Emitter::EmitIf(const Op& op) {
@@ -914,8 +929,20 @@ absl::Status Emitter::EmitIf(const Op& op) {
   // Large results are written by each branch into a buffer of their own.
   std::vector<llvm::Value*> buffers;
   for (const Value* r : op.results) buffers.push_back(Large(r->type) ? NewBuffer(r->type) : nullptr);
-  auto branch = [&](int region, std::vector<llvm::Value*>* values) -> absl::Status {
-    if (region < static_cast<int>(op.regions.size()) && (region == 0 || op.has_else)) {
+  // Init check: each result's shadow and origin from the branch taken (small
+  // ones: phis; large ones: a buffer and a slot each branch fills).
+  bool shadows = Shadows() && !op.results.empty();
+  std::vector<llvm::Value*> shadow_buffers(op.results.size(), nullptr), origin_slots(op.results.size(), nullptr);
+  for (size_t i = 0; shadows && i < op.results.size(); ++i) {
+    if (buffers[i] == nullptr) continue;
+    shadow_buffers[i] = NewShadowBuffer(op.results[i]->type);
+    origin_slots[i] = EntryAlloca(b_.getInt32Ty());
+  }
+  std::vector<llvm::Value*> then_shadows, else_shadows, then_origins, else_origins;
+  auto branch = [&](int region, std::vector<llvm::Value*>* values, std::vector<llvm::Value*>* shadow_values,
+                    std::vector<llvm::Value*>* origins) -> absl::Status {
+    bool emitted = region < static_cast<int>(op.regions.size()) && (region == 0 || op.has_else);
+    if (emitted) {
       if (absl::Status s = EmitRegion(*op.regions[region], values); !s.ok()) return s;
     }
     for (size_t i = 0; i < buffers.size(); ++i) {
@@ -923,19 +950,34 @@ absl::Status Emitter::EmitIf(const Op& op) {
         CopyElements(buffers[i], (*values)[i], op.results[i]->type.element(), op.results[i]->type.NumElements());
       }
     }
+    if (!shadows || !emitted) return absl::OkStatus();
+    const Op& yield = *op.regions[region]->ops.back();
+    for (size_t i = 0; i < op.results.size(); ++i) {
+      const Type& t = op.results[i]->type;
+      if (shadow_buffers[i] != nullptr) {
+        CopyElements(shadow_buffers[i], ShadowAsBuffer(yield.operands[i]), ShadowElem(t.element()), t.NumElements());
+        b_.CreateStore(OriginOf(yield.operands[i]), origin_slots[i]);
+        shadow_values->push_back(nullptr);
+        origins->push_back(nullptr);
+      } else {
+        shadow_values->push_back(ShadowOf(yield.operands[i]));
+        origins->push_back(OriginOf(yield.operands[i]));
+      }
+    }
     return absl::OkStatus();
   };
   b_.CreateCondBr(ValueOf(op.operands[0]), then_bb, else_bb);
   std::vector<llvm::Value*> then_values, else_values;
   b_.SetInsertPoint(then_bb);
-  if (absl::Status s = branch(0, &then_values); !s.ok()) return s;
+  if (absl::Status s = branch(0, &then_values, &then_shadows, &then_origins); !s.ok()) return s;
   llvm::BasicBlock* then_end = b_.GetInsertBlock();
   b_.CreateBr(merge);
   b_.SetInsertPoint(else_bb);
-  if (absl::Status s = branch(1, &else_values); !s.ok()) return s;
+  if (absl::Status s = branch(1, &else_values, &else_shadows, &else_origins); !s.ok()) return s;
   llvm::BasicBlock* else_end = b_.GetInsertBlock();
   b_.CreateBr(merge);
   b_.SetInsertPoint(merge);
+  std::vector<std::pair<llvm::PHINode*, llvm::PHINode*>> shadow_phis;
   for (size_t i = 0; i < op.results.size(); ++i) {
     if (buffers[i] != nullptr) {
       SetBuffer(op.results[i], buffers[i]);
@@ -945,6 +987,22 @@ absl::Status Emitter::EmitIf(const Op& op) {
     phi->addIncoming(then_values[i], then_end);
     phi->addIncoming(else_values[i], else_end);
     Set(op.results[i], phi);
+    if (!shadows) continue;
+    llvm::PHINode* sphi = b_.CreatePHI(then_shadows[i]->getType(), 2);
+    sphi->addIncoming(then_shadows[i], then_end);
+    sphi->addIncoming(else_shadows[i], else_end);
+    llvm::PHINode* ophi = b_.CreatePHI(b_.getInt32Ty(), 2);
+    ophi->addIncoming(then_origins[i], then_end);
+    ophi->addIncoming(else_origins[i], else_end);
+    shadow_phis.emplace_back(sphi, ophi);
+  }
+  for (size_t i = 0, k = 0; shadows && i < op.results.size(); ++i) {
+    if (buffers[i] != nullptr) {
+      SetShadowBuffer(op.results[i], shadow_buffers[i], b_.CreateLoad(b_.getInt32Ty(), origin_slots[i]), false);
+    } else {
+      SetShadow(op.results[i], shadow_phis[k].first, shadow_phis[k].second, false);
+      ++k;
+    }
   }
   return absl::OkStatus();
 }
@@ -954,8 +1012,13 @@ absl::Status Emitter::EmitWhile(const Op& op) {
   const Region& body = *op.regions[1];
   std::vector<const Value*> args(cond.args.begin(), cond.args.end());
   std::vector<llvm::Value*> init;
-  for (size_t i = 0; i < args.size(); ++i) init.push_back(Carried(op.operands[i]));
+  std::vector<const Operand*> init_ops;
+  for (size_t i = 0; i < args.size(); ++i) {
+    init.push_back(Carried(op.operands[i]));
+    init_ops.push_back(&op.operands[i]);
+  }
   std::vector<llvm::Value*> buffers = CarryBuffers(args, init);
+  CarryShadows shadows = PrepareCarryShadows(args, init_ops);
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "while", fn_);
   llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx_, "while_body", fn_);
@@ -976,11 +1039,16 @@ absl::Status Emitter::EmitWhile(const Op& op) {
     Set(cond.args[i], phi);
     Set(body.args[i], phi);
   }
+  CarryShadowPhis(shadows, pre, {std::vector<const Value*>(cond.args.begin(), cond.args.end()),
+                                 std::vector<const Value*>(body.args.begin(), body.args.end())});
   std::vector<llvm::Value*> condition;
   if (absl::Status s = EmitRegion(cond, &condition); !s.ok()) return s;
+  // Init check: the condition decides whether the loop goes on.
+  const Operand& c = cond.ops.back()->operands[0];
+  if (HasShadow(c)) Require(op, c, Use::kCondition, ShadowOf(c), OriginOf(c));
   b_.CreateCondBr(condition[0], loop, done);
   b_.SetInsertPoint(loop);
-  return CloseLoop(op, body, args, buffers, carries, header, done, [](llvm::BasicBlock*) {});
+  return CloseLoop(op, body, args, buffers, carries, header, done, [](llvm::BasicBlock*) {}, shadows);
 }
 
 }  // namespace emit

@@ -37,6 +37,10 @@ struct EmitOptions {
   // Test the state bytes of every VMEM/SMEM access (init and race checks,
   // emit_access_checks.cc).
   bool access_checks = false;
+  // Carry each value's init state (its shadow and origin) through the ops, and
+  // report an unwritten value where it decides something (emit_shadows.cc).
+  // Only with access_checks.
+  bool init_shadows = false;
   // The host has AVX-512CD: scan_count of a 16- or 8-lane 32-bit row is
   // vpconflictd (emit_lanes.cc).
   bool conflict_detection = false;

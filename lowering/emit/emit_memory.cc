@@ -28,57 +28,86 @@ absl::Status Emitter::EmitMemory(const Op& op) {
   absl::StatusOr<RefVal> view = View(op, ops[0], site, touched);
   if (!view.ok()) return view.status();
   llvm::Align align(static_cast<uint64_t>(ByteWidth(view->element)));
-  switch (op.kind) {
-    case OpKind::kGet: {
-      if (Large(op.results[0]->type)) {
-        llvm::Value* buffer = NewBuffer(op.results[0]->type);
-        if (absl::Status s = CopyView(op, *view, buffer, op.results[0]->type, true); !s.ok()) return s;
-        SetBuffer(op.results[0], buffer);
-        return absl::OkStatus();
-      }
-      absl::StatusOr<llvm::Value*> v = Load(op, *view, op.results[0]->type);
-      if (!v.ok()) return v.status();
-      Set(op.results[0], *v);
-      return absl::OkStatus();
+  // Init check: the shadows of what is loaded and stored (emit_shadows.cc).
+  bool shadows = Shadows() && InArena(view->ptr);
+  // A large value's load: its buffer, and its shadow's.
+  auto load_large = [&](const Value* result, const Type& t) -> absl::Status {
+    llvm::Value* buffer = NewBuffer(t);
+    if (absl::Status s = CopyView(op, *view, buffer, t, true); !s.ok()) return s;
+    SetBuffer(result, buffer);
+    if (shadows) {
+      llvm::Value* shadow = NewShadowBuffer(t);
+      SetShadowBuffer(result, shadow, LoadShadowBuffer(op, *view, t, shadow), /*settle=*/false);
     }
+    return absl::OkStatus();
+  };
+  auto load = [&](const Value* result, const Type& t) -> absl::Status {
+    absl::StatusOr<llvm::Value*> v = Load(op, *view, t);
+    if (!v.ok()) return v.status();
+    Set(result, *v);
+    if (shadows) {
+      auto [shadow, origin] = LoadShadow(op, *view, t);
+      SetShadow(result, shadow, origin);
+    }
+    return absl::OkStatus();
+  };
+  switch (op.kind) {
+    case OpKind::kGet:
+      return Large(op.results[0]->type) ? load_large(op.results[0], op.results[0]->type)
+                                        : load(op.results[0], op.results[0]->type);
     case OpKind::kSwap:
     case OpKind::kStore: {
       const Type& t = ops[1].type();
       if (Large(t)) {
         if (op.kind == OpKind::kSwap) {
-          llvm::Value* old = NewBuffer(t);
-          if (absl::Status s = CopyView(op, *view, old, t, true); !s.ok()) return s;
-          SetBuffer(op.results[0], old);
+          if (absl::Status s = load_large(op.results[0], t); !s.ok()) return s;
         }
-        return CopyView(op, *view, BufferOf(ops[1]), t, false);
+        if (absl::Status s = CopyView(op, *view, BufferOf(ops[1]), t, false); !s.ok()) return s;
+        if (shadows) StoreShadowBuffer(op, *view, t, vals_[ops[1].value].shadow_buffer, OriginOf(ops[1]));
+        return absl::OkStatus();
       }
       if (op.kind == OpKind::kSwap) {
-        absl::StatusOr<llvm::Value*> old = Load(op, *view, t);
-        if (!old.ok()) return old.status();
-        Set(op.results[0], *old);
+        if (absl::Status s = load(op.results[0], t); !s.ok()) return s;
       }
-      return Store(op, *view, ValueOf(ops[1]), t);
+      if (absl::Status s = Store(op, *view, ValueOf(ops[1]), t); !s.ok()) return s;
+      if (shadows) StoreShadow(op, *view, t, HasShadow(ops[1]) ? ShadowOf(ops[1]) : nullptr, OriginOf(ops[1]));
+      return absl::OkStatus();
     }
     case OpKind::kAddupdate: {
       const Type& t = ops[1].type();
       if (Large(t)) {
         llvm::Value* sum = NewBuffer(t);
         if (absl::Status s = CopyView(op, *view, sum, t, true); !s.ok()) return s;
+        llvm::Value* sum_shadow = shadows ? NewShadowBuffer(t) : nullptr;
+        llvm::Value* old_origin = shadows ? LoadShadowBuffer(op, *view, t, sum_shadow) : nullptr;
         absl::Status s = ForChunks(t.NumElements(), [&](llvm::Value* first, int64_t width) -> absl::Status {
           absl::StatusOr<llvm::Value*> r = Binary(op, OpKind::kAdd, LoadChunk(sum, t.element(), first, width),
                                                   ChunkOf(ops[1], first, width), t.element());
           if (!r.ok()) return r.status();
           StoreChunk(sum, t.element(), first, *r);
+          if (shadows) {
+            ElementType se = ShadowElem(t.element());
+            StoreChunk(sum_shadow, se, first,
+                       b_.CreateOr(LoadChunk(sum_shadow, se, first, width), ShadowChunkOf(ops[1], first, width)));
+          }
           return absl::OkStatus();
         });
         if (!s.ok()) return s;
-        return CopyView(op, *view, sum, t, false);
+        if (absl::Status s = CopyView(op, *view, sum, t, false); !s.ok()) return s;
+        if (shadows) StoreShadowBuffer(op, *view, t, sum_shadow, MarkComputed(FirstOrigin({old_origin, OriginOf(ops[1])})));
+        return absl::OkStatus();
       }
       absl::StatusOr<llvm::Value*> old = Load(op, *view, t);
       if (!old.ok()) return old.status();
       absl::StatusOr<llvm::Value*> sum = Binary(op, OpKind::kAdd, *old, ValueOf(ops[1]), t.element());
       if (!sum.ok()) return sum.status();
-      return Store(op, *view, *sum, t);
+      if (absl::Status s = Store(op, *view, *sum, t); !s.ok()) return s;
+      if (shadows) {
+        auto [old_shadow, old_origin] = LoadShadow(op, *view, t);
+        StoreShadow(op, *view, t, b_.CreateOr(old_shadow, ShadowOf(ops[1])),
+                    MarkComputed(FirstOrigin({old_origin, OriginOf(ops[1])})));
+      }
+      return absl::OkStatus();
     }
     case OpKind::kLoadExpanded:
     case OpKind::kStoreCompressed:
@@ -92,29 +121,52 @@ absl::Status Emitter::EmitMemory(const Op& op) {
       bool direct = Contiguous(*view);
       RefVal mem = *view;
       llvm::Value* tmp = nullptr;
-      llvm::Value* prefix = nullptr;  // the lanes below popcount(mask)
       llvm::Type* vty = ValueTy(t);
+      unsigned n = llvm::cast<llvm::FixedVectorType>(vty)->getNumElements();
+      // The lanes below popcount(mask): the window's elements touched.
+      llvm::Value* prefix = b_.CreateICmpULT(b_.CreateStepVector(llvm::FixedVectorType::get(b_.getInt64Ty(), n)),
+                                             b_.CreateVectorSplat(n, touched));
       if (!direct) {
-        unsigned n = llvm::cast<llvm::FixedVectorType>(vty)->getNumElements();
-        llvm::Type* lanes = llvm::FixedVectorType::get(b_.getInt64Ty(), n);
-        prefix = b_.CreateICmpULT(b_.CreateStepVector(lanes), b_.CreateVectorSplat(n, touched));
         tmp = EntryAlloca(vty);
         b_.CreateAlignedStore(LoadUnits(*view, t, prefix), tmp, align);
         mem.ptr = tmp;
       }
+      // Init check: the touched elements' shadow (element k in lane k), which
+      // expands and compresses as the data does, through a stack slot.
+      llvm::Type* sty = ShadowTy(t);
+      llvm::Value* slot = shadows ? EntryAlloca(sty) : nullptr;
+      auto expand = [&](llvm::Value* shadow) {
+        b_.CreateStore(shadow, slot);
+        return b_.CreateMaskedExpandLoad(sty, slot, mask, llvm::Constant::getNullValue(sty));
+      };
+      auto compress = [&](llvm::Value* shadow) {
+        b_.CreateStore(llvm::Constant::getNullValue(sty), slot);
+        b_.CreateMaskedCompressStore(shadow, slot, mask);
+        return b_.CreateLoad(sty, slot);
+      };
+      llvm::Value *mem_shadow = nullptr, *mem_origin = nullptr;
+      if (shadows && op.kind != OpKind::kStoreCompressed) std::tie(mem_shadow, mem_origin) = LoadShadow(op, *view, t, prefix);
       if (op.kind == OpKind::kLoadExpanded) {
         Set(op.results[0], b_.CreateMaskedExpandLoad(vty, mem.ptr, mask, PoisonConstant(t)));
+        if (shadows) SetShadow(op.results[0], expand(mem_shadow), mem_origin);
         return absl::OkStatus();
       }
       llvm::Value* v = ValueOf(ops[1]);
+      llvm::Value* v_shadow = HasShadow(ops[1]) ? ShadowOf(ops[1]) : nullptr;
+      llvm::Value* v_origin = OriginOf(ops[1]);
       if (op.kind == OpKind::kAddupdateCompressed) {
         llvm::Value* old = b_.CreateMaskedExpandLoad(vty, mem.ptr, mask, llvm::Constant::getNullValue(vty));
         absl::StatusOr<llvm::Value*> sum = Binary(op, OpKind::kAdd, old, v, t.element());
         if (!sum.ok()) return sum.status();
         v = *sum;
+        if (shadows) {
+          v_shadow = b_.CreateOr(ShadowOf(ops[1]), expand(mem_shadow));
+          v_origin = MarkComputed(FirstOrigin({mem_origin, v_origin}));
+        }
       }
       b_.CreateMaskedCompressStore(v, mem.ptr, mask);
       if (!direct) StoreUnits(*view, b_.CreateAlignedLoad(vty, tmp, align), t, prefix);
+      if (shadows) StoreShadow(op, *view, t, v_shadow != nullptr ? compress(v_shadow) : nullptr, v_origin, prefix);
       return absl::OkStatus();
     }
     case OpKind::kFetchAndAdd: {

@@ -152,24 +152,41 @@ absl::Status Emitter::EmitPack(const Op& op) {
     }
     return b_.CreateShuffleVector(x, y, mask);
   };
+  // Init check: a conversion: each lane wholly unwritten where its source's was.
+  bool shadows = HasShadow(a) || HasShadow(b);
+  llvm::Value* origin = shadows ? MarkComputed(FirstOrigin({OriginOf(a), OriginOf(b)})) : nullptr;
+  ElementType se = ShadowElem(to);
+  auto spread = [&](llvm::Value* s, int64_t w) {
+    return Spread(s, llvm::FixedVectorType::get(ElemTy(se), static_cast<unsigned>(w)));
+  };
   if (!Large(out)) {
     Set(op.results[0], combine(PackConvert(ValueOf(a), from, to), PackConvert(ValueOf(b), from, to), n));
+    if (shadows) SetShadow(op.results[0], combine(spread(ShadowOf(a), n), spread(ShadowOf(b), n), n), origin, false);
     return absl::OkStatus();
   }
   llvm::Value* buffer = NewBuffer(out);
+  llvm::Value* shadow = shadows ? NewShadowBuffer(out) : nullptr;
   absl::Status s = ForChunks(n, [&](llvm::Value* first, int64_t w) {
     llvm::Value* x = PackConvert(ChunkOf(a, first, w), from, to);
     llvm::Value* y = PackConvert(ChunkOf(b, first, w), from, to);
+    llvm::Value* sx = shadows ? spread(ShadowChunkOf(a, first, w), w) : nullptr;
+    llvm::Value* sy = shadows ? spread(ShadowChunkOf(b, first, w), w) : nullptr;
     if (interleaved) {
       StoreChunk(buffer, to, b_.CreateMul(first, I64(2)), combine(x, y, w));
+      if (shadows) StoreChunk(shadow, se, b_.CreateMul(first, I64(2)), combine(sx, sy, w));
     } else {
       StoreChunk(buffer, to, first, x);
       StoreChunk(buffer, to, b_.CreateAdd(first, I64(n)), y);
+      if (shadows) {
+        StoreChunk(shadow, se, first, sx);
+        StoreChunk(shadow, se, b_.CreateAdd(first, I64(n)), sy);
+      }
     }
     return absl::OkStatus();
   });
   if (!s.ok()) return s;
   SetBuffer(op.results[0], buffer);
+  if (shadows) SetShadowBuffer(op.results[0], shadow, origin, false);
   return absl::OkStatus();
 }
 
@@ -181,38 +198,54 @@ absl::Status Emitter::EmitUnpack(const Op& op) {
   bool interleaved = op.FindAttr("format")->value.str == "interleaved";
   int64_t n = out.NumElements();
   // The halves of a packed run of 2w elements: its even and odd elements.
-  auto half = [&](llvm::Value* v, int64_t w, int which) {
+  auto pick = [&](llvm::Value* v, int64_t w, int which) {
     std::vector<int> mask;
     for (int64_t i = 0; i < w; ++i) mask.push_back(static_cast<int>(2 * i + which));
-    return PackConvert(b_.CreateShuffleVector(v, mask), from, to);
+    return b_.CreateShuffleVector(v, mask);
+  };
+  auto half = [&](llvm::Value* v, int64_t w, int which) { return PackConvert(pick(v, w, which), from, to); };
+  // Init check: a conversion: each lane wholly unwritten where its source's was.
+  bool shadows = HasShadow(ab);
+  llvm::Value* origin = shadows ? MarkComputed(OriginOf(ab)) : nullptr;
+  ElementType se = ShadowElem(to);
+  auto spread = [&](llvm::Value* s, int64_t w) {
+    return Spread(s, llvm::FixedVectorType::get(ElemTy(se), static_cast<unsigned>(w)));
   };
   if (!Large(out)) {
     llvm::Value* v = ValueOf(ab);
     for (int which = 0; which < 2; ++which) {
-      if (interleaved) {
-        Set(op.results[which], half(v, n, which));
-        continue;
-      }
       std::vector<int> mask;
-      for (int64_t i = 0; i < n; ++i) mask.push_back(static_cast<int>(which * n + i));
+      for (int64_t i = 0; i < n; ++i) mask.push_back(static_cast<int>(interleaved ? 2 * i + which : which * n + i));
       Set(op.results[which], PackConvert(b_.CreateShuffleVector(v, mask), from, to));
+      if (shadows) SetShadow(op.results[which], spread(b_.CreateShuffleVector(ShadowOf(ab), mask), n), origin);
     }
     return absl::OkStatus();
   }
   llvm::Value* src = BufferOf(ab);
   llvm::Value* dst[2] = {NewBuffer(out), NewBuffer(out)};
+  llvm::Value* shadow_src = shadows ? ShadowAsBuffer(ab) : nullptr;
+  llvm::Value* shadow_dst[2] = {shadows ? NewShadowBuffer(out) : nullptr, shadows ? NewShadowBuffer(out) : nullptr};
+  ElementType sfrom = ShadowElem(from);
   absl::Status s = ForChunks(n, [&](llvm::Value* first, int64_t w) {
     for (int which = 0; which < 2; ++which) {
       llvm::Value* r = interleaved
                            ? half(LoadChunk(src, from, b_.CreateMul(first, I64(2)), 2 * w), w, which)
                            : PackConvert(LoadChunk(src, from, b_.CreateAdd(first, I64(which * n)), w), from, to);
       StoreChunk(dst[which], to, first, r);
+      if (!shadows) continue;
+      llvm::Value* sr = interleaved ? pick(LoadChunk(shadow_src, sfrom, b_.CreateMul(first, I64(2)), 2 * w), w, which)
+                                    : LoadChunk(shadow_src, sfrom, b_.CreateAdd(first, I64(which * n)), w);
+      StoreChunk(shadow_dst[which], se, first, spread(sr, w));
     }
     return absl::OkStatus();
   });
   if (!s.ok()) return s;
   SetBuffer(op.results[0], dst[0]);
   SetBuffer(op.results[1], dst[1]);
+  if (shadows) {
+    SetShadowBuffer(op.results[0], shadow_dst[0], origin);
+    SetShadowBuffer(op.results[1], shadow_dst[1], origin);
+  }
   return absl::OkStatus();
 }
 
@@ -229,30 +262,40 @@ absl::Status Emitter::EmitBitcast(const Op& op) {
   const Type& out = op.results[0]->type;
   bool to_bool = out.element() == ElementType::kI1;
   if (IsInt4(in.element()) || IsInt4(out.element())) return Int4BitcastUnsupported(kernel_, op, in, out);
+  // Init check: the shadow's bits move as the value's do (an i1 is unwritten
+  // when a bit of its byte is); a copy, not a computation.
+  bool shadows = HasShadow(x);
   if (Large(out)) {
     if (!to_bool) {
       SetBuffer(op.results[0], BufferOf(x));
+      if (shadows) SetShadowBuffer(op.results[0], ShadowBufferOf(x), OriginOf(x), /*settle=*/false);
       return absl::OkStatus();
     }
     llvm::Value* buffer = NewBuffer(out);
+    llvm::Value* shadow = shadows ? NewShadowBuffer(out) : nullptr;
     absl::Status s = ForChunks(out.NumElements(), [&](llvm::Value* first, int64_t w) {
       llvm::Value* bytes = LoadChunk(BufferOf(x), ElementType::kI8, first, w);
       StoreChunk(buffer, ElementType::kI1, first,
                  b_.CreateICmpNE(bytes, llvm::Constant::getNullValue(bytes->getType())));
+      if (shadows) {
+        llvm::Value* sb = LoadChunk(ShadowBufferOf(x), ElementType::kI8, first, w);
+        StoreChunk(shadow, ElementType::kI1, first, b_.CreateICmpNE(sb, llvm::Constant::getNullValue(sb->getType())));
+      }
       return absl::OkStatus();
     });
     if (!s.ok()) return s;
     SetBuffer(op.results[0], buffer);
+    if (shadows) SetShadowBuffer(op.results[0], shadow, OriginOf(x), /*settle=*/false);
     return absl::OkStatus();
   }
-  llvm::Value* v = ValueOf(x);
-  if (in.element() == ElementType::kI1) v = b_.CreateZExt(v, ValueTy(in.WithElement(ElementType::kI8)));
-  if (!to_bool) {
-    Set(op.results[0], b_.CreateBitCast(v, ValueTy(out)));
-    return absl::OkStatus();
-  }
-  llvm::Value* bytes = b_.CreateBitCast(v, ValueTy(out.WithElement(ElementType::kI8)));
-  Set(op.results[0], b_.CreateICmpNE(bytes, llvm::Constant::getNullValue(bytes->getType())));
+  auto cast = [&](llvm::Value* v, bool bits) {
+    if (in.element() == ElementType::kI1) v = b_.CreateZExt(v, ValueTy(in.WithElement(ElementType::kI8)));
+    if (!to_bool) return b_.CreateBitCast(v, bits ? ShadowTy(out) : ValueTy(out));
+    llvm::Value* bytes = b_.CreateBitCast(v, ValueTy(out.WithElement(ElementType::kI8)));
+    return b_.CreateICmpNE(bytes, llvm::Constant::getNullValue(bytes->getType()));
+  };
+  Set(op.results[0], cast(ValueOf(x), false));
+  if (shadows) SetShadow(op.results[0], cast(ShadowOf(x), true), OriginOf(x), /*settle=*/false);
   return absl::OkStatus();
 }
 

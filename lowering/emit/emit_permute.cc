@@ -134,7 +134,13 @@ absl::Status Emitter::EmitSort(const Op& op) {
   // lax.sort compares integers as unsigned, like the hardware (runtime.md §7.5):
   // checked mode warns once a signed key is negative (one compare, one branch).
   if (!key_val && Info(e).kind == ElementKind::kSigned) {
-    llvm::Value* negative = b_.CreateOrReduce(b_.CreateICmpSLT(keys, llvm::Constant::getNullValue(keys->getType())));
+    // (Of the written keys: the poison of a padding lane is no user's key.)
+    llvm::Value* neg = b_.CreateICmpSLT(keys, llvm::Constant::getNullValue(keys->getType()));
+    if (HasShadow(ops[0])) {
+      llvm::Value* s = ShadowOf(ops[0]);
+      neg = b_.CreateAnd(neg, b_.CreateICmpEQ(s, llvm::Constant::getNullValue(s->getType())));
+    }
+    llvm::Value* negative = b_.CreateOrReduce(neg);
     llvm::Value* on = b_.CreateICmpNE(b_.CreateAnd(Ctx(CtxField::kChecks), I32(SCJIT_CHECK_SORT_SIGN)),
                                       I32(0));
     llvm::BasicBlock* warn = llvm::BasicBlock::Create(ctx_, "sort_sign", fn_);
@@ -163,6 +169,12 @@ absl::Status Emitter::EmitSort(const Op& op) {
 
   std::vector<llvm::Value*> payload;
   for (const Operand& o : ops) payload.push_back(ValueOf(o));
+  // Init check: each operand's shadow moves with its lanes (a payload too).
+  bool shadows = std::any_of(ops.begin(), ops.end(), [&](const Operand& o) { return HasShadow(o); }) ||
+                 (masked && HasShadow(*op.mask));
+  if (shadows) {
+    for (const Operand& o : ops) payload.push_back(ShadowOf(o));
+  }
   for (const NetworkStep& s : BitonicSteps(lanes)) {
     llvm::Value* other = b_.CreateShuffleVector(order, s.partner);
     std::vector<llvm::Constant*> flip;
@@ -173,10 +185,38 @@ absl::Status Emitter::EmitSort(const Op& op) {
     order = b_.CreateSelect(take, other, order);
     for (llvm::Value*& v : payload) v = b_.CreateSelect(take, b_.CreateShuffleVector(v, s.partner), v);
   }
-  for (size_t i = 0; i < payload.size(); ++i) Set(op.results[i], payload[i]);
+  for (size_t i = 0; i < ops.size(); ++i) Set(op.results[i], payload[i]);
   if (masked) {
     // Masked-in lanes come first: out_mask[i] = i < popcount(mask).
     Set(op.results[2], b_.CreateICmpEQ(b_.CreateAnd(order, out_flag), llvm::Constant::getNullValue(order_ty)));
+  }
+  if (shadows) {
+    // An unwritten key the sort orders (a masked-in one, or any with an
+    // unwritten mask) leaves the order, so every result, unwritten; else each
+    // lane's bits moved with it.
+    llvm::Value* key_bad = b_.CreateICmpNE(ShadowOf(ops[0]), llvm::Constant::getNullValue(ShadowTy(ops[0].type())));
+    llvm::Value* unordered = nullptr;
+    llvm::Value* origin = nullptr;
+    for (const Operand& o : ops) origin = FirstOrigin({origin, OriginOf(o)});
+    if (masked) {
+      llvm::Value* m = ValueOf(*op.mask);
+      llvm::Value* sm = ShadowOf(*op.mask);
+      unordered = b_.CreateOr(b_.CreateOrReduce(sm), b_.CreateOrReduce(b_.CreateAnd(key_bad, b_.CreateOr(m, sm))));
+      origin = FirstOrigin({origin, OriginOf(*op.mask)});
+    } else {
+      unordered = b_.CreateOrReduce(key_bad);
+    }
+    for (size_t i = 0; i < ops.size(); ++i) {
+      llvm::Value* sh = payload[ops.size() + i];
+      llvm::Value* all = llvm::Constant::getAllOnesValue(sh->getType());
+      SetShadow(op.results[i], b_.CreateSelect(unordered, all, sh),
+                b_.CreateSelect(unordered, MarkComputed(origin), OriginOf(ops[i])), /*settle=*/false);
+    }
+    if (masked) {
+      llvm::Value* all = llvm::Constant::getAllOnesValue(ShadowTy(op.results[2]->type));
+      SetShadow(op.results[2], b_.CreateSelect(unordered, all, llvm::Constant::getNullValue(all->getType())),
+                b_.CreateSelect(unordered, MarkComputed(origin), I32(0)), /*settle=*/false);
+    }
   }
   return absl::OkStatus();
 }
@@ -208,6 +248,7 @@ absl::Status Emitter::EmitGather(const Op& op) {
       mask.push_back(static_cast<int>((outer * m + (m - 1 - i)) * in.inner + inner));
     }
     Set(op.results[0], b_.CreateShuffleVector(ValueOf(x), mask));
+    if (HasShadow(x)) SetShadow(op.results[0], b_.CreateShuffleVector(ShadowOf(x), mask), OriginOf(x), false);
     return absl::OkStatus();
   }
   ElementType e = out.element();
@@ -215,6 +256,12 @@ absl::Status Emitter::EmitGather(const Op& op) {
   llvm::Value* src = AsBuffer(x);
   const Operand* idx = rev ? nullptr : &op.operands[1];
   llvm::Value* idx_buffer = idx != nullptr && (Large(idx->value->type) || Large(out)) ? AsBuffer(*idx) : nullptr;
+  // Init check: an element moves with its bits (from x's shadow, gathered as
+  // x is); an unwritten index leaves it wholly unwritten.
+  bool shadows = HasShadow(x) || (idx != nullptr && HasShadow(*idx));
+  llvm::Value* shadow_src = shadows ? ShadowAsBuffer(x) : nullptr;
+  ElementType se = ShadowElem(e);
+  llvm::Value* chunk_shadow = nullptr;  // the last chunk's shadow
   // The elements [first, first + width) of the result, gathered from `src`.
   auto chunk = [&](llvm::Value* first, int64_t width) -> llvm::Value* {
     auto* i32v = llvm::FixedVectorType::get(b_.getInt32Ty(), static_cast<unsigned>(width));
@@ -235,23 +282,42 @@ absl::Status Emitter::EmitGather(const Op& op) {
       j = IndexModulo(iv, ie, m);
     }
     llvm::Value* at = b_.CreateAdd(b_.CreateMul(b_.CreateAdd(b_.CreateMul(outer, c(m)), j), c(in.inner)), inner);
-    llvm::Value* ptrs = b_.CreateGEP(elem, src, at);
-    llvm::Value* v = b_.CreateMaskedGather(llvm::FixedVectorType::get(elem, static_cast<unsigned>(width)), ptrs,
-                                           llvm::Align(elem->getScalarSizeInBits() / 8));
-    return e == ElementType::kI1 ? b_.CreateTrunc(v, llvm::FixedVectorType::get(b_.getInt1Ty(), static_cast<unsigned>(width)))
-                                 : v;
+    auto gather = [&](llvm::Value* from, llvm::Type* ty) {
+      llvm::Value* v = b_.CreateMaskedGather(llvm::FixedVectorType::get(ty, static_cast<unsigned>(width)),
+                                             b_.CreateGEP(ty, from, at), llvm::Align(ty->getScalarSizeInBits() / 8));
+      return e == ElementType::kI1
+                 ? b_.CreateTrunc(v, llvm::FixedVectorType::get(b_.getInt1Ty(), static_cast<unsigned>(width)))
+                 : v;
+    };
+    if (shadows) {
+      chunk_shadow = gather(shadow_src, BufferElemTy(se));
+      if (idx != nullptr && HasShadow(*idx)) {
+        llvm::Value* si = idx_buffer != nullptr ? ShadowChunkOf(*idx, first, width) : ShadowOf(*idx);
+        chunk_shadow = b_.CreateOr(chunk_shadow, Spread(si, chunk_shadow->getType()));
+      }
+    }
+    return gather(src, elem);
   };
+  llvm::Value* origin = nullptr;
+  if (shadows) {
+    origin = FirstOrigin({OriginOf(x), idx != nullptr ? OriginOf(*idx) : nullptr});
+    if (idx != nullptr && HasShadow(*idx)) origin = b_.CreateSelect(AnyShadow(*idx), MarkComputed(origin), origin);
+  }
   if (!Large(out)) {
     Set(op.results[0], chunk(I64(0), n));
+    if (shadows) SetShadow(op.results[0], chunk_shadow, origin);
     return absl::OkStatus();
   }
   llvm::Value* buffer = NewBuffer(out);
+  llvm::Value* shadow = shadows ? NewShadowBuffer(out) : nullptr;
   absl::Status s = ForChunks(n, [&](llvm::Value* first, int64_t width) {
     StoreChunk(buffer, e, first, chunk(first, width));
+    if (shadows) StoreChunk(shadow, se, first, chunk_shadow);
     return absl::OkStatus();
   });
   if (!s.ok()) return s;
   SetBuffer(op.results[0], buffer);
+  if (shadows) SetShadowBuffer(op.results[0], shadow, origin);
   return absl::OkStatus();
 }
 

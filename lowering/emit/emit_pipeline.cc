@@ -70,6 +70,12 @@ absl::StatusOr<std::vector<llvm::Value*>> Emitter::BlockIndices(PipelineBlock& b
   std::vector<llvm::Value*> idx;
   for (size_t d = 0; d < b.po->block.size(); ++d) {
     const BlockDim& bd = b.po->block[d];
+    // Init check: a block index, or the list of an indirect block, decides what moves.
+    const Operand& entry = yield.map_entries[d].start;
+    if (HasShadow(entry) && !entry.type().is_memory()) {
+      Require(*b.op, entry, bd.kind == BlockDim::Kind::kIndirect ? Use::kIndexList : Use::kBlockIndex,
+              ShadowOf(entry), OriginOf(entry));
+    }
     if (bd.kind == BlockDim::Kind::kIndirect) {  // the list's entries are checked by the DMA
       absl::StatusOr<RefVal::Indices> list = IndexList(yield, yield.map_entries[d]);
       if (!list.ok()) return list.status();

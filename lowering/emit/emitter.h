@@ -28,6 +28,7 @@
 #include "lowering/emit/emit_llvm.h"
 #include "lowering/emit/runtime_abi.h"
 #include "lowering/ir/ir.h"
+#include "lowering/analysis/decisions.h"
 #include "lowering/analysis/kernel_info.h"
 #include "lowering/analysis/lane_ops.h"
 #include "lowering/base/float8.h"
@@ -141,10 +142,20 @@ inline bool Large(const Type& t) {
 // What an SSA value is in generated code: an LLVM value (scalars and small
 // vectors), a buffer (large vectors: NumElements() elements, row-major; i1
 // elements as bytes), or a ref.
+//
+// With the init check, its shadow and origin (emit_shadows.cc; runtime.md,
+// "Init check"): the bits of the value that hold nothing written, in the
+// value's layout with integer elements of its width (ShadowTy; an i1's is an
+// i1), in registers or, for a large value, in a buffer of its own; and the
+// runtime's origin of those bits (an i32, SCJIT_ORIGIN_*), 0 exactly when no
+// bit is set. Null: known written (a constant, or nothing unwritten reaches it).
 struct Val {
   llvm::Value* value = nullptr;
   llvm::Value* buffer = nullptr;
   std::shared_ptr<RefVal> ref;
+  llvm::Value* shadow = nullptr;
+  llvm::Value* shadow_buffer = nullptr;
+  llvm::Value* origin = nullptr;
 };
 
 struct PipelineBlock;  // one in/out operand of a pipeline being emitted (emit_pipeline.cc)
@@ -331,6 +342,110 @@ class Emitter {
   void CheckAccess(llvm::Instruction* at, bool write, llvm::Value* ptr, llvm::Type* type, llvm::Value* mask,
                    bool expand, int site);
 
+  // --- Init check (emit_shadows.cc) ---------------------------------------------
+  // Each value's shadow and origin (Val), the uses that decide something
+  // (RT-INIT when unwritten), and memory's state bytes read and written with
+  // the loads and stores. The interpreter (jit/interp) carries the same.
+  bool Shadows() const { return options_.init_shadows && options_.access_checks; }
+  static ElementType ShadowElem(ElementType e);  // i1 stays; else the integer of e's width
+  llvm::Type* ShadowTy(const Type& t) { return ValueTy(t.WithElement(ShadowElem(t.element()))); }
+  // True when o may hold unwritten bits (a value with a shadow).
+  bool HasShadow(const Operand& o);
+  llvm::Value* ShadowOf(const Operand& o);  // in registers (zero when none)
+  llvm::Value* ShadowBufferOf(const Operand& o) { return HasShadow(o) ? vals_[o.value].shadow_buffer : nullptr; }
+  // A vector operand's shadow in a buffer (as AsBuffer: its own if large, a
+  // copy of its registers, or zeros when it has none).
+  llvm::Value* ShadowAsBuffer(const Operand& o);
+  // Elements [first, first + width) of o's shadow (a scalar's, splatted).
+  llvm::Value* ShadowChunkOf(const Operand& o, llvm::Value* first, int64_t width);
+  llvm::Value* OriginOf(const Operand& o);  // i32, 0 when none
+  // Gives v `shadow` (registers) and `origin`, which becomes 0 when no bit of
+  // the shadow is set; null shadows: v is written.
+  void SetShadow(const Value* v, llvm::Value* shadow, llvm::Value* origin, bool settle = true);
+  // Gives a large v the shadow in `buffer` and `origin`, made 0 when no byte of
+  // the buffer is set (when `settle`).
+  void SetShadowBuffer(const Value* v, llvm::Value* buffer, llvm::Value* origin, bool settle = true);
+  llvm::Value* NewShadowBuffer(const Type& t) { return NewBuffer(t.WithElement(ShadowElem(t.element()))); }
+  // As SetFromBuffer: a large result's shadow buffer, or a small one's loaded.
+  void SetShadowFromBuffer(const Value* result, llvm::Value* buffer, llvm::Value* origin, bool settle = true);
+  // i1: some bit of `shadow` (a scalar or a vector) is set; of the lanes `on` holds.
+  llvm::Value* AnyBit(llvm::Value* shadow, llvm::Value* on = nullptr);
+  // i1: some byte of buffer[0, bytes) is not 0.
+  llvm::Value* AnyByte(llvm::Value* buffer, int64_t bytes);
+  // Each lane of `shadow` with a bit set as all ones in a lane of `like` (a
+  // vector or scalar type of the same lanes): a conversion's shadow.
+  llvm::Value* Spread(llvm::Value* shadow, llvm::Type* like);
+  llvm::Value* MarkComputed(llvm::Value* origin);
+  // i1: some bit of o's shadow (registers or buffer) is set.
+  llvm::Value* AnyShadow(const Operand& o);
+  // Gives v (a scalar or a vector, small or large) a shadow wholly unwritten
+  // when `unwritten` (i1) holds, else written, and a computed `origin`.
+  void SetLaneShadows(const Value* v, llvm::Value* unwritten, llvm::Value* origin);
+  // The first of `origins` (i32s, null skipped) that is not 0.
+  llvm::Value* FirstOrigin(std::initializer_list<llvm::Value*> origins);
+  // RT-INIT at op's uses (lowering/analysis/decisions.h) of values not written;
+  // before the op does anything else.
+  void RequireUses(const Op& op);
+  // RT-INIT when `shadow` (of the lanes `on` holds) has a bit set, at the use
+  // `use` of `value` by op; the kernel returns unless findings are warnings.
+  void Require(const Op& op, const Operand& value, Use use, llvm::Value* shadow, llvm::Value* origin,
+               llvm::Value* on = nullptr);
+  // The state bytes of a view: the same elements, in the shadow arena, as
+  // integers of the element's width.
+  RefVal StateView(const RefVal& r);
+  // Memory's state bytes (a vector or scalar of integer elements) as a shadow
+  // of type `ty`: every byte whose state lacks WRITTEN all ones.
+  llvm::Value* StateShadow(llvm::Value* state, llvm::Type* ty);
+  // The shadow and origin of `t` as a load at `site` reads it from view (its
+  // elements in row-major order; `on`: of these lanes only, the others written).
+  // `byte_address(k)`: where the value's byte k (an i64) lies, for the origin.
+  std::pair<llvm::Value*, llvm::Value*> LoadShadow(const Op& op, const RefVal& view, const Type& t,
+                                                   llvm::Value* on = nullptr);
+  // The state bytes a store of a value with `shadow` and `origin` leaves in view.
+  void StoreShadow(const Op& op, const RefVal& view, const Type& t, llvm::Value* shadow, llvm::Value* origin,
+                   llvm::Value* on = nullptr);
+  // State bytes (of one state load) as a shadow, and the origin of its first
+  // unwritten byte: `address(k)` gives byte k's address; `site` the load's.
+  // On the cold path (the insert point): records the read of the unwritten
+  // byte at `address` (scjit_rt_unwritten_read), branches to `cont` and
+  // returns there the origin: the record's, or 0 when coming from `here`.
+  llvm::Value* RecordRead(int site, llvm::Value* address, llvm::BasicBlock* here, llvm::BasicBlock* cont);
+  std::pair<llvm::Value*, llvm::Value*> ShadowAndOrigin(llvm::Value* state, llvm::Type* ty, int site,
+                                                        const std::function<llvm::Value*(llvm::Value*)>& address);
+  // The new state bytes for old ones where a value of `shadow` (null:
+  // written) and `origin` is stored.
+  llvm::Value* StoredState(llvm::Value* old, llvm::Value* shadow, llvm::Value* origin);
+  // Once those are stored: when `unwritten` (i1) holds and the origin is a
+  // computed one, on a cold path, the runtime keeps it for the computed bytes
+  // between the first and the last byte stored (`range`).
+  void StoredOrigin(llvm::Value* unwritten, llvm::Value* origin,
+                    const std::function<std::pair<llvm::Value*, llvm::Value*>()>& range);
+  // The address of byte j of element k (i64s) of view r, for an origin.
+  llvm::Value* ByteAddress(const RefVal& r, llvm::Value* k, llvm::Value* j);
+  // Large values: the shadow of a view copied (CopyView) into or out of a
+  // shadow buffer.
+  llvm::Value* LoadShadowBuffer(const Op& op, const RefVal& view, const Type& t, llvm::Value* buffer);
+  void StoreShadowBuffer(const Op& op, const RefVal& view, const Type& t, llvm::Value* buffer, llvm::Value* origin);
+  int OriginSite(const Op& op) { return Site(op); }
+  // Loop carries: small ones' shadows and origins in phis beside theirs, large
+  // ones' in a buffer and a slot of their own.
+  struct CarryShadows {
+    bool on = false;
+    std::vector<llvm::Value*> init_shadow, init_origin;  // small carries, entering
+    std::vector<llvm::PHINode*> shadow, origin;          // small carries
+    std::vector<llvm::Value*> buffer, origin_slot;       // large carries
+  };
+  // Before the loop (`init`: the operands entering it).
+  CarryShadows PrepareCarryShadows(const std::vector<const Value*>& args, const std::vector<const Operand*>& init);
+  // In the header, after the carries' phis: binds each list of arguments.
+  void CarryShadowPhis(CarryShadows& cs, llvm::BasicBlock* pre, const std::vector<std::vector<const Value*>>& bind);
+  // At the latch: what `yield` gives the next iteration (large ones copied
+  // before `latch` is known, small ones added to the phis after).
+  void CommitCarryShadows(CarryShadows& cs, const std::vector<const Value*>& args, const Op& yield);
+  void LatchCarryShadows(CarryShadows& cs, const Op& yield, llvm::BasicBlock* latch);
+  // After the loop: the results'.
+  void EndCarryShadows(const CarryShadows& cs, const std::vector<Value*>& results);
+
   // --- Ops -----------------------------------------------------------------------
   absl::Status EmitRegion(const Region& r, std::vector<llvm::Value*>* yielded);
   // Emits `op` by its family (ops.def), each family in a function of its own.
@@ -392,9 +507,18 @@ class Emitter {
                            const Type& chunk);
   void ScatterLanes(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active, llvm::Value* v,
                     ElementType e);
-  // r[offsets[i]] += v[i] for the active lanes, from the lowest to the highest.
+  // r[offsets[i]] += v[i] for the active lanes, from the lowest to the highest;
+  // with the init check, the sums' states from the elements' and `shadow`'s
+  // (v's, null: written) with `origin`.
   void ScatterAdd(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active, llvm::Value* v,
-                  ElementType e);
+                  ElementType e, llvm::Value* shadow = nullptr, llvm::Value* origin = nullptr);
+  // Init check: the state bytes of the active lanes' elements (of w bytes;
+  // lanes off: written), as integers of w bytes, and their scatter back.
+  llvm::Value* LaneStates(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active, int64_t w);
+  void ScatterStates(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* active,
+                     llvm::Value* states, int64_t w);
+  // The address of byte j (an i64) of the element of lane `lane` (an i64).
+  llvm::Value* LaneByte(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* lane, llvm::Value* j);
   // view_bitcast, view_reshape (emit_views.cc).
   absl::Status EmitRefView(const Op& op);
   absl::Status EmitDma(const Op& op);
@@ -456,7 +580,7 @@ class Emitter {
   absl::Status CloseLoop(const Op& op, const Region& body, const std::vector<const Value*>& args,
                          const std::vector<llvm::Value*>& buffers, const std::vector<llvm::PHINode*>& carries,
                          llvm::BasicBlock* header, llvm::BasicBlock* done,
-                         const std::function<void(llvm::BasicBlock*)>& at_latch);
+                         const std::function<void(llvm::BasicBlock*)>& at_latch, CarryShadows& shadows);
   void CommitCarries(const std::vector<const Value*>& args, const std::vector<llvm::Value*>& buffers,
                      std::vector<llvm::Value*> yielded);
   void Tick(const Op& loop);
@@ -488,6 +612,7 @@ class Emitter {
   absl::Status EmitReduce(const Op& op);
   absl::Status EmitScan(const Op& op);
   absl::Status EmitScanCount(const Op& op);
+  absl::Status EmitScanCountValues(const Op& op);  // the counts and flags (EmitScanCount adds their shadows)
   void EmitConflictScanCount(const Op& op);  // EmitOptions::conflict_detection
   absl::Status EmitMaskReduce(const Op& op);
   // The kPermute family (emit_permute.cc): sort, sort_key_val (bitonic networks),
@@ -500,9 +625,16 @@ class Emitter {
   // Integer indices modulo m, into [0, m), as i32 lanes.
   llvm::Value* IndexModulo(llvm::Value* indices, ElementType e, int64_t m);
   // Runs `compute(operands as chunks, chunk type)` over a large result in chunks,
-  // or once on register values.
-  absl::Status Elementwise(const Op& op, const std::function<absl::StatusOr<llvm::Value*>(
-                                             const std::vector<llvm::Value*>&, const Type&)>& compute);
+  // or once on register values; with the init check, `shadow(operands,
+  // their shadows, chunk type)` alike when an operand has one (null: the OR of
+  // the shadows, which leaves the first operand's origin right). `copies`: the
+  // op moves bits without computing (its origin stays a copy's).
+  using ShadowFn = std::function<llvm::Value*(const std::vector<llvm::Value*>&, const std::vector<llvm::Value*>&,
+                                              const Type&)>;
+  absl::Status Elementwise(const Op& op,
+                           const std::function<absl::StatusOr<llvm::Value*>(const std::vector<llvm::Value*>&,
+                                                                            const Type&)>& compute,
+                           const ShadowFn& shadow = nullptr, bool copies = false);
 
   const KernelDef& kernel_;
   KernelInfo& info_;

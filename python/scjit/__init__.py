@@ -27,10 +27,11 @@ import ml_dtypes
 import numpy as np
 
 from scjit import _scjit
-from scjit.errors import CompileError, Error, InputError, RunError, UnsupportedError, from_failure
+from scjit.errors import (CompileError, Error, InputError, RunError, RunWarning, UnsupportedError, from_failure,
+                          warn_findings)
 
 __all__ = ["compile", "explain", "targets", "describe_target", "Kernel", "Param", "LaunchResult", "Error",
-           "CompileError", "InputError", "RunError", "UnsupportedError", "__version__"]
+           "CompileError", "InputError", "RunError", "RunWarning", "UnsupportedError", "__version__"]
 __version__ = _scjit.version
 
 _COMPILER = _scjit.Compiler()  # thread-safe; its memory cache serves the process
@@ -151,6 +152,7 @@ class Kernel:
         launch = LaunchResult(outputs, result.stats, list(result.findings))
         if result.failed():
             raise RunError(launch.findings, launch)
+        warn_findings(launch.findings, stacklevel=2)
         return launch
 
     def _bind(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> list:

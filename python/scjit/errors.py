@@ -5,6 +5,8 @@ code, file, line, column, message, notes and help as attributes, all of them in
 
 from __future__ import annotations
 
+import warnings
+
 
 class Error(Exception):
     """Base of scjit's errors.
@@ -60,6 +62,36 @@ class RunError(Error):
         super().__init__("the kernel failed a run-time check", errors or findings)
         self.findings = list(findings)
         self.result = result
+
+
+class RunWarning(UserWarning):
+    """A run-time check's warning (an RT-* finding of severity warning), such as
+    RT-INIT's "values computed from bytes nothing had written reach an output".
+    Raised with `warnings.warn`, so the usual filters apply: `"error"` turns it
+    into an exception, `"ignore"` silences it. Ask for `checks="strict"` to
+    make these findings errors of the launch instead.
+
+    Attributes: code, file, line, column, message, notes, help (the
+    finding's) and diagnostic (the finding itself).
+    """
+
+    def __init__(self, diagnostic):
+        super().__init__(diagnostic.render().rstrip("\n"))
+        self.diagnostic = diagnostic
+        self.code = diagnostic.code
+        self.file = diagnostic.file
+        self.line = diagnostic.line
+        self.column = diagnostic.column
+        self.message = diagnostic.message
+        self.notes = list(diagnostic.notes)
+        self.help = diagnostic.help
+
+
+def warn_findings(findings, stacklevel: int = 2) -> None:
+    """Issues a RunWarning for each finding of severity warning."""
+    for finding in findings:
+        if finding.severity == "warning":
+            warnings.warn(RunWarning(finding), stacklevel=stacklevel + 1)
 
 
 def from_failure(failure) -> Error:

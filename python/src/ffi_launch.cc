@@ -18,8 +18,10 @@
 //               has a device mesh and every device of a jax.shard_map calls with
 //               the same (gathered) operands: one of them runs the launch, the
 //               others take copies of its results (shared_launch.h)
-// debug_print output and warnings go to stderr; a failed check is an error whose
-// message is every finding, rendered.
+// debug_print output goes to stderr; warnings become Python warnings
+// (scjit.errors.RunWarning, through warn_findings: the GIL is taken for it, as
+// jax's host callbacks do); a failed check is an error whose message is every
+// finding, rendered. A warning filter that makes them errors fails the call.
 //
 // int4/uint4 are the exception to "without copies": XLA packs them two to a byte
 // (low nibble first), scjit's memory holds one per byte (docs/language.md, "4-bit
@@ -34,6 +36,8 @@
 #include <string_view>
 #include <vector>
 
+#include "pybind11/pybind11.h"
+#include "pybind11/stl.h"
 #include "python/src/shared_launch.h"
 #include "scjit/scjit.h"
 #include "xla/ffi/api/ffi.h"
@@ -42,6 +46,24 @@ namespace ffi = xla::ffi;
 
 namespace scjit {
 namespace {
+
+namespace py = pybind11;
+
+// The launch's warnings as Python warnings (scjit.errors.warn_findings).
+ffi::Error WarnFindings(const std::vector<Diagnostic>& findings) {
+  bool any = false;
+  for (const Diagnostic& d : findings) any |= d.severity == Severity::kWarning;
+  if (!any) return ffi::Error::Success();
+  py::gil_scoped_acquire gil;
+  try {
+    py::module_::import("scjit.errors").attr("warn_findings")(findings, 1);
+  } catch (py::error_already_set& e) {  // a filter made the warning an error
+    std::string type = py::str(e.type().attr("__name__"));
+    std::string text = py::str(e.value());
+    return ffi::Error(ffi::ErrorCode::kInternal, type + ": " + text);
+  }
+  return ffi::Error::Success();
+}
 
 ffi::Error Invalid(std::string message) { return ffi::Error(ffi::ErrorCode::kInvalidArgument, std::move(message)); }
 
@@ -141,13 +163,11 @@ ffi::Error LaunchOnXlaBuffers(const Kernel* kernel, ffi::RemainingArgs args, ffi
   };
   absl::StatusOr<LaunchResult> result = kernel->Launch(buffers, options);
   if (!result.ok()) return Invalid(std::string(result.status().message()));
-  std::string findings = result->RenderFindings();
-  if (result->failed()) return ffi::Error(ffi::ErrorCode::kInternal, findings);
+  if (result->failed()) return ffi::Error(ffi::ErrorCode::kInternal, result->RenderFindings());
   for (size_t i = 0; i < params.size(); ++i) {
     if (pack_into[i].has_value()) Pack(unpacked[i], *pack_into[i]);
   }
-  if (!findings.empty()) std::fwrite(findings.data(), 1, findings.size(), stderr);  // warnings
-  return ffi::Error::Success();
+  return WarnFindings(result->findings);
 }
 
 // The outcome of a launch this device ran, for the devices sharing it.

@@ -49,7 +49,8 @@ __all__ = ["Options", "disable", "enable", "enabled", "sparsecore"]
 @dataclasses.dataclass(frozen=True)
 class Options:
     """How kernels run: the target chip, and scjit's launch options (threads:
-    0 for the host's cores; checks: "all", "none", "warn", "bounds,sync"; dma:
+    0 for the host's cores; checks: "all", "none", "warn", "strict",
+    "bounds,sync" (docs/runtime.md); dma:
     None, "eager" or "on_wait"; seed: None for the fixed order). check_rules:
     lower every kernel through JAX's own SparseCore lowering too and raise
     scjit.jax.RulesDisagreementError when it judges the kernel otherwise than
@@ -66,6 +67,10 @@ class Options:
 _context: contextvars.ContextVar[Options | None] = contextvars.ContextVar("scjit_jax_options", default=None)
 _global: Options | None = None
 _lock = threading.Lock()
+# The options in force, as part of jax.jit's cache key: a function jitted under
+# one set of options is traced, lowered and compiled anew under another (each
+# lowering bakes its options into the program).
+_jit_key = jax.make_user_context(None)
 _jax_rule = None  # JAX's own lowering of mpmd_map on the CPU, which scjit's defers to
 # (kernel text, target, checks) -> compiled kernel: each kernel compiles once.
 _kernels: dict[tuple[str, str, str], scjit.Kernel] = {}
@@ -87,7 +92,8 @@ def sparsecore(target: str = "v7x", *, threads: int = 0, checks: str = "all", dm
     token = _context.set(options)
     _chip_changed()
     try:
-        yield options
+        with _jit_key(options):
+            yield options
     finally:
         _context.reset(token)
         _chip_changed()
@@ -102,6 +108,7 @@ def enable(target: str = "v7x", *, threads: int = 0, checks: str = "all", dma: s
     _install()
     with _lock:
         _global = options
+    _jit_key.set_global(options)
     _chip_changed()
     return options
 
@@ -111,6 +118,7 @@ def disable() -> None:
     global _global
     with _lock:
         _global = None
+    _jit_key.set_global(None)
     _chip_changed()
 
 
