@@ -150,7 +150,11 @@ typedef struct scjit_dma {
    * device -1 and send_sem -1. */
   int32_t send_sem;
   int32_t device;
-  int32_t reserved;      /* zero; pads the struct to 8 bytes */
+  /* An add through a view_bitcast that widened the destination: each
+   * element (of type `dtype`) is this many units of `elem_bytes` along the
+   * innermost dimension, lowest first (the units lie a row apart in memory).
+   * 0 otherwise. */
+  int32_t add_pieces;
 } scjit_dma;
 
 /* Loop back-edges call this every SCJIT_TICK_PERIOD iterations, so that a

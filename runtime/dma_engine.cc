@@ -80,6 +80,24 @@ void TransferRun(const scjit_dma& d, uint8_t* dst, int64_t dst_stride, const uin
   }
 }
 
+void AddPiecesRun(const scjit_dma& d, uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride,
+                  int64_t n) {
+  const int64_t k = d.add_pieces, w = d.elem_bytes;
+  if (k * w > 8) return;  // no element is wider (Subcore::Admit refuses such a descriptor)
+  scjit_dma whole = d;
+  whole.elem_bytes = static_cast<int32_t>(k * w);
+  whole.add_pieces = 0;
+  for (int64_t e = 0; e + k <= n; e += k) {
+    uint8_t a[8], b[8];
+    for (int64_t j = 0; j < k; ++j) {
+      std::memcpy(a + j * w, dst + (e + j) * dst_stride * w, static_cast<size_t>(w));
+      std::memcpy(b + j * w, src + (e + j) * src_stride * w, static_cast<size_t>(w));
+    }
+    TransferRun(whole, a, 1, b, 1, 1);
+    for (int64_t j = 0; j < k; ++j) std::memcpy(dst + (e + j) * dst_stride * w, a + j * w, static_cast<size_t>(w));
+  }
+}
+
 std::string SqueezedShape(const scjit_ref& r) {
   Squeezed s = Squeeze(r);
   std::string out = "(";

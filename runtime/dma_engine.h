@@ -78,6 +78,12 @@ void Transfer(const scjit_dma& dma, const int32_t* indices = nullptr);
 void TransferRun(const scjit_dma& dma, uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride,
                  int64_t n);
 
+// A run of an add DMA whose elements are `dma.add_pieces` units each
+// (scjit_dma::add_pieces): n units, each element's `add_pieces` consecutive
+// ones in the run, added as one `dma.dtype` element.
+void AddPiecesRun(const scjit_dma& dma, uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride,
+                  int64_t n);
+
 // Calls f(mover) with the run mover for `dma`, chosen once for all its runs: a
 // callable as TransferRun without the descriptor, its own type for a plain copy
 // and for the adds of i32, u32 and f32 (the walk inlines it), TransferRun for
@@ -134,6 +140,11 @@ struct Add {
 template <typename F>
 void WithRunMover(const scjit_dma& dma, F&& f) {
   if (!dma.add) return f(dma_movers::Copy{dma.elem_bytes});
+  if (dma.add_pieces > 1) {
+    return f([&dma](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
+      AddPiecesRun(dma, dst, dst_stride, src, src_stride, n);
+    });
+  }
   switch (static_cast<ElementType>(dma.dtype)) {
     case ElementType::kI32:
     case ElementType::kU32:

@@ -154,6 +154,11 @@ bool Subcore::ValidDma(const scjit_dma& dma, int site, int32_t* status) {
       return false;
     }
   }
+  if (dma.add_pieces < 0 || int64_t{dma.add_pieces} * dma.elem_bytes > 8) {
+    *status = Refuse(DiagId::kRtBounds, site, Cat(what(), ": its elements are ", dma.add_pieces, " units of ",
+                                                  dma.elem_bytes, " bytes, wider than any element"));
+    return false;
+  }
   bool indirect = dma.indexed != SCJIT_DMA_PLAIN;
   if (indirect) {
     scjit_ref list{};

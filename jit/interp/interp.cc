@@ -65,7 +65,7 @@ absl::Status CheckReinterpretedIndexers(Builder& b, const Op& op) {
   for (const Operand& o : op.operands) {
     if (!o.indexed || o.value == nullptr || !Reinterpreted(o.value)) continue;
     for (const IndexEntry& e : o.index) {
-      if (e.kind == IndexEntry::Kind::kIndirect) {
+      if (e.kind == IndexEntry::Kind::kIndirect && op.info().family != OpFamily::kDma) {
         return b.Unsupported(op, "an idx(...) list on a view made by view_bitcast or view_reshape");
       }
       if (e.stride && e.stride->int_value != 1) {

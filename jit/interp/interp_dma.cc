@@ -2,6 +2,7 @@
 // call of the runtime function the emitter's code calls (runtime/abi.h), with
 // the descriptor and arguments it would pass (emit_memory.cc, emit_indirect.cc).
 #include "jit/interp/program.h"
+#include "lowering/analysis/indirect_views.h"
 #include "lowering/ir/printer.h"
 
 namespace scjit::interp {
@@ -82,14 +83,15 @@ IndexList MakeIndexList(Exec& x, const IndexEntry& e) {
 }
 
 int32_t IssueDma(Exec& x, DmaFn fn, const Ref& src, const Ref& dst, int32_t sem, bool add, const Type* sem_type,
-                 int site, RemoteCopy remote) {
+                 int site, DmaExtras extras) {
   scjit_dma dma{};
-  dma.send_sem = remote.send_sem;
-  dma.device = remote.device;
+  dma.send_sem = extras.send_sem;
+  dma.device = extras.device;
+  dma.add_pieces = add ? extras.add_pieces : 0;
   FillRef(&dma.src, src);
   FillRef(&dma.dst, dst);
   dma.elem_bytes = ByteWidth(dst.element);
-  dma.dtype = static_cast<int32_t>(dst.element);
+  dma.dtype = static_cast<int32_t>(dma.add_pieces > 1 ? extras.add_element : dst.element);
   dma.sem = sem;
   dma.add = add ? 1 : 0;
   // A regular semaphore counts completed DMAs, a DMA semaphore bytes (sc-semantics.md §4.6).
@@ -139,13 +141,13 @@ std::vector<int64_t> Squeezed(const std::vector<int64_t>& sizes) {
 // DmaRuns: unit by unit of the elements, element by element in row-major
 // order, one runtime transfer per run of equally spaced units on both sides.
 int32_t DmaRuns(Exec& x, DmaFn fn, const Op& op, const Ref& src, const Ref& dst, int32_t sem, const Type* sem_type,
-                int site, RemoteCopy remote) {
+                int site, DmaExtras extras) {
   int unit = std::min(src.UnitBytes(), dst.UnitBytes());
   int per = ByteWidth(dst.element) / unit;
   ElementType e = per > 1 ? IntOfBytes(unit) : dst.element;
   int64_t n = dst.count();
   auto issue = [&](const Ref& a, const Ref& b) {
-    return IssueDma(x, fn, a, b, sem, op.dma_add, sem_type, site, remote);
+    return IssueDma(x, fn, a, b, sem, op.dma_add, sem_type, site, extras);
   };
   if (fn == scjit_rt_dma_wait) {  // only the byte count matters
     return issue(Run(src, e, src.ptr, n * per, 0), Run(dst, e, dst.ptr, n * per, 0));
@@ -188,6 +190,50 @@ int32_t DmaRuns(Exec& x, DmaFn fn, const Op& op, const Ref& src, const Ref& dst,
   return 0;
 }
 
+// `r` in units of `unit` bytes: its dimensions, then (when an element is
+// several units) the units of one, lowest first. A view_bitcast that widened
+// a strided ref (the one chain an indirect DMA takes, indirect_views.h) is
+// strided so: its element (..., r, c) is units (..., r*k + j, c) of the ref.
+Ref InUnits(const Ref& r, int unit) {
+  Ref u = r;
+  u.chain = nullptr;
+  u.groups.clear();
+  if (r.chain != nullptr) {
+    const Ref& base = r.chain->base;
+    int k = ByteWidth(r.element) / ByteWidth(base.element);
+    u.ptr = base.ptr;
+    u.strides = base.strides;
+    u.strides[u.strides.size() - 2] *= k;
+    u.sizes.push_back(k);
+    u.strides.push_back(base.strides[base.strides.size() - 2]);
+    u.element = base.element;
+    return InUnits(u, unit);
+  }
+  int per = ByteWidth(r.element) / unit;
+  if (per > 1) {
+    u.element = IntOfBytes(unit);
+    for (int64_t& s : u.strides) s *= per;
+    u.sizes.push_back(per);
+    u.strides.push_back(1);
+  }
+  return u;
+}
+
+bool IsIndirect(const Operand& o) {
+  return std::any_of(o.index.begin(), o.index.end(),
+                     [](const IndexEntry& e) { return e.kind == IndexEntry::Kind::kIndirect; });
+}
+
+// An indirect DMA through a view_bitcast or view_reshape: both sides in
+// units of the narrower element, as the emitter's IndirectInUnits.
+int32_t IndirectViews(Exec& x, const Op& op, int site, Ref* src, Ref* dst) {
+  const Ref& a = x.RefOf(op.operands[0].value);
+  const Ref& b = x.RefOf(op.operands[1].value);
+  int unit = std::min(a.UnitBytes(), b.UnitBytes());
+  if (int32_t s = x.ViewOf(InUnits(a, unit), op.operands[0], site, src); s != 0) return s;
+  return x.ViewOf(InUnits(b, unit), op.operands[1], site, dst);
+}
+
 }  // namespace
 
 absl::Status PrepareDma(Builder& b, const Op& op) {
@@ -202,11 +248,9 @@ absl::Status PrepareDma(Builder& b, const Op& op) {
   if (src_list && dst_list) return b.Unsupported(op, "a DMA with idx(...) lists on both sides");
   bool reinterpreted = Reinterpreted(ops[0].value) || Reinterpreted(ops[1].value);
   if ((src_list || dst_list) && reinterpreted) {
-    return b.Unsupported(op, "an indirect DMA between views of another shape (view_bitcast, view_reshape)");
-  }
-  int unit = std::min(NarrowestBytes(ops[0].value), NarrowestBytes(ops[1].value));
-  if (op.dma_add && reinterpreted && unit < ByteWidth(ops[1].value->type.element())) {
-    return b.Unsupported(op, "an add DMA between views that a view_bitcast widened");
+    for (int k = 0; k < 2; ++k) {
+      if (std::optional<std::string> limit = IndirectViewLimit(ops[k].value)) return b.Unsupported(op, *limit);
+    }
   }
   for (int k = 0; k < 2; ++k) {
     if (absl::Status s = CheckIndexLists(b, op, ops[k]); !s.ok()) return s;
@@ -221,8 +265,18 @@ int32_t ExecDma(Exec& x, const Op& op) {
   const auto& ops = op.operands;
   int site = x.program.SitesOf(op).main;
   Ref src, dst, sem;
-  if (int32_t s = x.View(ops[0], site, &src); s != 0) return s;
-  if (int32_t s = x.View(ops[1], site, &dst); s != 0) return s;
+  DmaExtras extras;
+  bool indirect = IsIndirect(ops[0]) || IsIndirect(ops[1]);
+  if (indirect && (Reinterpreted(ops[0].value) || Reinterpreted(ops[1].value))) {
+    if (int32_t s = IndirectViews(x, op, site, &src, &dst); s != 0) return s;
+    // An add into a view that a view_bitcast widened: elements of units.
+    extras.add_element = ops[1].value->type.element();
+    extras.add_pieces = ByteWidth(extras.add_element) / ByteWidth(dst.element);
+    if (extras.add_pieces < 2) extras.add_pieces = 0;
+  } else {
+    if (int32_t s = x.View(ops[0], site, &src); s != 0) return s;
+    if (int32_t s = x.View(ops[1], site, &dst); s != 0) return s;
+  }
   int32_t sem_index = -1;
   if (ops.size() > 2) {
     if (int32_t s = x.View(ops[2], site, &sem); s != 0) return s;
@@ -231,17 +285,16 @@ int32_t ExecDma(Exec& x, const Op& op) {
   DmaFn fn = op.kind == OpKind::kDmaStart ? scjit_rt_dma_start : op.kind == OpKind::kDmaWait ? scjit_rt_dma_wait
                                                                                             : scjit_rt_copy;
   const Type* sem_type = ops.size() > 2 ? &ops[2].value->type : nullptr;
-  RemoteCopy remote;
   if (op.has_src_sem) {
     Ref send;
     if (int32_t s = x.View(ops[3], site, &send); s != 0) return s;
-    remote.send_sem = static_cast<int32_t>(send.sem);
+    extras.send_sem = static_cast<int32_t>(send.sem);
   }
-  if (int32_t s = x.TargetDevice(op, site, &remote.device); s != 0) return s;
+  if (int32_t s = x.TargetDevice(op, site, &extras.device); s != 0) return s;
   if (src.chain != nullptr || dst.chain != nullptr) {
-    return DmaRuns(x, fn, op, src, dst, sem_index, sem_type, site, remote);
+    return DmaRuns(x, fn, op, src, dst, sem_index, sem_type, site, extras);
   }
-  return IssueDma(x, fn, src, dst, sem_index, op.dma_add, sem_type, site, remote);
+  return IssueDma(x, fn, src, dst, sem_index, op.dma_add, sem_type, site, extras);
 }
 
 // ------------------------------------------------------------------------------------

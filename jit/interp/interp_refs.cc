@@ -209,7 +209,10 @@ int32_t ViewOfChain(Exec& x, const Operand& o, const Ref& r, int site, Ref* out)
 }  // namespace
 
 int32_t Exec::View(const Operand& o, int site, Ref* out, int64_t touched) {
-  const Ref& r = RefOf(o.value);
+  return ViewOf(RefOf(o.value), o, site, out, touched);
+}
+
+int32_t Exec::ViewOf(const Ref& r, const Operand& o, int site, Ref* out, int64_t touched) {
   if (!o.indexed) {
     *out = r;
     return 0;

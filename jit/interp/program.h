@@ -228,6 +228,8 @@ class Exec {
   // in row-major order, and only those must lie inside the ref (the emitter's
   // View; a window of a chained or grouped view is checked whole).
   int32_t View(const Operand& o, int site, Ref* out, int64_t touched = -1);
+  // The same, of `r` (RefOf(o.value) seen otherwise, as in units).
+  int32_t ViewOf(const Ref& r, const Operand& o, int site, Ref* out, int64_t touched = -1);
   // `*index` must lie in [0, limit): else (bounds checks compiled) the runtime
   // reports it; then it is clamped into the range, as the emitter's CheckIndex.
   int32_t CheckIndex(int64_t* index, int64_t limit, int what, int dim, int site);
@@ -349,13 +351,17 @@ IndexList MakeIndexList(Exec& x, const IndexEntry& e);
 // Issues a DMA between two strided views (interp_dma.cc): a descriptor as the
 // emitter fills it, and `fn` (scjit_rt_dma_start, _wait or _copy).
 using DmaFn = int32_t (*)(scjit_ctx*, const scjit_dma*, int32_t);
-// A remote copy's send semaphore and target device (-1, -1: a local copy).
-struct RemoteCopy {
+// The rest of a descriptor: a remote copy's send semaphore and target device
+// (-1, -1: a local copy); an add's elements as units (scjit_dma::add_pieces,
+// with the element type they make).
+struct DmaExtras {
   int32_t send_sem = -1;
   int32_t device = -1;
+  int32_t add_pieces = 0;
+  ElementType add_element = ElementType::kI32;
 };
 int32_t IssueDma(Exec& x, DmaFn fn, const Ref& src, const Ref& dst, int32_t sem, bool add,
-                 const Type* sem_type, int site, RemoteCopy remote = {});
+                 const Type* sem_type, int site, DmaExtras extras = {});
 
 }  // namespace scjit::interp
 

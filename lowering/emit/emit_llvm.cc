@@ -320,15 +320,20 @@ absl::StatusOr<RefVal> Emitter::View(const Op& op, const Operand& o, int site, l
   for (int d = 0; d < r.dims(); ++d) {
     int p = r.first(d);
     const IndexEntry* e = d < static_cast<int>(o.index.size()) ? &o.index[d] : nullptr;
-    if (e != nullptr && e->kind == IndexEntry::Kind::kIndirect && (d > 0 || r.span(d) > 1 || r.semaphore)) {
+    bool list = e != nullptr && e->kind == IndexEntry::Kind::kIndirect;
+    if (list && (d > 0 || r.semaphore)) {
       return Unsupported(kernel_, op, "an idx(...) list on another than a plain first dimension");
-    }
-    if (r.span(d) > 1) {  // a packed or reshaped dimension (emit_views.cc)
-      if (absl::Status s = IndexGroup(op, r, d, e, site, &out, &spans, &offset); !s.ok()) return s;
-      continue;
     }
     llvm::Value* size = r.sizes[p];
     llvm::Value* stride = r.strides[p];
+    if (list && r.span(d) > 1) {  // rows a view_reshape regrouped: one dimension when evenly spaced
+      std::optional<std::pair<llvm::Value*, llvm::Value*>> one = OneDimension(r, p, r.span(d));
+      if (!one) return Unsupported(kernel_, op, "an indirect DMA whose rows are not evenly spaced in the view");
+      std::tie(size, stride) = *one;
+    } else if (r.span(d) > 1) {  // a packed or reshaped dimension (emit_views.cc)
+      if (absl::Status s = IndexGroup(op, r, d, e, site, &out, &spans, &offset); !s.ok()) return s;
+      continue;
+    }
     if (e == nullptr || e->kind == IndexEntry::Kind::kAll) {
       out.sizes.push_back(size);
       out.strides.push_back(stride);

@@ -194,13 +194,13 @@ absl::Status Emitter::EmitDma(const Op& op) {
   if (ops[0].value == nullptr || !ops[0].value->type.is_ref() || !ops[1].value->type.is_ref()) {
     return Unsupported(kernel_, op, "DMA operands that are not refs");
   }
+  if (absl::Status s = CheckIndirectViews(op); !s.ok()) return s;
   absl::StatusOr<RefVal> src = View(op, ops[0], site);
   if (!src.ok()) return src.status();
   absl::StatusOr<RefVal> dst = View(op, ops[1], site);
   if (!dst.ok()) return dst.status();
-  if ((src->indices || dst->indices) && (!src->spans.empty() || !dst->spans.empty() || src->reinterpreted() ||
-                                         dst->reinterpreted())) {
-    return Unsupported(kernel_, op, "an indirect DMA between views of another shape (view_bitcast, view_reshape)");
+  if (src->indices || dst->indices) {
+    if (absl::Status s = IndirectInUnits(op, &*src, &*dst, site); !s.ok()) return s;
   }
   llvm::Value* sem = I32(-1);
   if (ops.size() > 2) {
@@ -209,7 +209,11 @@ absl::Status Emitter::EmitDma(const Op& op) {
     sem = s->ptr;
   }
   bool runs = false;
-  if (absl::Status s = MatchDims(op, &*src, &*dst, site, &runs); !s.ok()) return s;
+  if (src->indices || dst->indices) {
+    // IndirectInUnits has matched the dimensions.
+  } else if (absl::Status s = MatchDims(op, &*src, &*dst, site, &runs); !s.ok()) {
+    return s;
+  }
   if (runs) return DmaRuns(op, *src, *dst, sem, site);  // views strides do not pair up (emit_view_access.cc)
   if (src->rank() > SCJIT_MAX_RANK || dst->rank() > SCJIT_MAX_RANK) {
     return Unsupported(kernel_, op, Cat("DMAs of more than ", SCJIT_MAX_RANK, " dimensions"));

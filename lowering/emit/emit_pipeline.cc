@@ -211,7 +211,7 @@ absl::StatusOr<PipelineBlock> Emitter::PlanBlock(const Op& op, size_t k) {
   }
   b.trivial = TrivialWindowing(op, k);
   b.src = *BaseRef(b.po->ref.value);
-  if (!b.src.spans.empty()) {
+  if (!b.src.spans.empty() || b.src.reinterpreted()) {
     return Unsupported(kernel_, op, "a pipeline operand viewed by view_bitcast or view_reshape");
   }
   if (b.src.rank() > SCJIT_MAX_RANK) {

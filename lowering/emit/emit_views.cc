@@ -322,12 +322,9 @@ absl::Status Emitter::MatchDims(const Op& op, RefVal* a, RefVal* b, int site, bo
   };
   if (a->pieces > 0 || b->pieces > 0) {
     // Both sides as units, the pieces of an element its innermost dimension.
+    // (An add moves whole elements of units: an add DMA has an idx(...) list,
+    // DMA-13, and IndirectInUnits makes its descriptor say so.)
     int bits = std::min(UnitBits(*a), UnitBits(*b));
-    if (op.dma_add && bits < BitWidth(b->element)) {
-      // Adds need whole elements, which the units are not; an add DMA needs an
-      // idx(...) list (DMA-12/13), which the indirect DMAs take on plain views.
-      return Unsupported(kernel_, op, "an add DMA between views that a view_bitcast widened");
-    }
     ToUnits(a, bits);
     ToUnits(b, bits);
   }

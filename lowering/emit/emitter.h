@@ -286,6 +286,16 @@ class Emitter {
   // either has packed or reshaped dimensions, in units when either has pieces;
   // sets *runs when no such dimensions exist (then DmaRuns moves the data).
   absl::Status MatchDims(const Op& op, RefVal* a, RefVal* b, int site, bool* runs);
+  // The two sides of an indirect DMA through a view_bitcast or view_reshape
+  // (indirect_views.h) as the runtime moves them: the list's dimension one
+  // physical dimension, rows in units of the narrower element, matched
+  // (emit_indirect.cc).
+  absl::Status IndirectInUnits(const Op& op, RefVal* a, RefVal* b, int site);
+  // An indirect DMA's views are ones it moves rows through (indirect_views.h).
+  absl::Status CheckIndirectViews(const Op& op);
+  // Physical dimensions [first, first + count) of `r` as one (size, stride),
+  // when each steps over the next as over one longer dimension.
+  std::optional<std::pair<llvm::Value*, llvm::Value*>> OneDimension(const RefVal& r, int first, int count);
   // A strided view counted in units of `bits`, its pieces (and the units of
   // its elements) as plain innermost dimensions.
   void ToUnits(RefVal* r, int bits);
