@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "scjit/types.h"
+
 #include "absl/container/inlined_vector.h"
 #include "runtime/avx2_clones.h"
 #include "runtime/dma_walk.h"
@@ -34,8 +36,12 @@ uint8_t* InitStates::StateByte(const uint8_t* p) const {
 }
 
 bool InitStates::Written(const uint8_t* p, int64_t n) const {
+  return Written(p, n, Side{StateByte(p) != nullptr});
+}
+
+bool InitStates::Written(const uint8_t* p, int64_t n, Side side) const {
   if (n <= 0) return true;
-  if (uint8_t* s = StateByte(p)) return AllWritten(s, n);
+  if (side.local) return AllWritten(StateByte(p, side), n);
   return shared_ == nullptr || shared_->Written(p, n);
 }
 
@@ -49,8 +55,8 @@ void InitStates::Read(const uint8_t* p, int64_t n, uint8_t* out) const {
   }
 }
 
-void InitStates::WriteWritten(uint8_t* p, int64_t n) {
-  if (uint8_t* s = StateByte(p)) {
+void InitStates::WriteWritten(uint8_t* p, int64_t n, Side side) {
+  if (uint8_t* s = StateByte(p, side)) {
     SetWritten(s, n);
   } else if (shared_ != nullptr) {
     SharedInit::RunMarker(shared_).Mark(p, 1, n, 1);
@@ -65,10 +71,10 @@ void InitStates::Write(uint8_t* p, int64_t n, const uint8_t* states) {
   }
 }
 
-void InitStates::CarrySpan(uint8_t* dst, const uint8_t* src, int64_t bytes, bool add,
-                           const std::function<int32_t(const uint8_t*)>& raw_origin) {
-  if (Written(src, bytes) && (!add || Written(dst, bytes))) {
-    WriteWritten(dst, bytes);
+void InitStates::CarrySpan(uint8_t* dst, Side dst_side, const uint8_t* src, Side src_side, int64_t bytes, bool add,
+                           RawOrigin raw_origin) {
+  if (Written(src, bytes, src_side) && (!add || Written(dst, bytes, dst_side))) {
+    WriteWritten(dst, bytes, dst_side);
     return;
   }
   absl::InlinedVector<uint8_t, 256> states(static_cast<size_t>(bytes));
@@ -100,16 +106,28 @@ void InitStates::CarrySpan(uint8_t* dst, const uint8_t* src, int64_t bytes, bool
   origins_->Set(dst, bytes, origin, [&](const uint8_t* p) { return states[static_cast<size_t>(p - dst)] == kComputed; });
 }
 
-void InitStates::Carry(const scjit_dma& dma, const int32_t* indices,
-                       const std::function<int32_t(const uint8_t*)>& raw_origin) {
+namespace {
+
+// A subcore's own memory, whose states are the arenas' state bytes.
+bool Local(int32_t space) {
+  auto s = static_cast<MemorySpace>(space);
+  return s == MemorySpace::kVmem || s == MemorySpace::kSmem;
+}
+
+}  // namespace
+
+void InitStates::Carry(const scjit_dma& dma, const int32_t* indices, RawOrigin raw_origin) {
   int64_t w = dma.elem_bytes;
   bool add = dma.add != 0;
+  Side src_side{Local(dma.src.space)}, dst_side{Local(dma.dst.space)};
   ForEachRun(dma, indices, [&](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
     if (dst_stride == 1 && src_stride == 1) {
-      CarrySpan(dst, src, n * w, add, raw_origin);
+      CarrySpan(dst, dst_side, src, src_side, n * w, add, raw_origin);
       return;
     }
-    for (int64_t i = 0; i < n; ++i) CarrySpan(dst + i * dst_stride * w, src + i * src_stride * w, w, add, raw_origin);
+    for (int64_t i = 0; i < n; ++i) {
+      CarrySpan(dst + i * dst_stride * w, dst_side, src + i * src_stride * w, src_side, w, add, raw_origin);
+    }
   });
 }
 

@@ -13,7 +13,8 @@
 #define SCJIT_RUNTIME_INIT_STATES_H_
 
 #include <cstdint>
-#include <functional>
+
+#include "absl/functional/function_ref.h"
 
 #include "runtime/abi.h"
 #include "runtime/init_origins.h"
@@ -30,7 +31,8 @@ class InitStates {
   // After `dma` moved its bytes (an indirect one's rows by `indices`): gives
   // the bytes it wrote their states. `raw_origin(p)` makes the origin of
   // unwritten byte p an adding DMA computes with (the DMA read it).
-  void Carry(const scjit_dma& dma, const int32_t* indices, const std::function<int32_t(const uint8_t*)>& raw_origin);
+  using RawOrigin = absl::FunctionRef<int32_t(const uint8_t*)>;
+  void Carry(const scjit_dma& dma, const int32_t* indices, RawOrigin raw_origin);
 
   // The states (SCJIT_SHADOW_INIT_BITS) of the n bytes at p (in one memory).
   void Read(const uint8_t* p, int64_t n, uint8_t* out) const;
@@ -40,12 +42,19 @@ class InitStates {
   InitOrigins* origins() const { return origins_; }
 
  private:
+  // Where the state of a byte is: in the arenas' state bytes (a subcore's
+  // VMEM or SMEM: `local`, known from the DMA side's space), else SharedInit's.
+  struct Side {
+    bool local;
+  };
   // A state byte of the arenas (outside VMEM_SHARED, which SharedInit keeps), or null.
   uint8_t* StateByte(const uint8_t* p) const;
+  uint8_t* StateByte(const uint8_t* p, Side side) const { return side.local ? const_cast<uint8_t*>(p) + delta_ : nullptr; }
+  bool Written(const uint8_t* p, int64_t n, Side side) const;
   // One contiguous piece of a run: `bytes` bytes from src to dst.
-  void CarrySpan(uint8_t* dst, const uint8_t* src, int64_t bytes, bool add,
-                 const std::function<int32_t(const uint8_t*)>& raw_origin);
-  void WriteWritten(uint8_t* p, int64_t n);
+  void CarrySpan(uint8_t* dst, Side dst_side, const uint8_t* src, Side src_side, int64_t bytes, bool add,
+                 RawOrigin raw_origin);
+  void WriteWritten(uint8_t* p, int64_t n, Side side);
   void Write(uint8_t* p, int64_t n, const uint8_t* states);
 
   const uint8_t* lo_;
