@@ -12,7 +12,7 @@ std::string_view UseName(Use use) {
     case Use::kSliceStart: return "the slice start";
     case Use::kSliceSize: return "the slice size";
     case Use::kIndexList: return "the index list";
-    case Use::kLaneIndex: return "the lane indices";
+    case Use::kLaneIndex: return "the lane index";
     case Use::kMask: return "the mask";
     case Use::kCondition: return "the condition";
     case Use::kLowerBound: return "the lower bound";
