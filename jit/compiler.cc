@@ -354,7 +354,8 @@ std::string Compiler::Impl::Key(const Source& source, const CompileOptions& opti
              session != nullptr ? session->host() : "", "\nengine ", EngineName(options.engine), "\nkernel ",
              KernelName(options.kernel), "\ntarget ", options.target, "\ndevices ", options.devices, "\nO", options.opt_level, "\nbounds ",
              options.checks.bounds ? "checked" : "clamped", "\naccesses ",
-             options.checks.init || options.checks.race ? "checked" : "unchecked", "\nfast paths ",
+             options.checks.init || options.checks.race ? "checked" : "unchecked", "\nshadows ",
+             options.checks.init ? "on" : "off", "\nfast paths ",
              options.host_fast_paths ? "host" : "portable", "\nsource ", Sha256Hex(source.text), " ",
              source.text.size(), "\n");
 }

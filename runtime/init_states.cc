@@ -119,7 +119,10 @@ bool Local(int32_t space) {
 void InitStates::Carry(const scjit_dma& dma, const int32_t* indices, RawOrigin raw_origin) {
   int64_t w = dma.elem_bytes;
   bool add = dma.add != 0;
-  Side src_side{Local(dma.src.space)}, dst_side{Local(dma.dst.space)};
+  // (A remote copy from another process reads its bytes from a message, not
+  // from its space's memory: outside the arenas, a side is no arena's.)
+  auto side = [&](const scjit_ref& r) { return Side{Local(r.space) && r.base >= lo_ && r.base < hi_}; };
+  Side src_side = side(dma.src), dst_side = side(dma.dst);
   ForEachRun(dma, indices, [&](uint8_t* dst, int64_t dst_stride, const uint8_t* src, int64_t src_stride, int64_t n) {
     if (dst_stride == 1 && src_stride == 1) {
       CarrySpan(dst, dst_side, src, src_side, n * w, add, raw_origin);

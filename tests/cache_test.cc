@@ -117,14 +117,17 @@ TEST_F(CacheTest, EverythingThatChangesCodeIsInTheKey) {
   o = Options();
   o.checks.init = o.checks.race = false;
   CompileAndRun(testing::kAddOneKernel, 1, o);  // access checks compiled in or not
-  EXPECT_EQ(Entries().size(), 6u);
+  o = Options();
+  o.checks.init = false;
+  CompileAndRun(testing::kAddOneKernel, 1, o);  // the init check's shadows compiled in or not
+  EXPECT_EQ(Entries().size(), 7u);
   // Checks that do not change code share the entry.
   o = Options();
   o.checks.sync = false;
   EXPECT_TRUE(CompileAndRun(testing::kAddOneKernel, 1, o).times().from_disk);
-  o.checks.init = false;  // the race check alone compiles the same access checks
+  o.checks.strict = true;  // strict changes what a launch reports, not the code
   EXPECT_TRUE(CompileAndRun(testing::kAddOneKernel, 1, o).times().from_disk);
-  EXPECT_EQ(Entries().size(), 6u);
+  EXPECT_EQ(Entries().size(), 7u);
 }
 
 // A kernel compiled without access checks is never the code of a compilation
@@ -142,12 +145,16 @@ TEST_F(CacheTest, AccessChecksAreNotLostToTheMemoryCache) {
   copy %buf -> %o
 }
 )";
-  for (Engine engine : {Engine::kJit, Engine::kInterp}) {
+  // Compiled first without the init check: bounds alone, and with the race
+  // check (whose access checks the init check's code is not).
+  for (auto [engine, race] : {std::pair{Engine::kJit, false}, std::pair{Engine::kInterp, false},
+                              std::pair{Engine::kJit, true}, std::pair{Engine::kInterp, true}}) {
     Compiler compiler;
     CompileOptions bounds_only;
     bounds_only.engine = engine;
     bounds_only.checks = Checks::None();
     bounds_only.checks.bounds = true;
+    bounds_only.checks.race = race;
     ASSERT_TRUE(compiler.Compile(Source{"k.scir", text}, bounds_only).ok());
     CompileOptions all;
     all.engine = engine;

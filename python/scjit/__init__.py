@@ -88,7 +88,7 @@ class _LaunchOptions:
     threads: int = 0            # 0: the host's cores
     seed: int | None = None     # None: the fixed (core, subcore) order
     dma: str | None = None      # "eager" | "on_wait"; None: on_wait when checked
-    checks: str | None = None   # "all" | "none" | "warn" | "bounds,sync"; None: as compiled
+    checks: str | None = None   # "all" | "none" | "warn" | "strict" | "bounds,init,race,sync"; None: as compiled
     time_limit: float = 0.0     # seconds; 0: none
     log: Callable[[str], Any] | None = None  # debug_print output; None: sys.stderr
 
@@ -206,7 +206,10 @@ def compile(source: str | os.PathLike, kernel: str | None = None, target: str | 
         else v7x.
       opt_level: LLVM optimization level, 0-3.
       checks: the run-time checks compiled in and used by default: "all",
-        "none", "warn", or a comma list of "bounds", "sync".
+        "none", "warn" (all, findings as warnings), "strict" (all, values
+        computed from unwritten bytes in an output an error, not a
+        RunWarning), or a comma list of "bounds", "init", "race", "sync",
+        "strict" (docs/runtime.md).
       cache_dir: a directory for the disk cache of compiled kernels
         (default: $SCJIT_CACHE_DIR, else memory only).
       engine: what runs the kernel: "jit" (LLVM's ORC JIT) or "interp" (the

@@ -195,9 +195,11 @@ def test_a_failed_check_raises_run_error_with_every_finding():
                            "dimension 0 of the source (size 4096)")
     assert len(err.findings) == 1  # one report for the op (both cores)
     assert err.findings[0].notes == ["in kernel @gather_indirect, 2 subcores: core 0 subcore 0, core 1 subcore 0"]
-    # As warnings, the launch goes on and returns its findings.
-    r = k.with_options(checks="warn").launch(x, ids)
+    # As warnings, the launch goes on, returns its findings and warns with them.
+    with pytest.warns(scjit.RunWarning) as w:
+        r = k.with_options(checks="warn").launch(x, ids)
     assert [f.severity for f in r.findings] == ["warning"] and not r.failed
+    assert [x.message.code for x in w] == ["RT-BOUNDS"] and w[0].message.line == 39
 
 
 def test_explain_and_targets():
