@@ -60,8 +60,14 @@ int32_t scjit_rt_access_check(scjit_ctx* ctx, int32_t site, int32_t write, const
   return Self(ctx).AccessCheck(site, write != 0, static_cast<const uint8_t*>(addr), bytes);
 }
 
-int32_t scjit_rt_unwritten_read(scjit_ctx* ctx, int32_t site, const void* addr, int64_t bytes, int32_t* origin) {
-  return Self(ctx).UnwrittenRead(site, static_cast<const uint8_t*>(addr), bytes, origin);
+int32_t scjit_rt_unwritten_read(scjit_ctx* ctx, int32_t site, const void* addr, const void* lane0, int64_t lane_bytes,
+                                int32_t* origin) {
+  return Self(ctx).UnwrittenRead(site, static_cast<const uint8_t*>(addr), static_cast<const uint8_t*>(lane0),
+                                 lane_bytes, origin);
+}
+
+int32_t scjit_rt_lane_origin(scjit_ctx* ctx, int32_t origin, int64_t lane, int32_t* out) {
+  return Self(ctx).LaneOrigin(origin, lane, out);
 }
 
 int32_t scjit_rt_stored_origin(scjit_ctx* ctx, int32_t origin, const void* addr, int64_t bytes) {

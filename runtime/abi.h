@@ -247,11 +247,19 @@ int32_t scjit_rt_access_fault(scjit_ctx* ctx, int32_t site, int32_t write, const
  * like the inline race checks. */
 int32_t scjit_rt_access_check(scjit_ctx* ctx, int32_t site, int32_t write, const void* addr, int64_t bytes);
 
-/* Init check. A load at `site` read, among the `bytes` bytes at `addr`, bytes
- * whose state lacks WRITTEN: stores in *origin the origin of the first of them
- * (the value's origin, SCJIT_ORIGIN_COMPUTED set when they hold a computed
- * value), made now when nothing had written them. */
-int32_t scjit_rt_unwritten_read(scjit_ctx* ctx, int32_t site, const void* addr, int64_t bytes, int32_t* origin);
+/* Init check. A load at `site` read the byte at `addr`, whose state lacks
+ * WRITTEN (the first such byte of the load): stores in *origin the origin of
+ * the loaded value (SCJIT_ORIGIN_COMPUTED set when the byte holds a computed
+ * value), made now when nothing had written it. A load of evenly spaced lanes
+ * gives its lane 0's address `lane0` and their spacing `lane_bytes` (else null
+ * and 0), for scjit_rt_lane_origin. */
+int32_t scjit_rt_unwritten_read(scjit_ctx* ctx, int32_t site, const void* addr, const void* lane0, int64_t lane_bytes,
+                                int32_t* origin);
+/* An element `lane` extracted from the value a load gave, of origin `origin`,
+ * holds bits nothing has written: stores in *out the origin naming that
+ * lane's element (the load's record of it), or `origin` when the load's lanes
+ * are not known or the value was computed. */
+int32_t scjit_rt_lane_origin(scjit_ctx* ctx, int32_t origin, int64_t lane, int32_t* out);
 /* The kernel stored a value of origin `origin` (computed from unwritten bytes)
  * over the `bytes` bytes at `addr`: those of them whose state is COMPUTED keep
  * that origin. */

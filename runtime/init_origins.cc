@@ -4,12 +4,13 @@
 
 namespace scjit {
 
-uint32_t InitOrigins::Read(int part, int site, const uint8_t* addr, std::string element) {
+uint32_t InitOrigins::Read(int part, int site, const uint8_t* addr, std::string element, const uint8_t* lane0,
+                           int64_t lane_bytes) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto key = std::make_tuple(part, site, reinterpret_cast<uintptr_t>(addr));
+  auto key = std::make_tuple(part, site, reinterpret_cast<uintptr_t>(addr), reinterpret_cast<uintptr_t>(lane0));
   if (auto it = by_read_.find(key); it != by_read_.end()) return it->second;
   if (records_.size() >= kMaxRecords) return static_cast<uint32_t>(records_.size());
-  records_.push_back(Record{part, site, std::move(element)});
+  records_.push_back(Record{part, site, std::move(element), lane0, lane_bytes});
   auto id = static_cast<uint32_t>(records_.size());  // 1-based: 0 is "none"
   by_read_.emplace(key, id);
   return id;

@@ -30,12 +30,17 @@ class InitOrigins {
     int part = 0;         // the kernel part and site of the load that read the bytes
     int site = -1;
     std::string element;  // what it read: "%idx[3]"
+    // A load of evenly spaced lanes: its lane 0's address and their spacing
+    // (null and 0 otherwise), to name another lane's element.
+    const uint8_t* lane0 = nullptr;
+    int64_t lane_bytes = 0;
   };
 
   // A load at `site` of part `part` read `element` at `addr`, which nothing
   // has written: its origin (the same for the same load and byte: a loop
   // re-reading them makes no new record). 0 when the records are full.
-  uint32_t Read(int part, int site, const uint8_t* addr, std::string element);
+  uint32_t Read(int part, int site, const uint8_t* addr, std::string element, const uint8_t* lane0 = nullptr,
+                int64_t lane_bytes = 0);
   // The record of `origin` (either form), if any (a copy: others may append).
   std::optional<Record> Find(int32_t origin) const;
 
@@ -59,7 +64,7 @@ class InitOrigins {
 
   mutable std::mutex mu_;
   std::vector<Record> records_;
-  absl::flat_hash_map<std::tuple<int, int, uintptr_t>, uint32_t> by_read_;
+  absl::flat_hash_map<std::tuple<int, int, uintptr_t, uintptr_t>, uint32_t> by_read_;
   absl::flat_hash_map<uintptr_t, int32_t> memory_;
 };
 

@@ -660,28 +660,39 @@ int32_t Subcore::AccessCheck(int site, bool write, const uint8_t* addr, int64_t 
 // ------------------------------------------------------------------------------------
 // The init check's values (runtime.md, "Init check").
 
-int32_t Subcore::UnwrittenRead(int site, const uint8_t* addr, int64_t bytes, int32_t* origin) {
+int32_t Subcore::UnwrittenRead(int site, const uint8_t* addr, const uint8_t* lane0, int64_t lane_bytes,
+                               int32_t* origin) {
   *origin = 0;
   if (machine_->stopping()) return kStatusCancelled;
   InitStates* states = machine_->init_states();
-  if (states == nullptr || bytes <= 0) return 0;
-  absl::InlinedVector<uint8_t, 64> state(static_cast<size_t>(bytes));
-  states->Read(addr, bytes, state.data());
-  for (int64_t i = 0; i < bytes; ++i) {
-    if (state[i] == SCJIT_SHADOW_WRITTEN) continue;
-    *origin = ReadOrigin(site, addr + i, state[i]);
-    return 0;
-  }
+  if (states == nullptr) return 0;
+  uint8_t state = 0;
+  states->Read(addr, 1, &state);
+  if (state != SCJIT_SHADOW_WRITTEN) *origin = ReadOrigin(site, addr, state, lane0, lane_bytes);
   return 0;
 }
 
-int32_t Subcore::ReadOrigin(int site, const uint8_t* p, uint8_t state) {
+int32_t Subcore::LaneOrigin(int32_t origin, int64_t lane, int32_t* out) {
+  *out = origin;
+  if (machine_->stopping()) return kStatusCancelled;
+  if (machine_->init_origins() == nullptr || (origin & SCJIT_ORIGIN_COMPUTED) != 0) return 0;
+  std::optional<InitOrigins::Record> r = machine_->init_origins()->Find(origin);
+  if (!r || r->lane_bytes == 0 || lane < 0) return 0;
+  const uint8_t* p = r->lane0 + lane * r->lane_bytes;
+  if (local_ == nullptr || !local_->Local(p, 1)) return 0;
+  auto id = static_cast<int32_t>(machine_->init_origins()->Read(r->part, r->site, p, DescribeByte(p), r->lane0,
+                                                                r->lane_bytes));
+  if (id != 0) *out = id;
+  return 0;
+}
+
+int32_t Subcore::ReadOrigin(int site, const uint8_t* p, uint8_t state, const uint8_t* lane0, int64_t lane_bytes) {
   InitOrigins& origins = *machine_->init_origins();
   bool computed = state == SCJIT_SHADOW_COMPUTED;
   if (computed) {
     if (int32_t o = origins.At(p); o != 0) return o | SCJIT_ORIGIN_COMPUTED;
   }
-  auto id = static_cast<int32_t>(origins.Read(part_->index, site, p, DescribeByte(p)));
+  auto id = static_cast<int32_t>(origins.Read(part_->index, site, p, DescribeByte(p), lane0, lane_bytes));
   return id == 0 ? 0 : computed ? id | SCJIT_ORIGIN_COMPUTED : id;
 }
 

@@ -175,7 +175,8 @@ class Subcore {
   int32_t Alloc(void* data, int64_t count, int dtype, int first_sem);
   int32_t AccessFault(int site, bool write, const uint8_t* addr, int64_t bytes);
   int32_t AccessCheck(int site, bool write, const uint8_t* addr, int64_t bytes);
-  int32_t UnwrittenRead(int site, const uint8_t* addr, int64_t bytes, int32_t* origin);
+  int32_t UnwrittenRead(int site, const uint8_t* addr, const uint8_t* lane0, int64_t lane_bytes, int32_t* origin);
+  int32_t LaneOrigin(int32_t origin, int64_t lane, int32_t* out);
   int32_t StoredOrigin(int32_t origin, const uint8_t* addr, int64_t bytes);
   int32_t UnwrittenUse(int site, int32_t origin);
   int32_t CheckFailed(int site);
@@ -249,7 +250,7 @@ class Subcore {
   Diagnostic AccessFinding(const AccessProblem& problem, int site);
   // Init check: the origin of the value a load at `site` reads from byte p,
   // whose state (not written) is `state`.
-  int32_t ReadOrigin(int site, const uint8_t* p, uint8_t state);
+  int32_t ReadOrigin(int site, const uint8_t* p, uint8_t state, const uint8_t* lane0 = nullptr, int64_t lane_bytes = 0);
   // "holds bytes nothing has written", or whence the computed value it holds came.
   std::string UnwrittenBytes(const uint8_t* p);
   // Race check: the kernel's access at `site` of words of its SMEM that other

@@ -134,7 +134,7 @@ TEST(InitCheckTest, ASelectDiscardsWhatNothingWrote) {
   EXPECT_EQ(run.As<int32_t>("o"), want);
   std::string bug = kFirstIteration;
   bug.replace(bug.find("cmp ge %prev"), 12, "cmp ge %p15");
-  EXPECT_EQ(Findings(bug), R"(test.scir:18:8: error[RT-INIT]: the condition of if is unwritten: %ok was computed from %win[0], read at test.scir:11:11, which nothing had written
+  EXPECT_EQ(Findings(bug), R"(test.scir:18:8: error[RT-INIT]: the condition of if is unwritten: %ok was computed from %win[15], read at test.scir:11:11, which nothing had written
    18 |     if %ok {
       |        ^~~
 note: in kernel @k, subcore (core 0, subcore 0)
@@ -249,7 +249,7 @@ TEST(InitCheckTest, DmasCarryTheState) {
   std::vector<uint32_t> o = run.As<uint32_t>("o");
   EXPECT_EQ(o[15], 15u);
   EXPECT_EQ(o[16], 0xBEBEBEBEu);
-  EXPECT_EQ(Findings(with("1")), R"(test.scir:12:24: error[RT-INIT]: the slice start of get %back[0, ds(%i, 1)] is unwritten: %i was read from %back[1, 0] at test.scir:10:8, which nothing has written
+  EXPECT_EQ(Findings(with("1")), R"(test.scir:12:24: error[RT-INIT]: the slice start of get %back[0, ds(%i, 1)] is unwritten: %i was read from %back[1, 3] at test.scir:10:8, which nothing has written
    12 |   %r = get %back[0, ds(%i, 1)] : vector<1xi32>
       |                        ^~
 note: in kernel @k, subcore (core 0, subcore 0)

@@ -96,7 +96,10 @@ int32_t MoveShadows(Exec& x, const Ref& r, Val* v, int64_t count, bool to_value,
   if (!x.shadows() || !r.arena) return 0;
   std::vector<uint8_t*> bytes = BytesOf(r, count);
   std::vector<int64_t> elements = FirstElements(count);
-  return to_value ? x.LoadShadow(v, elements, bytes, site) : x.StoreShadow(*v, elements, bytes);
+  if (!to_value) return x.StoreShadow(*v, elements, bytes);
+  // A 1-D strided view's lanes are evenly spaced: extract names the lane it takes.
+  bool lanes = r.rank() == 1 && r.chain == nullptr && v->type.is_vector();
+  return x.LoadShadow(v, elements, bytes, site, lanes ? r.ptr : nullptr, lanes ? r.strides[0] * v->width() : 0);
 }
 
 int32_t MoveBytes(Exec& x, const Ref& r, Val* v, bool to_value, int site);

@@ -64,7 +64,7 @@ void Builder::UseSites(const Op& op) {
 }
 
 int32_t Exec::LoadShadow(Val* v, const std::vector<int64_t>& elements, const std::vector<uint8_t*>& bytes_of,
-                         int site) {
+                         int site, const uint8_t* lane0, int64_t lane_bytes) {
   if (!shadows()) return 0;
   int w = v->width();
   const uint8_t* unwritten = nullptr;  // its first unwritten byte
@@ -76,7 +76,7 @@ int32_t Exec::LoadShadow(Val* v, const std::vector<int64_t>& elements, const std
   }
   if (unwritten == nullptr) return 0;
   int32_t origin = 0;
-  if (int32_t s = scjit_rt_unwritten_read(ctx, site, unwritten, 1, &origin); s != 0) return s;
+  if (int32_t s = scjit_rt_unwritten_read(ctx, site, unwritten, lane0, lane_bytes, &origin); s != 0) return s;
   if (v->origin == 0) v->origin = origin;
   return 0;
 }

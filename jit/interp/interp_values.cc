@@ -57,7 +57,12 @@ int32_t Element(Exec& x, const Op& op) {
     Val out = Val::Of(op.results[0]->type);
     out.set(0, v.at(flat));
     out.set_shadow(0, v.shadow_at(flat));
-    out.Settle(v.origin);
+    int32_t origin = v.origin;
+    // A get's own lanes name the element the lane read (the emitter's LaneOrigin).
+    if (std::optional<int64_t> offset = out.shadow_at(0) != 0 ? LoadLaneOffset(vec.value) : std::nullopt) {
+      if (int32_t s = scjit_rt_lane_origin(x.ctx, v.origin, flat + *offset, &origin); s != 0) return s;
+    }
+    out.Settle(origin);
     x.Set(op.results[0], std::move(out));
   } else {
     Val e = x.Get(op.operands[0]);

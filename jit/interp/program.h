@@ -277,7 +277,9 @@ class Exec {
   // byte's state lacks WRITTEN; v's origin is then the first such byte's (in
   // the order of bytes_of), which the runtime makes for the load at `site`
   // (a value loaded in pieces: its first piece's that has one).
-  int32_t LoadShadow(Val* v, const std::vector<int64_t>& elements, const std::vector<uint8_t*>& bytes_of, int site);
+  // `lane0`, `lane_bytes`: a load of evenly spaced lanes (scjit_rt_unwritten_read).
+  int32_t LoadShadow(Val* v, const std::vector<int64_t>& elements, const std::vector<uint8_t*>& bytes_of, int site,
+                     const uint8_t* lane0 = nullptr, int64_t lane_bytes = 0);
   // A store's: the state bytes of bytes_of, in order, from v's shadow as
   // above, and (a computed value) the origin of what it stores there.
   int32_t StoreShadow(const Val& v, const std::vector<int64_t>& elements, const std::vector<uint8_t*>& bytes_of);

@@ -55,6 +55,19 @@ std::string OpText(const Op& op) {
 
 }  // namespace
 
+std::optional<int64_t> LoadLaneOffset(const Value* v) {
+  int64_t offset = 0;
+  while (v != nullptr && v->type.is_vector() && v->type.rank() == 1 && v->def != nullptr) {
+    const Op& def = *v->def;
+    if (def.kind == OpKind::kGet) return offset;
+    if (def.kind != OpKind::kSlice) return std::nullopt;
+    const Operand& in = def.operands[0];
+    if (!in.index.empty()) offset += in.index[0].lo.value_or(0);
+    v = in.value;
+  }
+  return std::nullopt;
+}
+
 std::string UseText(const Op& op, const Operand& value, Use use) {
   return Cat(UseName(use), " of ", OpText(op), " is unwritten: ", Print(value));
 }

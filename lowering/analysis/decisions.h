@@ -8,6 +8,7 @@
 #define SCJIT_LOWERING_ANALYSIS_DECISIONS_H_
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "lowering/ir/ir.h"
@@ -45,6 +46,12 @@ std::string UseText(const Op& op, const Operand& value, Use use);
 // when a DMA reads them). A while's condition and a pipeline map's block
 // indices are no operands: they decide when their regions yield them.
 void ForEachUse(const Op& op, const KernelDef& k, const std::function<void(const Operand&, Use)>& f);
+
+// When the lanes of the 1-D vector `v` are those of a `get`'s 1-D result from
+// lane `offset` on (v is that result, or static slices of it): the offset. The
+// init check then names an extracted lane's own element as its origin
+// (scjit_rt_lane_origin); after any other op a lane need not be the load's.
+std::optional<int64_t> LoadLaneOffset(const Value* v);
 
 }  // namespace scjit
 

@@ -562,9 +562,12 @@ absl::Status Emitter::EmitValueOp(const Op& op) {
                                                      : b_.CreateInsertElement(v, ValueOf(ops[0]), flat));
       if (shadows) {
         llvm::Value* sv = ShadowOf(vec);
-        SetShadow(op.results[0], op.kind == OpKind::kExtract ? b_.CreateExtractElement(sv, flat)
-                                                             : b_.CreateInsertElement(sv, ShadowOf(ops[0]), flat),
-                  origin);
+        if (op.kind == OpKind::kExtract) {
+          llvm::Value* shadow = b_.CreateExtractElement(sv, flat);
+          SetShadow(op.results[0], shadow, LaneOrigin(vec, origin, shadow, flat));
+        } else {
+          SetShadow(op.results[0], b_.CreateInsertElement(sv, ShadowOf(ops[0]), flat), origin);
+        }
       }
       return absl::OkStatus();
     }

@@ -175,6 +175,30 @@ llvm::Value* Emitter::FirstOrigin(std::initializer_list<llvm::Value*> origins) {
   return out != nullptr ? out : I32(0);
 }
 
+llvm::Value* Emitter::LaneOrigin(const Operand& vec, llvm::Value* origin, llvm::Value* shadow, llvm::Value* lane) {
+  std::optional<int64_t> offset = LoadLaneOffset(vec.value);
+  if (!offset) return origin;
+  lane = b_.CreateAdd(b_.CreateSExtOrTrunc(lane, b_.getInt64Ty()), I64(*offset));
+  llvm::Value* any = b_.CreateICmpNE(shadow, llvm::Constant::getNullValue(shadow->getType()));
+  llvm::BasicBlock* here = b_.GetInsertBlock();
+  llvm::BasicBlock* cold = llvm::BasicBlock::Create(ctx_, "unwritten_lane", fn_);
+  llvm::BasicBlock* cont = llvm::BasicBlock::Create(ctx_, "lane", fn_);
+  b_.CreateCondBr(any, cold, cont, llvm::MDBuilder(ctx_).createUnlikelyBranchWeights());
+  b_.SetInsertPoint(cold);
+  TagOp(nullptr);
+  llvm::Value* slot = EntryAlloca(b_.getInt32Ty());
+  CallChecked(RuntimeFn::kLaneOrigin, {ctx_arg_, origin, b_.CreateSExtOrTrunc(lane, b_.getInt64Ty()), slot});
+  llvm::Value* named = b_.CreateLoad(b_.getInt32Ty(), slot);
+  TagOp(current_op_);
+  llvm::BasicBlock* cold_end = b_.GetInsertBlock();
+  b_.CreateBr(cont);
+  b_.SetInsertPoint(cont);
+  llvm::PHINode* out = b_.CreatePHI(b_.getInt32Ty(), 2);
+  out->addIncoming(origin, here);
+  out->addIncoming(named, cold_end);
+  return out;
+}
+
 // ------------------------------------------------------------------------------------
 // Uses that decide something.
 
@@ -239,7 +263,8 @@ llvm::Value* Emitter::StateShadow(llvm::Value* state, llvm::Type* ty) {
 }
 
 std::pair<llvm::Value*, llvm::Value*> Emitter::ShadowAndOrigin(llvm::Value* state, llvm::Type* ty, int site,
-                                                               const std::function<llvm::Value*(llvm::Value*)>& address) {
+                                                               const std::function<llvm::Value*(llvm::Value*)>& address,
+                                                               LoadLanes lanes) {
   llvm::Value* shadow = StateShadow(state, ty);
   unsigned bytes = static_cast<unsigned>(module_.getDataLayout().getTypeStoreSize(state->getType()).getFixedValue());
   auto* byte_ty = llvm::FixedVectorType::get(b_.getInt8Ty(), bytes);
@@ -253,12 +278,15 @@ std::pair<llvm::Value*, llvm::Value*> Emitter::ShadowAndOrigin(llvm::Value* stat
   llvm::Value* k = b_.CreateZExtOrTrunc(
       b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, b_.CreateBitCast(unwritten, b_.getIntNTy(bytes)), b_.getTrue()),
       b_.getInt64Ty());
-  return {shadow, RecordRead(site, address(k), here, cont)};
+  return {shadow, RecordRead(site, address(k), here, cont, lanes)};
 }
 
-llvm::Value* Emitter::RecordRead(int site, llvm::Value* address, llvm::BasicBlock* here, llvm::BasicBlock* cont) {
+llvm::Value* Emitter::RecordRead(int site, llvm::Value* address, llvm::BasicBlock* here, llvm::BasicBlock* cont,
+                                 LoadLanes lanes) {
   llvm::Value* slot = EntryAlloca(b_.getInt32Ty());
-  CallChecked(RuntimeFn::kUnwrittenRead, {ctx_arg_, I32(site), address, I64(1), slot});
+  llvm::Value* lane0 = lanes.lane0 != nullptr ? lanes.lane0 : llvm::ConstantPointerNull::get(b_.getPtrTy());
+  CallChecked(RuntimeFn::kUnwrittenRead,
+              {ctx_arg_, I32(site), address, lane0, lanes.bytes != nullptr ? lanes.bytes : I64(0), slot});
   llvm::Value* made = b_.CreateLoad(b_.getInt32Ty(), slot);
   llvm::BasicBlock* cold_end = b_.GetInsertBlock();
   b_.CreateBr(cont);
@@ -333,9 +361,14 @@ std::pair<llvm::Value*, llvm::Value*> Emitter::LoadShadow(const Op& op, const Re
     state = loaded.ok() ? *loaded : llvm::Constant::getNullValue(ValueTy(it));
   }
   int64_t w = ByteWidth(t.element());
+  // A 1-D strided view's lanes are evenly spaced: extract names the lane it takes.
+  LoadLanes lanes;
+  if (view.rank() == 1 && !view.reinterpreted() && view.spans.empty() && t.is_vector()) {
+    lanes = {view.ptr, b_.CreateMul(view.strides[0], I64(w))};
+  }
   auto out = ShadowAndOrigin(state, ShadowTy(t), OriginSite(op), [&](llvm::Value* k) {
     return ByteAddress(view, b_.CreateUDiv(k, I64(w)), b_.CreateURem(k, I64(w)));
-  });
+  }, lanes);
   TagOp(current_op_);
   return out;
 }

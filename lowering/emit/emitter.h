@@ -91,6 +91,13 @@ struct RefVal {
   }
 };
 
+// A load of evenly spaced lanes: its lane 0's address and their spacing in
+// bytes, which scjit_rt_lane_origin names another lane from (init check).
+struct LoadLanes {
+  llvm::Value* lane0 = nullptr;  // null: not known
+  llvm::Value* bytes = nullptr;  // i64
+};
+
 // One step from a view to another that strides cannot describe (RefVal::chain).
 struct RefStage {
   enum class Kind {
@@ -393,6 +400,10 @@ class Emitter {
   void SetLaneShadows(const Value* v, llvm::Value* unwritten, llvm::Value* origin);
   // The first of `origins` (i32s, null skipped) that is not 0.
   llvm::Value* FirstOrigin(std::initializer_list<llvm::Value*> origins);
+  // The origin of lane `lane` (of shadow `shadow`) extracted from `vec`, of
+  // origin `origin`: when `vec`'s lanes are a get's (LoadLaneOffset) and the
+  // lane holds unwritten bits, the record of its element (scjit_rt_lane_origin).
+  llvm::Value* LaneOrigin(const Operand& vec, llvm::Value* origin, llvm::Value* shadow, llvm::Value* lane);
   // RT-INIT at op's uses (lowering/analysis/decisions.h) of values not written;
   // before the op does anything else.
   void RequireUses(const Op& op);
@@ -419,9 +430,11 @@ class Emitter {
   // On the cold path (the insert point): records the read of the unwritten
   // byte at `address` (scjit_rt_unwritten_read), branches to `cont` and
   // returns there the origin: the record's, or 0 when coming from `here`.
-  llvm::Value* RecordRead(int site, llvm::Value* address, llvm::BasicBlock* here, llvm::BasicBlock* cont);
+  llvm::Value* RecordRead(int site, llvm::Value* address, llvm::BasicBlock* here, llvm::BasicBlock* cont,
+                          LoadLanes lanes = {});
   std::pair<llvm::Value*, llvm::Value*> ShadowAndOrigin(llvm::Value* state, llvm::Type* ty, int site,
-                                                        const std::function<llvm::Value*(llvm::Value*)>& address);
+                                                        const std::function<llvm::Value*(llvm::Value*)>& address,
+                                                        LoadLanes lanes = {});
   // The new state bytes for old ones where a value of `shadow` (null:
   // written) and `origin` is stored.
   llvm::Value* StoredState(llvm::Value* old, llvm::Value* shadow, llvm::Value* origin);

@@ -354,7 +354,7 @@ def empty_dmas(nl, bug=False, n=0):
         @pl.when(lax.axis_index("subcore") == 0)
         def _():
             pltpu.sync_copy(n_hbm, n_vmem.at[pl.ds(0, 1)])
-            k = n_vmem[...][1 if bug else 0]  # op: empty count
+            k = n_vmem[...][2 if bug else 0]  # op: empty count
             pltpu.sync_copy((a_hbm.at[pl.ds(0, k)], b_hbm.at[pl.ds(0, k)]),  # op: empty copy
                             (a_vmem.at[pl.ds(0, k)], b_vmem.at[pl.ds(0, k)]))
             pltpu.sync_copy(a_vmem, oa_hbm)
@@ -453,7 +453,7 @@ TWINS = {
     "empty_dmas": (
         "empty copy",
         "the slice size of dma_start %a_hbm[ds(0, {name})] -> %a_vmem[ds(0, {name})] is unwritten: {name} was read "
-        "from %n_vmem[1] at {empty count}, which nothing has written"),
+        "from %n_vmem[2] at {empty count}, which nothing has written"),
 }
 
 
@@ -516,11 +516,10 @@ def accumulate(nl):
 
 
 # idiom -> (the output and its first element, how many, the buffer element read,
-# its marker). An origin is a value's, not a lane's: it names the first unwritten
-# element of the load (%last[0], where the kernel keeps lane nl - 1).
+# its marker). A lane taken from a load names its own element (%last[nl - 1]).
 COMPUTED = {
     "accumulate": ("%o_ref", "%o_ref[0]", "{nl}", "%acc[0]", "never zeroed"),
-    "delta_rows": ("%o_hbm", "%o_hbm[0, 0]", "{nl}", "%last[0]", "delta prev"),
+    "delta_rows": ("%o_hbm", "%o_hbm[0, 0]", "{nl}", "%last[{last}]", "delta prev"),
 }
 
 
@@ -531,6 +530,7 @@ def computed_case(name, target):
 
 def computed_warning(name, nl):
     out, first, count, element, marker = COMPUTED[name]
+    element = element.format(last=nl - 1)
     return (f"{out} holds {count.format(nl=nl)} elements computed from {element}, read here, which nothing had "
             f"written (the first is {first})"), line_of("op: " + marker)
 
