@@ -191,7 +191,7 @@ llvm::Value* Emitter::Convert(llvm::Value* v, ElementType from, ElementType to) 
 absl::Status Emitter::Elementwise(
     const Op& op,
     const std::function<absl::StatusOr<llvm::Value*>(const std::vector<llvm::Value*>&, const Type&)>& compute,
-    const ShadowFn& shadow, bool copies) {
+    const ShadowFn& shadow, bool copies, llvm::Value* copies_when) {
   const Type& out = op.results[0]->type;
   // A small result of large operands (a cmp of 200 i32s is 200 bytes of i1) is
   // computed in chunks too, through a buffer.
@@ -202,7 +202,9 @@ absl::Status Emitter::Elementwise(
   llvm::Value* origin = nullptr;
   if (shadows) {
     for (const Operand& o : op.operands) origin = FirstOrigin({origin, OriginOf(o)});
-    if (!copies) origin = MarkComputed(origin);
+    // (`copies_when`: an i1 that says at run time whether the op copies.)
+    if (!copies) origin = copies_when != nullptr ? b_.CreateSelect(copies_when, origin, MarkComputed(origin))
+                                                 : MarkComputed(origin);
   }
   // The operands' shadows, a scalar's splatted to a vector result.
   auto shadow_of = [&](const std::vector<llvm::Value*>& args, const std::vector<llvm::Value*>& shadow_args,
@@ -287,7 +289,8 @@ absl::Status Emitter::EmitElementwise(const Op& op) {
           [&](const std::vector<llvm::Value*>& a, const Type&) -> absl::StatusOr<llvm::Value*> {
             return b_.CreateSelect(a[0], a[1], a[2]);
           },
-          shadow, /*copies=*/!HasShadow(ops[0]));
+          // A copy when the whole condition is written (the interpreter's rule).
+          shadow, /*copies=*/!HasShadow(ops[0]), HasShadow(ops[0]) ? b_.CreateNot(AnyShadow(ops[0])) : nullptr);
     }
     case OpKind::kClamp:
       return Elementwise(op, [&](const std::vector<llvm::Value*>& a, const Type& t) -> absl::StatusOr<llvm::Value*> {

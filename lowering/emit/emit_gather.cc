@@ -217,13 +217,13 @@ absl::Status Emitter::EmitGatherScatter(const Op& op) {
     auto part = [&](const Operand& o) {
       return large ? LoadChunk(buffers.at(&o), o.type().element(), first, width) : ValueOf(o);
     };
-    unsigned w = static_cast<unsigned>(width);
-    llvm::Value* active = op.mask ? part(*op.mask) : llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(b_.getInt1Ty(), w));
+    unsigned chunk_lanes = static_cast<unsigned>(width);
+    llvm::Value* active = op.mask ? part(*op.mask) : llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(b_.getInt1Ty(), chunk_lanes));
     std::vector<llvm::Value*> idx;
     for (const Operand& iv : op.index_vectors) {
       llvm::Value* v = part(iv);
-      idx.push_back(IsUnsigned(iv.type().element()) ? b_.CreateZExtOrTrunc(v, llvm::FixedVectorType::get(b_.getInt32Ty(), w))
-                                                    : b_.CreateSExtOrTrunc(v, llvm::FixedVectorType::get(b_.getInt32Ty(), w)));
+      idx.push_back(IsUnsigned(iv.type().element()) ? b_.CreateZExtOrTrunc(v, llvm::FixedVectorType::get(b_.getInt32Ty(), chunk_lanes))
+                                                    : b_.CreateSExtOrTrunc(v, llvm::FixedVectorType::get(b_.getInt32Ty(), chunk_lanes)));
     }
     if (scan != nullptr) {
       // Every counted lane (the scan's) is checked; the scatter's mask, which

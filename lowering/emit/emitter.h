@@ -657,7 +657,8 @@ class Emitter {
   absl::Status Elementwise(const Op& op,
                            const std::function<absl::StatusOr<llvm::Value*>(const std::vector<llvm::Value*>&,
                                                                             const Type&)>& compute,
-                           const ShadowFn& shadow = nullptr, bool copies = false);
+                           const ShadowFn& shadow = nullptr, bool copies = false,
+                           llvm::Value* copies_when = nullptr);
 
   const KernelDef& kernel_;
   KernelInfo& info_;
