@@ -5,6 +5,7 @@
 #define SCJIT_TESTS_FUZZ_DIFF_RUN_H_
 
 #include <cstdint>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -34,8 +35,9 @@ struct Outcome {
   std::string error;       // the failed compile's or launch's status
   std::vector<ParamInfo> params;
   std::vector<std::vector<uint8_t>> outputs;  // per parameter: out and inout ones' bytes
-  std::vector<std::string> findings;          // "RT-SYNC error: message"
-  bool failed = false;                        // a finding is an error
+  std::vector<std::string> findings;          // each rendered whole (location, source line, notes, help)
+  std::set<std::string> error_codes, warning_codes;  // the findings' codes, by severity
+  bool failed = false;                        // a finding is an error: the launch stopped
   std::string log;                            // debug_print output
   std::string checks;                         // the checks the launch ran
 };
@@ -51,9 +53,21 @@ struct Difference {
   std::string text;
   bool nan_only = false;
 };
-// What differs between two outcomes of one kernel; empty when they agree.
-// Findings are compared when both launches ran the same checks.
-std::vector<Difference> Compare(const Outcome& a, const Outcome& b);
+// What two outcomes of one kernel are compared on, each with its own
+// reference (differential.cc: the first configuration whose outcome it may be
+// compared with):
+//   kStatus    whether it compiled and launched, and the errors if not: always.
+//   kFindings  every finding, rendered (code, severity, location, message,
+//              notes): between launches that ran the same checks.
+//   kOutputs   the bytes of every out and inout parameter and the debug_print
+//              log: between launches that both ran to their end, or both
+//              stopped at an error finding (a launch stops at the end of the
+//              epoch of its first error; one that went on computes more).
+enum class Compared { kStatus, kFindings, kOutputs };
+bool Comparable(const Outcome& a, const Outcome& b, Compared what);
+// What differs between two outcomes of one kernel in `what`; empty when they
+// agree or are not comparable.
+std::vector<Difference> Compare(const Outcome& a, const Outcome& b, Compared what);
 
 }  // namespace scjit::fuzz
 

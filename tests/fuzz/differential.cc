@@ -3,25 +3,29 @@
 // (docs/fuzzing.md, "Differential testing").
 //
 //   differential [--seeds A:B] [--configs O2,O0,...] [--save DIR] [--print]
-//                [--nan-payloads bitwise|any]
+//                [--nan-payloads bitwise|any] [--partial-writes PERCENT]
 //   differential --kernel FILE... [--input-seed N] [--configs ...]
 //                                  (a saved or minimised kernel; seed N's inputs)
 //
 // Per seed it generates the kernel, fills its inputs from the seed and runs
 // every configuration through the public API (Compiler, Kernel, Buffer,
 // LaunchOptions). A mismatch (outputs, findings, debug_print log or status), a
-// kernel the compiler rejects, a kernel with an error finding, or a crash
-// prints the seed and the kernel and saves it to DIR; the exit status is 1 if
-// any happened.
+// kernel the compiler rejects, a kernel with an error finding (but RT-INIT in
+// a kernel with partial writes, kPartialWritesMarker), or a crash prints the
+// seed and the kernel and saves it to DIR; the exit status is 1 if any
+// happened.
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,6 +49,7 @@ struct Args {
   // or signs agree (which NaN an op makes is unspecified: docs/language.md,
   // "Floats"); bitwise: they do not.
   bool nan_payloads_any = true;
+  GenOptions gen;  // --partial-writes PERCENT sets gen.partial_writes
 };
 
 // What a crash handler prints: the kernel being run and where.
@@ -91,6 +96,8 @@ bool ParseArgs(int argc, char** argv, Args* args) {
       if (!absl::SimpleAtoi(v, &args->input_seed)) return false;
     } else if (a == "--nan-payloads" && value(&v) && (v == "any" || v == "bitwise")) {
       args->nan_payloads_any = v == "any";
+    } else if (a == "--partial-writes" && value(&v)) {
+      if (!absl::SimpleAtoi(v, &args->gen.partial_writes)) return false;
     } else if (a == "--print") {
       args->print = true;
     } else if (a == "--kernel") {
@@ -116,10 +123,14 @@ bool ParseArgs(int argc, char** argv, Args* args) {
 struct Tally {
   int64_t kernels = 0, mismatched = 0, rejected = 0, with_findings = 0;
   int64_t nan_only = 0;  // kernels whose only differences are NaN payloads (counted in mismatched)
+  // Kernels with partial writes; of them, those the first configuration
+  // stopped at an RT-INIT error, and those it ran to their end with RT-INIT warnings.
+  int64_t partial = 0, init_errors = 0, init_warnings = 0;
   int64_t failures() const { return rejected + with_findings + mismatched; }
   std::string Summary() const {
     return absl::StrCat(mismatched, " mismatched (", nan_only, " in NaN payloads only), ", rejected, " rejected, ",
-                        with_findings, " with findings");
+                        with_findings, " with findings; ", partial, " with partial writes (", init_errors,
+                        " stopped at an RT-INIT error, ", init_warnings, " with RT-INIT warnings)");
   }
 };
 
@@ -142,24 +153,45 @@ void Check(const Args& args, const std::string& label, const Source& source, uin
   }
   std::string report;
   const Outcome& base = outcomes[0];
+  // RT-INIT is what a kernel with partial writes may find; anything else, or
+  // RT-INIT in another kernel, is a generator bug.
+  bool partial = source.text.find(kPartialWritesMarker) != std::string::npos;
+  auto expected = [&](const std::set<std::string>& codes) {
+    return std::all_of(codes.begin(), codes.end(), [&](const std::string& c) { return partial && c == "RT-INIT"; });
+  };
+  tally->partial += partial;
   if (base.rejected) {
     ++tally->rejected;
     report = absl::StrCat("REJECTED (a generator bug): ", base.error, "\n");
-  } else if (base.failed || !base.error.empty()) {
+  } else if (!base.error.empty() || !expected(base.error_codes) ||
+             (!partial && base.warning_codes.count("RT-INIT") > 0)) {
     ++tally->with_findings;
     report = absl::StrCat("FINDINGS under ", args.configs[0]->name, " (a generator bug unless configs disagree): ",
                           base.error, "\n");
-    for (const std::string& f : base.findings) absl::StrAppend(&report, "  ", f, "\n");
+    for (const std::string& f : base.findings) absl::StrAppend(&report, f);
+  } else if (base.failed) {
+    ++tally->init_errors;
+  } else if (base.warning_codes.count("RT-INIT") > 0) {
+    ++tally->init_warnings;
   }
+  // Each configuration against the first whose outcome it may be compared
+  // with, in each respect (diff_run.h, Compared).
   bool mismatch = false, nan_only = true;
   for (size_t i = 1; i < outcomes.size(); ++i) {
-    std::vector<Difference> diffs = Compare(base, outcomes[i]);
-    if (diffs.empty()) continue;
-    mismatch = true;
-    absl::StrAppend(&report, "MISMATCH ", args.configs[0]->name, " vs ", args.configs[i]->name, ":\n");
-    for (const Difference& d : diffs) {
-      absl::StrAppend(&report, "  ", d.text, "\n");
-      nan_only = nan_only && d.nan_only;
+    std::map<size_t, std::vector<Difference>> against;  // by the reference's index
+    for (Compared what : {Compared::kStatus, Compared::kFindings, Compared::kOutputs}) {
+      size_t ref = 0;
+      while (ref < i && !Comparable(outcomes[ref], outcomes[i], what)) ++ref;
+      if (ref == i) continue;
+      for (Difference& d : Compare(outcomes[ref], outcomes[i], what)) against[ref].push_back(std::move(d));
+    }
+    for (const auto& [ref, diffs] : against) {
+      mismatch = true;
+      absl::StrAppend(&report, "MISMATCH ", args.configs[ref]->name, " vs ", args.configs[i]->name, ":\n");
+      for (const Difference& d : diffs) {
+        absl::StrAppend(&report, "  ", d.text, "\n");
+        nan_only = nan_only && d.nan_only;
+      }
     }
   }
   if (mismatch && nan_only) ++tally->nan_only;
@@ -183,7 +215,7 @@ int Main(int argc, char** argv) {
   Args args;
   if (!ParseArgs(argc, argv, &args)) {
     std::cerr << "usage: differential [--seeds A:B] [--configs NAME,...] [--save DIR] [--print]\n"
-                 "                    [--nan-payloads bitwise|any]\n"
+                 "                    [--nan-payloads bitwise|any] [--partial-writes PERCENT]\n"
                  "       differential --kernel FILE... [--input-seed N] [--configs NAME,...]\nconfigs:\n";
     for (const Config& c : Configs()) std::cerr << "  " << c.name << "  " << c.what << "\n";
     return 2;
@@ -202,7 +234,7 @@ int Main(int argc, char** argv) {
   if (args.kernels.empty()) {
     for (uint64_t seed = args.first; seed < args.last; ++seed) {
       std::string label = absl::StrCat("seed-", seed);
-      Check(args, label, Source{label + ".scir", Generate(seed).text}, seed, &tally);
+      Check(args, label, Source{label + ".scir", Generate(seed, args.gen).text}, seed, &tally);
       if ((seed + 1 - args.first) % 500 == 0) {
         double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::cerr << "differential: " << tally.kernels << " kernels in " << s << " s: " << tally.Summary() << "\n";

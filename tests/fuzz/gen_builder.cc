@@ -53,6 +53,11 @@ Builder::Builder(uint64_t seed, const GenOptions& options) : rng_(seed), options
   int max_sub = std::min(options_.max_subcores, chip.subcores), choices = 0;
   while ((2 << choices) <= max_sub) ++choices;
   subcores_ = 1 << rng_.Below(choices + 1);
+  // Partial writes: decided apart from rng_, which then draws the same
+  // numbers as before for every other kernel.
+  Rng partial(seed ^ 0x9A27141E5ULL);
+  partial_ = partial.Below(100) < options_.partial_writes;
+  decide_percent_ = partial.Pick(std::vector<int>{0, 10, 30, 100});
 
   dma_sem = AddScratch("dsem", "dma_sem");
   sem = AddScratch("rsem", "sem");
@@ -70,8 +75,8 @@ Builder::Builder(uint64_t seed, const GenOptions& options) : rng_(seed), options
 
 std::string Builder::Fresh(const char* prefix) { return absl::StrCat("%", prefix, next_++); }
 
-const Val& Builder::Define(const std::string& name, VType t) {
-  pool_.push_back(Val{name, t});
+const Val& Builder::Define(const std::string& name, VType t, bool partial) {
+  pool_.push_back(Val{name, t, 0, partial || tainted_});
   return pool_.back();
 }
 
@@ -137,7 +142,11 @@ std::string Builder::Literal(E e) {
 std::string Builder::Index(int bound) {
   if (bound <= 1) return "0";
   if (rng_.Chance(35)) return absl::StrCat(rng_.Below(bound));
-  std::string src = Get(VType{E::kI32, 0}, 1);
+  std::string src;
+  {
+    Deciding deciding(*this);
+    src = Get(VType{E::kI32, 0}, 1);
+  }
   std::string d = Fresh("ix");
   Line(d, " = and ", src, ", ", bound - 1, " : i32");
   return d;
@@ -146,18 +155,41 @@ std::string Builder::Index(int bound) {
 std::string Builder::Get(VType t, int depth) {
   std::vector<int> have;
   for (int i = 0; i < static_cast<int>(pool_.size()); ++i) {
-    if (pool_[i].t == t) have.push_back(i);
+    if (pool_[i].t == t && !(clean_only_ && pool_[i].partial)) have.push_back(i);
+  }
+  if (prefer_partial_) {  // (a decision that may, and should, be tainted: Deciding)
+    std::vector<int> partial;
+    for (int i : have) {
+      if (pool_[i].partial) partial.push_back(i);
+    }
+    if (!partial.empty()) {
+      int pick = rng_.Pick(partial);
+      pool_[pick].uses++;
+      Taint();
+      return pool_[pick].name;
+    }
   }
   if (!have.empty() && (depth > 2 || rng_.Chance(75))) {
     int pick = rng_.Chance(60) ? have[std::max<int>(0, static_cast<int>(have.size()) - 1 - rng_.Below(3))]
                                : rng_.Pick(have);
     pool_[pick].uses++;
+    if (pool_[pick].partial) Taint();
     return pool_[pick].name;
   }
   return MakeValue(t, depth);
 }
 
+// A new value is tainted by what it is made of, not by the other operands of
+// the statement that needs it.
 std::string Builder::MakeValue(VType t, int depth) {
+  bool outer = tainted_;
+  tainted_ = false;
+  std::string r = MakeValueOf(t, depth);
+  tainted_ = outer || tainted_;
+  return r;
+}
+
+std::string Builder::MakeValueOf(VType t, int depth) {
   std::string r = Fresh();
   auto done = [&](const std::string& rhs) {
     Line(r, " = ", rhs, " : ", t.Text());
@@ -167,7 +199,8 @@ std::string Builder::MakeValue(VType t, int depth) {
   // A row (or word) of the table of t's type, at an index in range.
   auto from_table = [&]() -> std::optional<std::string> {
     Table* tab = TableOf(t);
-    if (tab == nullptr) return std::nullopt;
+    if (tab == nullptr || (clean_only_ && tab->partial)) return std::nullopt;
+    ReadTable(*tab);
     std::string buf = tab->buf, i = Index(tab->rows);
     return absl::StrCat("get ", buf, "[", i, "]");
   };
@@ -314,7 +347,8 @@ void Builder::LoadTable(const Table& t) {
 }
 
 GeneratedKernel Builder::Finish(std::vector<std::string> epilogue) {
-  std::string text = absl::StrCat("target \"", target_, "\"\n\nkernel @fuzz(", absl::StrJoin(param_text_, ", "),
+  std::string text = absl::StrCat(partial_ ? absl::StrCat(kPartialWritesMarker, "\n") : "", "target \"",
+                                  target_, "\"\n\nkernel @fuzz(", absl::StrJoin(param_text_, ", "),
                                   ")\n    mesh vector(cores = ", cores_, ", subcores = ", subcores_, ")\n");
   if (!scratch_text_.empty()) absl::StrAppend(&text, "    scratch(", absl::StrJoin(scratch_text_, ", "), ")\n");
   absl::StrAppend(&text, "{\n");
@@ -322,7 +356,7 @@ GeneratedKernel Builder::Finish(std::vector<std::string> epilogue) {
     for (const std::string& l : *part) absl::StrAppend(&text, l, "\n");
   }
   absl::StrAppend(&text, "}\n");
-  return GeneratedKernel{std::move(text), target_, params_};
+  return GeneratedKernel{std::move(text), partial_, target_, params_};
 }
 
 }  // namespace scjit::fuzz

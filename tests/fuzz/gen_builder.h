@@ -35,6 +35,10 @@ struct Val {
   std::string name;  // with '%'
   VType t;
   int uses = 0;
+  // Maybe computed from bytes nothing wrote (kernels with partial writes): the
+  // generator follows this roughly, to choose how often such values decide
+  // something; the engines know exactly.
+  bool partial = false;
 };
 
 // An HBM input of shape [workers, rows, n] copied into VMEM scratch [rows, n]
@@ -49,6 +53,17 @@ struct Table {
   // The input is a staged parameter (vmem, or smem for scalars): every subcore
   // gets its own copy of the whole array before the kernel runs.
   bool staged = false;
+  // A value maybe computed from unwritten bytes was stored into it (partial writes).
+  bool partial = false;
+};
+
+// A scratch buffer of a kernel with partial writes, written in part
+// (kernel_gen.cc, PartialOp). Some are copied out at the end.
+struct PartialBuffer {
+  std::string buf;  // "%pw3"
+  VType row;        // one row: vector<n x e> (VMEM), or a scalar e (SMEM)
+  int rows = 0;
+  bool copy_out = false;
 };
 
 // Shape constraints of an op's type.
@@ -80,7 +95,8 @@ class Builder {
   // Values in scope. A region's values end with it: Mark() before, Restore() after.
   size_t Mark() const { return pool_.size(); }
   void Restore(size_t mark) { pool_.resize(mark); }
-  const Val& Define(const std::string& name, VType t);
+  // A new value: tainted when the statement is (or `partial`).
+  const Val& Define(const std::string& name, VType t, bool partial = false);
   std::vector<Val>& pool() { return pool_; }
 
   // A type from `set` (intersected with the options' types) that satisfies
@@ -95,8 +111,57 @@ class Builder {
   // A scalar i32 operand in [0, bound) (bound a power of two): a literal or a
   // value masked with `and`.
   std::string Index(int bound);
-  // An i1 scalar operand.
-  std::string Condition() { return Get(VType{E::kI1, 0}); }
+  // An i1 scalar operand (an `if`'s condition: it decides).
+  std::string Condition() {
+    Deciding d(*this);
+    return Get(VType{E::kI1, 0});
+  }
+
+  // Partial writes (GenOptions::partial_writes). The taint: a value taken for
+  // the statement being made is maybe computed from unwritten bytes, so what
+  // the statement defines, or stores into a table, is too.
+  bool partial() const { return partial_; }
+  bool tainted() const { return tainted_; }
+  void ClearTaint() { tainted_ = false; }
+  void Taint() { tainted_ = tainted_ || partial_; }
+  // What a table holds flows into what is read from it, and back.
+  void ReadTable(const Table& t) {
+    if (t.partial) Taint();
+  }
+  void WroteTable(Table* t) {
+    if (tainted_) t->partial = true;
+  }
+  // Only values not tainted may be taken (see Deciding).
+  bool clean_only() const { return clean_only_; }
+  // While one lives, the operand being made decides something (an index, a
+  // condition, a mask, lane indices, a count): it may be a tainted value only
+  // with the kernel's chance of that (0, 10, 30 or 100%), and then is one
+  // when it can be half the time, so that some kernels with partial writes
+  // only compute with unwritten bytes and others let them decide. Draws
+  // nothing from the random source in other kernels.
+  class Deciding {
+   public:
+    explicit Deciding(Builder& b) : b_(b), clean_(b.clean_only_), prefer_(b.prefer_partial_) {
+      if (!b.partial_ || b.clean_only_) return;
+      if (!b.rng_.Chance(b.decide_percent_)) {
+        b.clean_only_ = true;
+        b.prefer_partial_ = false;
+      } else if (b.rng_.Chance(50)) {
+        b.prefer_partial_ = true;
+      }
+    }
+    ~Deciding() {
+      b_.clean_only_ = clean_;
+      b_.prefer_partial_ = prefer_;
+    }
+    Deciding(const Deciding&) = delete;
+    Deciding& operator=(const Deciding&) = delete;
+
+   private:
+    Builder& b_;
+    bool clean_, prefer_;
+  };
+  std::deque<PartialBuffer>& partial_buffers() { return partial_buffers_; }
 
   // The table whose row type is `row`, made (with its input and its load) if
   // there is none; nullopt when no more tables may be made.
@@ -127,6 +192,7 @@ class Builder {
 
  private:
   std::string MakeValue(VType t, int depth);
+  std::string MakeValueOf(VType t, int depth);
 
   Rng rng_;
   GenOptions options_;
@@ -138,7 +204,16 @@ class Builder {
   std::vector<GenParam> params_;
   std::vector<std::string> param_text_, scratch_text_;
   std::vector<std::string> prologue_, lines_;
+  bool partial_ = false, tainted_ = false, clean_only_ = false, prefer_partial_ = false;
+  int decide_percent_ = 0;
+  std::deque<PartialBuffer> partial_buffers_;
 };
+
+// A length the generator gives vectors of `e` (Builder::VectorLength's).
+inline bool GeneratedLength(Builder& b, E e, int n) {
+  int l = b.lanes();
+  return n == l || n == 2 * l || (PerLane(e) > 1 && n == l * PerLane(e));
+}
 
 // Emits one value op chosen from the table of gen_ops.def; false when the
 // chosen op could not be made from the types allowed.

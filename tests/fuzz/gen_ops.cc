@@ -179,12 +179,6 @@ bool Gather(Builder& b, const OpRow& op) {
   return true;
 }
 
-// A length the generator gives vectors of `e` (Builder::VectorLength's).
-bool GeneratedLength(Builder& b, E e, int n) {
-  int l = b.lanes();
-  return n == l || n == 2 * l || (PerLane(e) > 1 && n == l * PerLane(e));
-}
-
 // A vector of `op.types` whose half is a generated length too, or nullopt.
 std::optional<VType> Halvable(Builder& b, const OpRow& op) {
   auto t = b.ChooseType(op.types, op.shapes);

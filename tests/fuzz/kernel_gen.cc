@@ -3,6 +3,8 @@
 // result out. Value ops are gen_ops.cc's; the state is gen_builder.h's.
 #include "tests/fuzz/kernel_gen.h"
 
+#include <algorithm>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -28,9 +30,20 @@ std::string RowList(Builder& b, int n, bool duplicates) {
 
 // An L-lane i32 index vector with every lane in [0, bound), bound a power of two.
 std::string LaneIndices(Builder& b, int bound) {
-  std::string src = b.Get(VType{E::kI32, b.lanes()}), r = b.Fresh("li");
+  std::string src;
+  {
+    Builder::Deciding deciding(b);
+    src = b.Get(VType{E::kI32, b.lanes()});
+  }
+  std::string r = b.Fresh("li");
   b.Line(r, " = and ", src, ", ", bound - 1, " : vector<", b.lanes(), "xi32>");
   return r;
+}
+
+// An operand that decides something (a mask, a count): see Builder::Deciding.
+std::string Decided(Builder& b, VType t) {
+  Builder::Deciding deciding(b);
+  return b.Get(t);
 }
 
 // A table of memory ops: a VMEM table's rows, or an SMEM table's words.
@@ -47,13 +60,15 @@ bool MemoryOp(Builder& b) {
   if (v.scalar()) {
     if (!b.writes_allowed()) return false;
     if (v.e == E::kI32 && rng.Chance(40)) {
-      std::string d = b.Get(v), old = b.Fresh();
+      std::string d = Decided(b, v), old = b.Fresh();
       b.Line(old, " = fetch_and_add ", ref, ", ", d, " {subcore = ", b.subcore, "} : i32");
+      b.ReadTable(t);
       b.Define(old, v);
     } else {
       b.Line("store ", ref, ", ", b.Get(v));
     }
     tab->written = true;
+    b.WroteTable(tab);
     return true;
   }
   bool gs = (v.e == E::kI32 || v.e == E::kF32) && (v.n & (v.n - 1)) == 0;
@@ -61,30 +76,32 @@ bool MemoryOp(Builder& b) {
   if (!b.writes_allowed() && form != 5 && form != 6) return false;
   VType mask{E::kI1, v.n}, lanes{v.e, b.lanes()};
   auto opt_mask = [&](int n) {
-    return rng.Chance(50) ? absl::StrCat(" mask ", b.Get(VType{E::kI1, n})) : std::string();
+    return rng.Chance(50) ? absl::StrCat(" mask ", Decided(b, VType{E::kI1, n})) : std::string();
   };
   switch (form) {
     case 0: b.Line("store ", ref, ", ", b.Get(v)); break;
     case 1: {
       std::string x = b.Get(v), old = b.Fresh();
       b.Line(old, " = swap ", ref, ", ", x, " : ", v.Text());
+      b.ReadTable(t);
       b.Define(old, v);
       break;
     }
     case 2: b.Line("addupdate ", ref, ", ", b.Get(v)); break;
     case 3: {
-      std::string x = b.Get(v), m = b.Get(mask);
+      std::string x = b.Get(v), m = Decided(b, mask);
       b.Line("store_compressed ", ref, ", ", x, " mask ", m);
       break;
     }
     case 4: {
-      std::string x = b.Get(v), m = b.Get(mask);
+      std::string x = b.Get(v), m = Decided(b, mask);
       b.Line("addupdate_compressed ", ref, ", ", x, " mask ", m);
       break;
     }
     case 5: {
-      std::string m = b.Get(mask), r = b.Fresh();
+      std::string m = Decided(b, mask), r = b.Fresh();
       b.Line(r, " = load_expanded ", ref, " mask ", m, " : ", v.Text());
+      b.ReadTable(t);
       b.Define(r, v);
       return true;
     }
@@ -97,6 +114,7 @@ bool MemoryOp(Builder& b) {
         std::string ri = LaneIndices(b, t.rows), ci = LaneIndices(b, v.n), m = opt_mask(b.lanes());
         b.Line(r, " = load_gather ", t.buf, "[:, :] [", ri, ", ", ci, "]", m, " : ", lanes.Text());
       }
+      b.ReadTable(t);
       b.Define(r, lanes);
       return true;
     }
@@ -108,6 +126,7 @@ bool MemoryOp(Builder& b) {
     }
   }
   tab->written = true;
+  b.WroteTable(tab);
   return true;
 }
 
@@ -173,6 +192,7 @@ bool ViewOp(Builder& b) {
   if (form == 0 || form == 1) {
     std::string r = b.Fresh();
     b.Line(r, " = get ", at(), " : ", vrow.Text());
+    b.ReadTable(t);
     b.Define(r, vrow);
     return true;
   }
@@ -182,6 +202,7 @@ bool ViewOp(Builder& b) {
     b.Line("copy ", at(), " -> ", at());
   }
   tab->written = true;
+  b.WroteTable(tab);
   return true;
 }
 
@@ -325,7 +346,9 @@ bool Pipeline(Builder& b) {
 }
 
 // A `scoped` region with a VMEM buffer of its own (alloc: unwritten at entry),
-// stored, read back, and used by the region's statements.
+// stored, read back, and used by the region's statements. With partial
+// writes, the buffer is sometimes written in part (the first popcount(mask)
+// elements, one half) or not at all before it is read back.
 bool Scoped(Builder& b) {
   auto t = b.ChooseType(kMemory, kVectorOk);
   if (!t) return false;
@@ -335,9 +358,22 @@ bool Scoped(Builder& b) {
   b.Nest(1);
   std::string a = b.Fresh("a"), w = b.Fresh("w");
   b.Line(a, " = alloc ", Builder::RefType("vmem", t->e, {t->n}));
-  b.Line("store ", a, ", ", b.Get(*t));
+  bool part = b.partial() && b.rng().Chance(50);
+  if (!part) {
+    b.Line("store ", a, ", ", b.Get(*t));
+  } else {
+    int h = t->n / 2, form = b.rng().Below(3);
+    if (form == 2 && (Is4Bit(t->e) || t->n % 2 != 0 || !GeneratedLength(b, t->e, h))) form = 1;
+    if (form == 1) {
+      std::string x = b.Get(*t), m = Decided(b, VType{E::kI1, t->n});
+      b.Line("store_compressed ", a, ", ", x, " mask ", m);
+    } else if (form == 2) {
+      int at = b.rng().Chance(50) ? 0 : h;
+      b.Line("store ", a, "[", at, ":", at + h, "], ", b.Get(VType{t->e, h}));
+    }
+  }
   b.Line(w, " = get ", a, " : ", t->Text());
-  b.Define(w, *t);
+  b.Define(w, *t, part);
   Block(b, 1 + b.rng().Below(b.options().block_statements));
   b.Nest(-1);
   b.Indent(-1);
@@ -373,21 +409,34 @@ void Yield(Builder& b, const std::vector<VType>& types, const std::string& first
   if (!values.empty()) b.Line("yield ", absl::StrJoin(values, ", "));
 }
 
-void Region(Builder& b, const std::vector<std::pair<std::string, VType>>& defs, const std::vector<VType>& yields,
+// A region's values: `defs` first (tainted as they say: partial writes),
+// then statements, then the yield. True when what it yields is tainted.
+struct Def {
+  std::string name;
+  VType t;
+  bool partial = false;
+};
+
+bool Region(Builder& b, const std::vector<Def>& defs, const std::vector<VType>& yields,
             const std::string& first_yield = "") {
   size_t mark = b.Mark();
   b.Indent(1);
   b.Nest(1);
-  for (const auto& [name, t] : defs) b.Define(name, t);
+  b.ClearTaint();
+  for (const Def& d : defs) b.Define(d.name, d.t, d.partial);
   Block(b, 1 + b.rng().Below(b.options().block_statements));
+  b.ClearTaint();
   Yield(b, yields, first_yield);
+  bool tainted = b.tainted();
   b.Nest(-1);
   b.Indent(-1);
   b.Restore(mark);
+  return tainted;
 }
 
-void DefineAll(Builder& b, const std::vector<std::string>& names, const std::vector<VType>& types) {
-  for (size_t i = 0; i < names.size(); ++i) b.Define(names[i], types[i]);
+void DefineAll(Builder& b, const std::vector<std::string>& names, const std::vector<VType>& types,
+               bool partial) {
+  for (size_t i = 0; i < names.size(); ++i) b.Define(names[i], types[i], partial);
 }
 
 // for / parallel_for with carried values, a literal or a run-time trip count.
@@ -396,34 +445,36 @@ void Loop(Builder& b, bool parallel) {
   std::vector<VType> types = CarriedTypes(b);
   std::vector<std::string> inits;
   for (const VType& t : types) inits.push_back(b.Get(t));
+  bool carried = b.tainted();
   std::string hi = rng.Chance(60) ? absl::StrCat(1 + rng.Below(4)) : b.Index(4);
   int step = rng.Chance(75) ? 1 : 2;
   std::vector<std::string> names;
   std::string results = Results(b, types, &names);
   std::string k = b.Fresh("k"), header = absl::StrCat(parallel ? "parallel_for " : "for ", k, " = 0 to ", hi,
                                                       " step ", step, rng.Chance(10) ? " {unroll = 2}" : "");
-  std::vector<std::pair<std::string, VType>> defs = {{k, VType{E::kI32, 0}}};
+  std::vector<Def> defs = {{k, VType{E::kI32, 0}}};
   if (!types.empty()) {
     std::vector<std::string> carries;
     for (size_t i = 0; i < types.size(); ++i) {
       std::string c = b.Fresh("c");
       carries.push_back(absl::StrCat(c, " = ", inits[i]));
-      defs.push_back({c, types[i]});
+      defs.push_back({c, types[i], carried});
     }
     absl::StrAppend(&header, " iter(", absl::StrJoin(carries, ", "), ") : ", TypeList(types));
   }
   b.Line(results, header, " {");
   if (parallel) b.ForbidWrites(1);
-  Region(b, defs, types);
+  bool out = Region(b, defs, types);
   if (parallel) b.ForbidWrites(-1);
   b.Line("}");
-  DefineAll(b, names, types);
+  DefineAll(b, names, types, carried || out);
 }
 
 void While(Builder& b) {
   std::vector<VType> types = CarriedTypes(b);
   std::vector<std::string> inits;
   for (const VType& t : types) inits.push_back(b.Get(t));
+  bool carried = b.tainted();
   std::string zero = b.Fresh(), bound = b.rng().Chance(50) ? absl::StrCat(1 + b.rng().Below(3)) : b.Index(4);
   b.Line(zero, " = const 0 : i32");
   std::vector<VType> all = {VType{E::kI32, 0}};
@@ -432,11 +483,11 @@ void While(Builder& b) {
   std::string results = Results(b, all, &names);
   std::string count = b.Fresh("n"), go = b.Fresh("go"), next = b.Fresh("n");
   std::vector<std::string> carries = {absl::StrCat(count, " = ", zero)};
-  std::vector<std::pair<std::string, VType>> defs = {{count, VType{E::kI32, 0}}};
+  std::vector<Def> defs = {{count, VType{E::kI32, 0}}};
   for (size_t i = 0; i < types.size(); ++i) {
     std::string c = b.Fresh("c");
     carries.push_back(absl::StrCat(c, " = ", inits[i]));
-    defs.push_back({c, types[i]});
+    defs.push_back({c, types[i], carried});
   }
   b.Line(results, "while iter(", absl::StrJoin(carries, ", "), ") : ", TypeList(all), " cond {");
   b.Line("  ", go, " = cmp lt ", count, ", ", bound, " : i1");
@@ -444,9 +495,9 @@ void While(Builder& b) {
   b.Line("} body {");
   b.Line("  ", next, " = add ", count, ", 1 : i32");
   defs.push_back({next, VType{E::kI32, 0}});
-  Region(b, defs, types, next);
+  bool out = Region(b, defs, types, next);
   b.Line("}");
-  DefineAll(b, names, all);
+  DefineAll(b, names, all, carried || out);
 }
 
 void If(Builder& b) {
@@ -459,13 +510,13 @@ void If(Builder& b) {
   } else {
     b.Line(results, "if ", c, " : ", TypeList(types), " {");
   }
-  Region(b, {}, types);
+  bool out = Region(b, {}, types);
   if (!types.empty() || b.rng().Chance(50)) {
     b.Line("} else {");
-    Region(b, {}, types);
+    out = Region(b, {}, types) || out;
   }
   b.Line("}");
-  DefineAll(b, names, types);
+  DefineAll(b, names, types, out);
 }
 
 bool Control(Builder& b) {
@@ -482,7 +533,9 @@ bool Print(Builder& b) {
   if (b.pool().empty()) return false;
   const Val& v = b.rng().Pick(b.pool());
   if (v.t.scalar() && IsInt(v.t.e) && Is32(v.t.e) && b.rng().Chance(30)) {
-    // A debug_check that holds (an integer equals itself).
+    // A debug_check that holds (an integer equals itself). Its condition decides.
+    Builder::Deciding deciding(b);
+    if (b.clean_only() && v.partial) return false;
     std::string c = b.Fresh("ok");
     b.Line(c, " = cmp eq ", v.name, ", ", v.name, " : i1");
     b.Line("debug_check ", c, ", \"", v.name.substr(1), " is itself\"");
@@ -493,6 +546,205 @@ bool Print(Builder& b) {
   return true;
 }
 
+// --- Partial writes (GenOptions::partial_writes) --------------------------------
+
+constexpr int kMaxPartialBuffers = 4;
+
+// A row (or word) index of a partial buffer: a literal, or a run-time index.
+std::string PartialIndex(Builder& b, int rows) {
+  return b.rng().Chance(50) ? absl::StrCat(b.rng().Below(rows)) : b.Index(rows);
+}
+
+// Rows [a, a + h) of `t` (its scratch copy, or its input) DMA'd to rows [c, c + h)
+// of `dst`: a prefix, a suffix or a middle of it.
+void PartialDma(Builder& b, const Table& t, const std::string& dst, int dst_rows) {
+  Rng& rng = b.rng();
+  int h = 1 + rng.Below(std::min(t.rows, dst_rows) - 1);
+  int a = rng.Below(t.rows - h + 1), c = rng.Chance(50) ? 0 : rng.Below(dst_rows - h + 1);
+  std::string src = !t.staged && rng.Chance(50) ? absl::StrCat(t.param, "[", b.worker, ", ", a, ":", a + h, "]")
+                                                 : absl::StrCat(t.buf, "[", a, ":", a + h, "]");
+  std::string to = absl::StrCat(dst, "[", c, ":", c + h, "]");
+  b.ReadTable(t);
+  if (rng.Chance(50)) {
+    b.Line("copy ", src, " -> ", to);
+  } else {
+    b.Line("dma_start ", src, " -> ", to, ", ", b.dma_sem);
+    b.Line("dma_wait ", src, " -> ", to, ", ", b.dma_sem);
+  }
+}
+
+// An SMEM buffer of scalars: some words stored, a DMA'd range of a scalar
+// table, fetch_and_add on a word (maybe unwritten); then words read.
+void PartialWords(Builder& b, const PartialBuffer& p) {
+  Rng& rng = b.rng();
+  VType s = p.row;
+  for (int w = 1 + rng.Below(3); w > 0; --w) {
+    int form = rng.Below(s.e == E::kI32 ? 4 : 3);
+    Table* t = form == 2 ? b.TableOf(s) : nullptr;
+    if (form == 2 && t != nullptr && t->rows > 1) {
+      PartialDma(b, *t, p.buf, p.rows);
+    } else if (form == 3) {
+      std::string at = PartialIndex(b, p.rows), d = Decided(b, s), old = b.Fresh();
+      b.Line(old, " = fetch_and_add ", p.buf, "[", at, "], ", d, " {subcore = ", b.subcore, "} : i32");
+      b.Define(old, s, true);
+    } else {
+      std::string at = PartialIndex(b, p.rows);
+      b.Line("store ", p.buf, "[", at, "], ", b.Get(s));
+    }
+  }
+  for (int r = 1 + rng.Below(3); r > 0; --r) {
+    std::string at = PartialIndex(b, p.rows), v = b.Fresh();
+    b.Line(v, " = get ", p.buf, "[", at, "] : ", s.Text());
+    b.Define(v, s, true);
+  }
+}
+
+// A VMEM buffer of rows: a DMA'd range of a table's rows, a row stored
+// (whole, compressed under a mask, one half of it, scattered), an addupdate
+// of a row (which reads it), the buffer through HBM or a row through
+// VMEM_SHARED and back; then rows read (whole, expanded under a mask,
+// gathered). Or, for a row of L lanes, its first K elements stored compressed
+// and the row read back with the other lanes replaced by a select of the
+// same mask (jnp.where): written, whatever the rest holds.
+void PartialRows(Builder& b, const PartialBuffer& p) {
+  Rng& rng = b.rng();
+  VType v = p.row, lanes{v.e, b.lanes()};
+  bool gs = (v.e == E::kI32 || v.e == E::kF32) && (v.n & (v.n - 1)) == 0;
+  if (v.n == b.lanes() && rng.Chance(25)) {
+    int r = rng.Below(p.rows), k = 1 + rng.Below(v.n - 1);
+    std::string li = b.Fresh("li"), valid = b.Fresh("valid"), got = b.Fresh(), fill = b.Fresh(), kept = b.Fresh();
+    VType mask{E::kI1, v.n};
+    b.Line(li, " = iota : vector<", v.n, "xi32>");
+    b.Line(valid, " = cmp lt ", li, ", ", k, " : ", mask.Text());
+    std::string x = b.Get(v);
+    b.Line("store_compressed ", p.buf, "[", r, "], ", x, " mask ", valid);
+    b.Line(got, " = get ", p.buf, "[", r, "] : ", v.Text());
+    b.Define(got, v, true);
+    b.Line(fill, " = const dense<", b.Literal(v.e), "> : ", v.Text());
+    b.Line(kept, " = select ", valid, ", ", got, ", ", fill, " : ", v.Text());
+    b.Define(kept, v);  // tainted only by x
+    return;
+  }
+  for (int w = 1 + rng.Below(2); w > 0; --w) {
+    std::string at = PartialIndex(b, p.rows), ref = absl::StrCat(p.buf, "[", at, "]");
+    switch (rng.Below(gs ? 9 : 8)) {
+      case 0: {
+        Table* t = b.TableOf(v);
+        if (t != nullptr) {
+          PartialDma(b, *t, p.buf, p.rows);
+          break;
+        }
+        [[fallthrough]];
+      }
+      case 1: b.Line("store ", ref, ", ", b.Get(v)); break;
+      case 2: {
+        std::string x = b.Get(v), m = Decided(b, VType{E::kI1, v.n});
+        b.Line("store_compressed ", ref, ", ", x, " mask ", m);
+        break;
+      }
+      case 3: {
+        int h = v.n / 2;
+        if (!Is4Bit(v.e) && v.n % 2 == 0 && GeneratedLength(b, v.e, h)) {
+          int from = rng.Chance(50) ? 0 : h;
+          b.Line("store ", p.buf, "[", at, ", ", from, ":", from + h, "], ", b.Get(VType{v.e, h}));
+        } else {
+          b.Line("store ", ref, ", ", b.Get(v));
+        }
+        break;
+      }
+      case 4: b.Line("addupdate ", ref, ", ", b.Get(v)); break;
+      case 5: {
+        std::string x = b.Get(v), m = Decided(b, VType{E::kI1, v.n});
+        b.Line("addupdate_compressed ", ref, ", ", x, " mask ", m);
+        break;
+      }
+      case 6: {
+        // Through HBM: the buffer out to this worker's slice of a new output,
+        // a range of its rows back (the states go and come with the bytes).
+        std::string rt = b.AddParam("rt", ParamDirection::kOut, v.e, {b.workers(), p.rows, v.n});
+        int h = 1 + rng.Below(p.rows), a = rng.Below(p.rows - h + 1), c = rng.Below(p.rows - h + 1);
+        b.Line("copy ", p.buf, " -> ", rt, "[", b.worker, "]");
+        b.Line("copy ", rt, "[", b.worker, ", ", a, ":", a + h, "] -> ", p.buf, "[", c, ":", c + h, "]");
+        break;
+      }
+      case 7: {
+        // Through VMEM_SHARED (at the top level, which every subcore reaches):
+        // a row to the next subcore, which stores it in another row.
+        if (b.depth() > 0) {
+          b.Line("store ", ref, ", ", b.Get(v));
+          break;
+        }
+        std::string sh = b.AddScratch("psh", Builder::RefType("vmem_shared", v.e, {b.subcores(), v.n}));
+        std::string next = b.Fresh("next"), nextm = b.Fresh("nextm");
+        b.Line("copy ", p.buf, "[", rng.Below(p.rows), "] -> ", sh, "[", b.subcore, "]");
+        b.Line("barrier");
+        b.Line(next, " = add ", b.subcore, ", 1 : i32");
+        b.Line(nextm, " = and ", next, ", ", b.subcores() - 1, " : i32");
+        b.Line("copy ", sh, "[", nextm, "] -> ", p.buf, "[", rng.Below(p.rows), "]");
+        b.Line("barrier");
+        break;
+      }
+      default: {
+        const char* op = rng.Chance(70) ? "store_scatter" : "addupdate_scatter";
+        std::string ci = LaneIndices(b, v.n), x = b.Get(lanes);
+        std::string m = rng.Chance(50) ? absl::StrCat(" mask ", Decided(b, VType{E::kI1, b.lanes()})) : "";
+        b.Line(op, " ", ref, " [", ci, "], ", x, m);
+        break;
+      }
+    }
+  }
+  for (int reads = 1 + rng.Below(2); reads > 0; --reads) {
+    std::string at = PartialIndex(b, p.rows), r = b.Fresh();
+    int form = rng.Below(gs ? 4 : 3);
+    if (form <= 1) {
+      b.Line(r, " = get ", p.buf, "[", at, "] : ", v.Text());
+      b.Define(r, v, true);
+    } else if (form == 2) {
+      std::string m = Decided(b, VType{E::kI1, v.n});
+      b.Line(r, " = load_expanded ", p.buf, "[", at, "] mask ", m, " : ", v.Text());
+      b.Define(r, v, true);
+    } else {
+      std::string ri = LaneIndices(b, p.rows), ci = LaneIndices(b, v.n);
+      std::string m = rng.Chance(50) ? absl::StrCat(" mask ", Decided(b, VType{E::kI1, b.lanes()})) : "";
+      b.Line(r, " = load_gather ", p.buf, "[:, :] [", ri, ", ", ci, "]", m, " : ", lanes.Text());
+      b.Define(r, lanes, true);
+    }
+  }
+}
+
+// A scratch buffer written in part and read whole (kernels with partial
+// writes only): a new one, or one an earlier PartialOp made (which may have
+// written other parts, or, in a loop, the same part the iteration before).
+bool PartialOp(Builder& b) {
+  std::deque<PartialBuffer>& buffers = b.partial_buffers();
+  auto row = b.ChooseType(kMemory, kScalarOk | kVectorOk);
+  if (!row) return false;
+  Rng& rng = b.rng();
+  const PartialBuffer* p = nullptr;
+  for (const PartialBuffer& q : buffers) {
+    if (q.row == *row && rng.Chance(40)) p = &q;
+  }
+  if (p == nullptr) {
+    if (static_cast<int>(buffers.size()) >= kMaxPartialBuffers) return false;
+    PartialBuffer q;
+    q.row = *row;
+    q.copy_out = rng.Chance(60);
+    q.rows = row->scalar() ? 8 << rng.Below(2) : 2 << rng.Below(2);
+    std::vector<int64_t> shape = {q.rows};
+    if (!row->scalar()) shape.push_back(row->n);
+    q.buf = b.AddScratch("pw", Builder::RefType(row->scalar() ? "smem" : "vmem", row->e, shape));
+    buffers.push_back(q);
+    p = &buffers.back();
+  }
+  const PartialBuffer q = *p;  // TableOf below may add to the kernel
+  if (q.row.scalar()) {
+    PartialWords(b, q);
+  } else {
+    PartialRows(b, q);
+  }
+  return true;
+}
+
 void Statement(Builder& b) {
   struct Choice {
     bool (*emit)(Builder&);
@@ -500,6 +752,7 @@ void Statement(Builder& b) {
     bool ok;
   };
   bool top = b.depth() == 0;
+  b.ClearTaint();
   const Choice choices[] = {
       {&EmitValueOp, 60, true},
       {&MemoryOp, 14, true},
@@ -510,6 +763,7 @@ void Statement(Builder& b) {
       {&SyncOp, 5, top},
       {&Pipeline, 2, top},
       {&Print, 1, true},
+      {&PartialOp, 8, b.partial() && b.writes_allowed()},
   };
   int total = 0;
   for (const Choice& c : choices) total += c.ok ? c.weight : 0;
@@ -547,6 +801,19 @@ void Epilogue(Builder& b) {
       std::string view = b.Fresh("ow"), list = RowList(b, t.rows, false);
       b.Line(view, " = view ", dst, " : ", Builder::RefType("hbm", t.row.e, {t.rows, t.row.n}));
       b.Line("copy ", t.buf, " -> ", view, "[idx(", list, ")]");
+    }
+  }
+  for (const PartialBuffer& p : b.partial_buffers()) {
+    if (!p.copy_out) continue;
+    std::vector<int64_t> shape = {b.workers(), p.rows};
+    if (!p.row.scalar()) shape.push_back(p.row.n);
+    std::string out = b.AddParam("o", ParamDirection::kOut, p.row.e, shape);
+    std::string dst = absl::StrCat(out, "[", b.worker, "]");
+    if (rng.Chance(50)) {
+      b.Line("copy ", p.buf, " -> ", dst);
+    } else {
+      b.Line("dma_start ", p.buf, " -> ", dst, ", ", b.dma_sem);
+      b.Line("dma_wait ", p.buf, " -> ", dst, ", ", b.dma_sem);
     }
   }
   std::vector<Val> outs;

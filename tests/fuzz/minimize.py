@@ -8,7 +8,9 @@ Deletes body lines, and whole regions (a line ending in `{` to its `}`), while
 `differential --kernel` still prints `MISMATCH A vs B` (the compiler still
 accepting the kernel and the first config still running it without a finding),
 until no deletion keeps it. What remains is usually a few
-ops; finish by hand (unused parameters, constants).
+ops; finish by hand (unused parameters, constants). A kernel with partial
+writes keeps its `// differential: partial writes` line, so that its RT-INIT
+findings stay accepted while the mismatch is a difference in findings.
 """
 import argparse
 import os
@@ -47,7 +49,10 @@ def main():
     p.add_argument("--input-seed", type=int, default=1)
     p.add_argument("--configs", default="O2,O0")
     args = p.parse_args()
-    lines = [l for l in open(args.kernel).read().split("\n") if not l.startswith("//")]
+    # (The report's comments go; `// differential: ...` lines, which say what
+    # the kernel may find, stay.)
+    lines = [l for l in open(args.kernel).read().split("\n")
+             if not l.startswith("//") or l.startswith("// differential:")]
     body = lines.index("{") + 1
     if not mismatches(args.binary, "\n".join(lines), args.input_seed, args.configs):
         sys.exit("minimize: the kernel does not mismatch to begin with")
