@@ -76,7 +76,13 @@ TEST(WorkerPoolTest, AnEmptyCrewRunsNothing) {
 #if !defined(__SANITIZE_THREAD__)  // (ThreadSanitizer does not follow threads made after a fork)
 TEST(WorkerPoolTest, AChildOfForkMakesThreadsOfItsOwn) {
   WorkerPool pool;
-  { WorkerPool::Crew crew = pool.Lease(2); }  // the parent's threads, idle now
+  {
+    // The parent's threads, idle now: each has run a job, so none is still
+    // starting when the fork comes (a thread mid-start can hold a lock of the
+    // C library's or a sanitizer's that the child would then wait on forever).
+    WorkerPool::Crew crew = pool.Lease(2);
+    ASSERT_EQ(RunJob(crew, 1).size(), 2u);
+  }
   pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {

@@ -2,9 +2,12 @@
 # Sets up a Debian 12 machine for scjit and builds it. Idempotent: installs only
 # the Debian packages that are missing, then configures and builds.
 #
-#   bash tools/setup.sh              # Release build in build/, and the Python
-#                                    # environment .venv (tests/python's packages,
-#                                    # and scjit itself, installed from the build)
+#   bash tools/setup.sh              # Release build in build/ of what the README's
+#                                    # first command runs (jit-run, the library, the
+#                                    # Python module), and the Python environment .venv
+#                                    # (tests/python's packages, and scjit itself from
+#                                    # the build); `ctest --test-dir build` then builds
+#                                    # the tests before it runs them
 #   bash tools/setup.sh --sanitize   # ASan+UBSan build of the tests in build-asan/
 #   bash tools/setup.sh --tsan       # ThreadSanitizer build of the tests in build-tsan/
 #   bash tools/setup.sh --tsan T...  # the same, building only targets T...
@@ -28,7 +31,8 @@ case "$mode" in
     ;;
   --tsan)
     build_dir=build-tsan
-    cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCJIT_SANITIZE_THREAD=ON -DSCJIT_BUILD_BENCHMARKS=OFF)
+    cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCJIT_SANITIZE_THREAD=ON -DSCJIT_BUILD_BENCHMARKS=OFF
+      -DSCJIT_CTEST_BUILDS=OFF)
     ;;
   --fuzz)
     build_dir=build-fuzz
@@ -77,13 +81,18 @@ fi
 cmake -S . -B "$build_dir" -G Ninja "${cmake_args[@]}"
 if (($#)); then
   cmake --build "$build_dir" --target "$@"
+elif [ -z "$mode" ]; then
+  # What the README's first command runs; ctest builds the rest (CTestCustom.cmake).
+  cmake --build "$build_dir" --target jit-run _scjit scjit_shared scjit_static
 else
   cmake --build "$build_dir"
 fi
 
-# The scjit Python package (staged by the build in build/python) into .venv, so
-# that `.venv/bin/python -c "import scjit"` works.
-if [ -z "$mode" ] && (($# == 0)); then
-  .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation \
-    --force-reinstall build/python
+# The scjit Python package the build stages in build/python, imported in place by
+# .venv (a .pth file), so that `.venv/bin/python -c "import scjit"` always finds
+# the build's. (`pip install .` installs a copy instead: docs/python.md.)
+if [ -z "$mode" ]; then
+  site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  .venv/bin/python -m pip uninstall -q -y scjit 2>/dev/null || true
+  echo "$PWD/$build_dir/python" > "$site/scjit-build.pth"
 fi

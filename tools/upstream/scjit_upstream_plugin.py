@@ -78,9 +78,9 @@ def pytest_configure(config):
     target = config.getoption("--scjit-target")
     import jax
     from jax._src import test_util as jtu
-    from jax._src.pallas.mosaic import tpu_info
 
     import scjit.jax
+    from scjit.jax.internals import tpu_info
     from scjit.jax.tpu import DEVICE_KINDS
 
     if "jax._src.hypothesis_test_util" not in sys.modules:

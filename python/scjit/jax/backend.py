@@ -28,17 +28,11 @@ import threading
 from typing import Any, Iterator
 
 import jax
-from jax._src import compiler
-from jax._src import core as jax_core
-from jax._src import sharding_impls
-from jax._src.interpreters import mlir
-from jax._src.pallas import mpmd
-from jax._src.pallas.mosaic import core as tpu_core
-from jax._src.pallas.mosaic import tpu_info
 
 import scjit
 
-from . import execute, oracle, tracing
+from . import execute, internals, oracle, tracing
+from .internals import jax_core, mlir, mpmd, sharding_impls, tpu_core, tpu_info
 from .errors import ExportError
 from .export import device_mesh, kernel_from_params
 from .tpu import DEVICE_KINDS
@@ -140,28 +134,31 @@ def _install() -> None:
     with _lock:
         if _jax_rule is not None:
             return
-        entry = mlir._platform_specific_lowerings["cpu"].get(mpmd.mpmd_map_p) or mlir._lowerings[mpmd.mpmd_map_p]
-        _jax_rule = entry.rule
-        mlir.register_lowering(mpmd.mpmd_map_p, _mpmd_map_lowering, platform="cpu", cacheable=False)
+        _jax_rule = internals.register_cpu_lowering(mpmd.mpmd_map_p, _mpmd_map_lowering)
         tracing.install()  # kernels traced while lowering keep their lines
-        device_kind, device_cores = tpu_info.get_device_kind, tpu_info.get_num_device_cores
+        internals.patch_chip_queries(_chip_queries)
+        internals.patch_compile_options(_without_sparsecore_options)
 
-        def get_device_kind() -> str:
-            kind = device_kind()
-            options = enabled()
-            if options is None or tpu_info.chip_version_from_device_kind(kind) is not None:
-                return kind  # scjit off, or the device (or an abstract mesh) is a TPU
-            return DEVICE_KINDS[options.target]
 
-        def get_num_device_cores() -> int:
-            options = enabled()
-            if options is None or tpu_info.chip_version_from_device_kind(device_kind()) is not None:
-                return device_cores()
-            return 1
+def _chip_queries(device_kind, device_cores):
+    """JAX's get_device_kind and get_num_device_cores, answering for the
+    target's chip while scjit is enabled and the device is not a TPU."""
 
-        tpu_info.get_device_kind = get_device_kind
-        tpu_info.get_num_device_cores = get_num_device_cores
-        compiler.get_compile_options = _without_sparsecore_options(compiler.get_compile_options)
+    def target_chip() -> str | None:
+        # The target's device kind while scjit is on and the device (or an
+        # abstract mesh) is not a TPU; else None.
+        options, kind = enabled(), device_kind()
+        if options is None or tpu_info.chip_version_from_device_kind(kind) is not None:
+            return None
+        return DEVICE_KINDS[options.target]
+
+    def get_device_kind() -> str:
+        return target_chip() or device_kind()
+
+    def get_num_device_cores() -> int:
+        return device_cores() if target_chip() is None else 1
+
+    return get_device_kind, get_num_device_cores
 
 
 _TPU_OPTION_PREFIXES = ("xla_sc_", "xla_tpu_")
@@ -186,9 +183,7 @@ def _without_sparsecore_options(get_compile_options):
 
 
 def _chip_changed() -> None:
-    # get_tpu_info caches its answer by trace context, which knows nothing of
-    # the switch: forget it when the chip the queries answer for may change.
-    tpu_info.get_tpu_info.cache_clear()
+    internals.forget_chip_info()
 
 
 def _is_sparsecore(params: dict) -> bool:

@@ -17,16 +17,10 @@ from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
-from jax._src import core as jax_core
-from jax._src import source_info_util
-from jax._src.pallas import core as pallas_core
-from jax._src.pallas.mosaic import core as tpu_core
-from jax._src.pallas.mosaic import lowering as tc_lowering
-from jax._src.state import indexing
-from jax._src.state import types as state_types
-from jax._src.pallas.mosaic import sc_core
 
+from . import internals
 from .errors import ExportError, Location
+from .internals import indexing, jax_core, pallas_core, sc_core, source_info_util, state_types, tc_lowering, tpu_core
 
 # --- types -----------------------------------------------------------------------
 
@@ -56,8 +50,10 @@ _SPACES = {
     tpu_core.MemorySpace.VMEM_SHARED: "vmem_shared",
     tpu_core.MemorySpace.SMEM: "smem",
     pallas_core.MemorySpace.ANY: "hbm",
-    pallas_core.MemorySpace.HOST: "host",
+    internals.CORE_HOST_SPACE: "host",
 }
+if internals.PALLAS_HOST_SPACE is not None:
+    _SPACES[internals.PALLAS_HOST_SPACE] = "host"
 
 
 def element_type(dtype: Any, what: str = "a value") -> str:
@@ -142,7 +138,8 @@ def ref_type(aval: Any, default_space: str = "hbm") -> RefType:
         if space == jax_core.MemorySpace.Any:
             raise ExportError(f"memory space {space}: scjit has HBM, HOST, VMEM, VMEM_SHARED, "
                               "SMEM and semaphores")
-        space = pallas_core.MemorySpace.HOST if space == jax_core.MemorySpace.Host else None
+        if space != jax_core.MemorySpace.Host:
+            space = None  # Device: the mesh's default
     if space == tpu_core.MemorySpace.SEMAPHORE:
         raise ExportError(f"a {np.dtype(inner.dtype).name} ref in semaphore memory")
     s = memory_space(space, default_space)
@@ -260,7 +257,7 @@ def location_of(eqn: Any) -> Location | None:
 def subjaxprs(params: dict) -> Iterable[jax_core.Jaxpr]:
     for v in params.values():
         for x in (v if isinstance(v, (tuple, list)) else (v,)):
-            if isinstance(x, jax_core.ClosedJaxpr):
+            if isinstance(x, internals.ClosedJaxpr):
                 yield x.jaxpr
             elif isinstance(x, jax_core.Jaxpr):
                 yield x
@@ -651,11 +648,10 @@ class Emitter:
                         ) -> list[Any]:
         """Translates a jaxpr inline with its invars bound to `args` and its constvars
         to `consts` (bindings); returns the bindings of its outputs."""
-        if len(args) != len(jaxpr.invars) or len(consts) != len(jaxpr.constvars):
+        inputs = internals.input_vars(jaxpr, len(consts), len(args))
+        if inputs is None:
             raise self.error("internal: a jaxpr called with the wrong number of operands")
-        for v, b in zip(jaxpr.constvars, consts):
-            self.bind(v, b)
-        for v, b in zip(jaxpr.invars, args):
+        for v, b in zip(inputs[0] + inputs[1], list(consts) + list(args)):
             self.bind(v, b)
         eqns, live, uses = live_eqns(jaxpr, needed_outs, self.effect_cache)
         self.live |= live
@@ -666,7 +662,7 @@ class Emitter:
         outs = [self.lookup(v) if n else None for v, n in zip(jaxpr.outvars, needed)]
         return outs
 
-    def closed_consts(self, closed: jax_core.ClosedJaxpr) -> list[Any]:
+    def closed_consts(self, closed: internals.ClosedJaxpr) -> list[Any]:
         return [self.const_array(c) for c in closed.consts]
 
 

@@ -21,14 +21,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
-from jax._src import core as jax_core
-from jax._src.pallas import core as pallas_core
-from jax._src.pallas import mpmd
-from jax._src.state import types as state_types
 
-from . import primitives, tracing
+from . import internals, primitives, tracing
 from .emitter import Emitter, Ref, RefType, ScMesh, ref_type, sanitize_name, sc_mesh, subjaxprs
 from .errors import ExportError, Location
+from .internals import jax_core, pallas_core, state_types
 from .tpu import abstract_tpu
 
 # The targets a .scir file may name (`target "..."`); abstract_tpu knows those JAX
@@ -180,7 +177,7 @@ def _mpmd_kernel(params: dict, in_avals: Sequence[Any], *, target: str, name: st
             raise ExportError("internal: an mpmd_map jaxpr with fewer refs than operands and "
                               "results", location=where)
     first = _emitter(sc_mesh(meshes[0], where), target, locations, devices)
-    sig = _signature(first, jaxprs[0], in_avals, n_out, params["input_output_aliases"], where)
+    sig = _signature(first, jaxprs, in_avals, n_out, params["input_output_aliases"], where)
     several = len(jaxprs) > 1
     owners = _semaphore_owners(jaxprs[0], meshes, n_in + n_out) if several else {}
     if several:
@@ -219,9 +216,12 @@ class _Signature:
     aliases: dict
 
 
-def _signature(emitter: Emitter, jaxpr: Any, in_avals: Sequence[Any], n_out: int,
+def _signature(emitter: Emitter, jaxprs: Sequence[Any], in_avals: Sequence[Any], n_out: int,
                io_aliases: Any, where: Location | None) -> _Signature:
+    """The signature of an mpmd_map whose first body is jaxprs[0]."""
+    jaxpr = jaxprs[0]
     n_in, invars = len(in_avals), jaxpr.invars
+    written = set().union(*(_written_inputs(j) for j in jaxprs))
     aliases = {int(i): int(o) for i, o in dict(io_aliases).items()}
     out_of = {o: i for i, o in aliases.items()}
     arg_names = _arg_names(jaxpr)
@@ -235,7 +235,9 @@ def _signature(emitter: Emitter, jaxpr: Any, in_avals: Sequence[Any], n_out: int
                 raise ExportError(f"operand {i} ({rtype}) is aliased to result {result} of "
                                   f"another type ({other})", location=where)
         elif isinstance(in_avals[i], state_types.AbstractRef):
-            direction, result = "inout", None   # a Ref operand: updated in place
+            # A Ref operand: updated in place, when a body writes it (as
+            # pl.core_map's closed-over refs, which it binds so from JAX 0.11.2 on).
+            direction, result = ("inout" if i in written else "in"), None
         else:
             direction, result = "in", None
         pname = emitter.unique(arg_names[i] or f"in{i}")
@@ -254,6 +256,15 @@ def _signature(emitter: Emitter, jaxpr: Any, in_avals: Sequence[Any], n_out: int
         sig.params.append(Param(pname[1:], "out", str(rtype), None, j))
         sig.decls.append(f"out {pname}: {rtype}")
     return sig
+
+
+def _written_inputs(jaxpr: Any) -> set[int]:
+    """The positions of the inputs of `jaxpr` its equations write or accumulate into."""
+    positions = set()
+    for eff in jaxpr.effects:
+        if isinstance(eff, (state_types.WriteEffect, state_types.AccumEffect)):
+            positions.add(eff.input if isinstance(eff.input, int) else jaxpr.invars.index(eff.input))
+    return positions
 
 
 def _used_vars(jaxpr: Any) -> set:
@@ -509,7 +520,7 @@ def _kernel_eqns(jaxpr: jax_core.Jaxpr, devices: tuple[tuple[Any, int], ...]):
     lowering is `mlir.lower_fun(fun)` holds no jaxpr: the kernels are those of
     the jaxpr its lowering traces."""
     for eqn in jaxpr.eqns:
-        if eqn.primitive is mpmd.mpmd_map_p or eqn.primitive is pallas_core.core_map_p:
+        if eqn.primitive in internals.KERNEL_PRIMITIVES:
             yield eqn, devices
             continue
         lowered = tracing.lowered_function(eqn.primitive)

@@ -18,12 +18,12 @@ import dataclasses
 from typing import Any, Sequence
 
 import jax
-from jax._src.pallas import mpmd
 
 import scjit
 
 from .errors import ExportError
 from .export import kernel_from_params
+from .internals import mpmd, state_types
 from .tpu import abstract_tpu
 
 
@@ -58,7 +58,12 @@ def jax_verdict(params: dict, in_avals: Sequence[Any], target: str, devices: Seq
     """Lowers the mpmd_map equation with `params` for the TPU `target` through
     JAX's own lowering (inside a jax.shard_map over a mesh of `devices`' axes
     when the kernel runs under one)."""
+    refs = [isinstance(a, state_types.AbstractRef) for a in in_avals]
+
     def kernel(*args):
+        # An operand that was a ref is one here too (JAX 0.12 rejects a kernel
+        # that writes to an operand passed as an array).
+        args = [jax.new_ref(a) if r else a for a, r in zip(args, refs)]
         return mpmd.mpmd_map_p.bind(*args, **params)
 
     try:

@@ -19,27 +19,12 @@ from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
-from jax._src import checkify
-from jax._src import core as jax_core
-from jax._src import debugging
-from jax._src import source_info_util
-from jax._src import pjit
-from jax._src.lax import control_flow
-from jax._src.lax import lax
-from jax._src.lax import parallel
-from jax._src.lax import slicing
-from jax._src.pallas import core as pallas_core
-from jax._src.pallas import primitives as pallas_primitives
-from jax._src.pallas.mosaic import primitives as tpu_primitives
-from jax._src.pallas.mosaic import sc_primitives
-from jax._src.state import primitives as state_primitives
-# Pallas' public TPU modules register the rest of its lowering rules (its pipeline
-# primitives), which ExportError messages and docs/jax.md consult.
-from jax.experimental.pallas import tpu as _pltpu  # noqa: F401
-from jax.experimental.pallas import tpu_sc as _plsc  # noqa: F401
 
+from . import internals
 from .emitter import (Emitter, Ref, Val, element_type, literal_text, location_of, ref_type,
                       sanitize_name, sc_mesh, value_type)
+from .internals import (checkify, control_flow, debugging, jax_core, lax, pallas_core, pallas_primitives, parallel,
+                        pjit, sc_primitives, slicing, source_info_util, state_primitives, tpu_primitives)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,10 +45,13 @@ class Entry:
 TABLE: dict[jax_core.Primitive, Entry] = {}
 
 
-def rule(primitive: jax_core.Primitive, python: str, scir: str, note: str = ""):
-    """Registers the decorated function as `primitive`'s translation."""
+def rule(primitive: jax_core.Primitive | None, python: str, scir: str, note: str = ""):
+    """Registers the decorated function as `primitive`'s translation (nothing
+    when the installed JAX lacks the primitive: None)."""
 
     def register(fn: Callable[[Emitter, Any], None]):
+        if primitive is None:
+            return fn
         if primitive in TABLE:
             raise AssertionError(f"{primitive} is in the table twice")
         TABLE[primitive] = Entry(primitive, python, scir, note, fn)
@@ -291,12 +279,25 @@ def _bitcast_convert(ctx: Emitter, eqn: Any) -> None:
     ctx.define(out, f"bitcast {x.text} : {value_type(out.aval)}")
 
 
-@rule(sc_primitives.bitcast_p, "plsc.bitcast", "bitcast",
-      "the minor dimension rescales by the width ratio")
+@rule(internals.sc_bitcast_p, "plsc.bitcast", "bitcast",
+      "the minor dimension rescales by the width ratio (before JAX 0.12; then pltpu.bitcast's)")
 def _sc_bitcast(ctx: Emitter, eqn: Any) -> None:
     out = _out(eqn)
     x = ctx.materialize(ctx.value(eqn.invars[0]))
     ctx.define(out, f"bitcast {x.text} : {value_type(out.aval)}")
+
+
+@rule(tpu_primitives.bitcast_p, "pltpu.bitcast(x, dtype, dim=-1)", "bitcast",
+      "JAX 0.12 on (SparseCore has no rule for it before): along the minor dimension, as plsc.bitcast")
+def _tpu_bitcast(ctx: Emitter, eqn: Any) -> None:
+    dim = eqn.params.get("dim")
+    if dim is None:  # before JAX 0.12: TensorCore only, second-minor
+        raise ctx.error(ctx.missing(eqn.primitive))
+    x_aval = eqn.invars[0].aval
+    if dim != len(x_aval.shape) - 1:
+        raise ctx.error(f"pltpu.bitcast along dimension {dim} of a {len(x_aval.shape)}-D value: scjit's "
+                        "vectors bitcast along their minor dimension only (dim=-1)")
+    _sc_bitcast(ctx, eqn)
 
 
 # --- shapes ---------------------------------------------------------------------------
@@ -680,7 +681,7 @@ for _p, _py, _why in _NO_EFFECT:
 
 
 def _inline(ctx: Emitter, eqn: Any, closed: Any) -> None:
-    if isinstance(closed, jax_core.ClosedJaxpr):
+    if isinstance(closed, internals.ClosedJaxpr):
         jaxpr, consts = closed.jaxpr, ctx.closed_consts(closed)
     else:
         jaxpr, consts = closed, []
@@ -1035,7 +1036,8 @@ def _int32_scalar(aval: Any) -> bool:
       "arrays and reverse scans are ExportErrors")
 def _scan(ctx: Emitter, eqn: Any) -> None:
     p = eqn.params
-    closed, nconsts, ncarry, length = p["jaxpr"], p["num_consts"], p["num_carry"], p["length"]
+    closed, length = p["jaxpr"], p["length"]
+    nconsts, ncarry = internals.scan_counts(p)
     jaxpr = closed.jaxpr
     if p["reverse"]:
         raise ctx.error("a reverse scan")
@@ -1139,8 +1141,11 @@ def _parallel_loop(ctx: Emitter, eqn: Any) -> None:
     lower, upper, step, consts, carries = eqn.params["tree"].unflatten(eqn.invars)
     jaxpr = eqn.params["jaxpr"]
     bounds = [ctx.value(x).text for x in (lower, upper, step)]
-    inner, iter_text = _carries(ctx, [ctx.lookup(c) for c in carries],
-                                [v.aval for v in jaxpr.invars[1:]])
+    inputs = internals.input_vars(jaxpr, len(consts), 1 + len(carries))
+    if inputs is None:
+        raise ctx.error("internal: a parallel_loop body whose inputs are not its operands")
+    carry_vars = inputs[1][1:]
+    inner, iter_text = _carries(ctx, [ctx.lookup(c) for c in carries], [v.aval for v in carry_vars])
     names, lhs = _results(ctx, eqn.outvars)
     iv = ctx.fresh("i")
     i32 = jax_core.ShapedArray((), np.int32)
@@ -1148,7 +1153,7 @@ def _parallel_loop(ctx: Emitter, eqn: Any) -> None:
                    f"{_unroll(eqn.params['unroll'])}{iter_text} {{")
     outs = ctx.translate_jaxpr(jaxpr, [Val(iv, i32)] + inner,
                                [ctx.lookup(c) for c in consts])
-    _yield(ctx, outs, [value_type(v.aval) for v in jaxpr.invars[1:]])
+    _yield(ctx, outs, [value_type(v.aval) for v in carry_vars])
     ctx.close(loc)
     _bind_results(ctx, eqn.outvars, names)
 

@@ -12,8 +12,8 @@ import contextlib
 from collections.abc import Iterator
 
 import jax
-from jax._src import mesh as mesh_lib
-from jax._src.pallas.mosaic import tpu_info
+
+from .internals import mesh_lib, tpu_info
 
 # scjit's target name -> the device kind JAX 0.10.2 gives that chip. (scjit's v8t is
 # not known to JAX 0.10.2.)
@@ -42,8 +42,10 @@ def abstract_mesh(target: str = "v7x", devices: tuple = ()) -> jax.sharding.Abst
     device = mesh_lib.AbstractDevice(device_kind=DEVICE_KINDS[target], num_cores=1,
                                      platform="tpu")
     axes = tuple(devices) or (("x", 1),)
+    # Auto axes, as JAX made them by default before 0.12 (whose default, Explicit,
+    # would give the kernel's values shardings that Pallas' traces do not carry).
     return jax.sharding.AbstractMesh(tuple(size for _, size in axes), tuple(name for name, _ in axes),
-                                     abstract_device=device)
+                                     axis_types=(jax.sharding.AxisType.Auto,) * len(axes), abstract_device=device)
 
 
 @contextlib.contextmanager

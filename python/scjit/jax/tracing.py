@@ -33,12 +33,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import jax
-from jax._src import api_util
-from jax._src import core as jax_core
-from jax._src import linear_util as lu
-from jax._src import source_info_util
-from jax._src.interpreters import mlir
-from jax._src.interpreters import partial_eval as pe
+
+from . import internals
+from .internals import api_util, jax_core, lu, mlir, pe
 
 # The `traced_for` of Pallas' traces of a kernel body: pl.kernel's (mpmd_map) and
 # pl.core_map's.
@@ -55,7 +52,7 @@ def install() -> None:
     with _lock:
         if _installed:
             return
-        pe.trace_to_jaxpr_dynamic = _kernel_body_tracer(pe.trace_to_jaxpr_dynamic)
+        internals.patch_trace_to_jaxpr(_kernel_body_tracer)
         _installed = True
 
 
@@ -87,25 +84,10 @@ def _kernel_body_tracer(trace: Callable) -> Callable:
         info = getattr(fun, "debug_info", None)
         if getattr(info, "traced_for", None) not in _KERNEL_BODIES or not _active():
             return trace(fun, in_avals, *args, **kwargs)
-        with _own_tracebacks():
+        with internals.SourceInfoScope():
             return trace(_named_by_operands(fun, in_avals), in_avals, *args, **kwargs)
 
     return wrapper
-
-
-@contextlib.contextmanager
-def _own_tracebacks() -> Iterator[None]:
-    """Equations traced in the block record the traceback of their own binding,
-    even inside the lowering of an equation (whose user_context would give them
-    its traceback: source_info_util.current() takes a fresh one only when the
-    context has none, and user_context cannot clear it)."""
-    state = source_info_util._source_info_context
-    saved = state.context
-    state.context = source_info_util.SourceInfo(None, saved.name_stack)
-    try:
-        yield
-    finally:
-        state.context = saved
 
 
 def _named_by_operands(fun: lu.WrappedFun, in_avals: Sequence[Any]) -> lu.WrappedFun:
@@ -162,10 +144,9 @@ def lowered_function(primitive: jax_core.Primitive) -> Callable | None:
 
 def _lowering_rule(primitive: jax_core.Primitive) -> Any:
     for platform in _PLATFORMS:
-        table = mlir._lowerings if platform is None else mlir._platform_specific_lowerings.get(platform, {})
-        entry = table.get(primitive)
-        if entry is not None:
-            return getattr(entry, "rule", entry)
+        rule = internals.lowering_rule(primitive, platform)
+        if rule is not None:
+            return rule
     return None
 
 
