@@ -34,6 +34,7 @@
 #include "lowering/ir/parser.h"
 #include "lowering/ir/printer.h"
 #include "lowering/ir/verifier.h"
+#include "lowering/base/jax_release.h"
 #include "lowering/rules/sc_rules.h"
 #include "llvm/Config/llvm-config.h"
 #include "scjit/compiler.h"
@@ -143,7 +144,7 @@ absl::Status FrontEnd(Compilation& c) {
   } else {
     c.target = c.module->target.value_or(kDefaultTarget);
   }
-  if (!c.sink.has_errors()) CheckScRules(*c.module, c.target, c.sink);
+  if (!c.sink.has_errors()) CheckScRules(*c.module, c.target, c.sink, *ParseJaxRelease(c.options.jax));  // checked
   if (!c.module->origins.empty()) c.sink.Update([&](Diagnostic& d) { c.module->origins.Relocate(d, *c.file); });
   c.times.verify = Ms(t);
   if (c.sink.has_errors()) return c.sink.ToStatus();
@@ -263,7 +264,7 @@ absl::Status CheckOptions(const CompileOptions& options) {
   if (!options.target.empty() && !TargetFromName(options.target)) {
     return Usage(Cat("unknown target '", options.target, "'; expected one of ", TargetNameList()));
   }
-  return absl::OkStatus();
+  return ParseJaxRelease(options.jax).status();
 }
 
 constexpr std::pair<Engine, std::string_view> kEngines[] = {{Engine::kJit, "jit"}, {Engine::kInterp, "interp"}};
@@ -352,7 +353,7 @@ absl::StatusOr<std::shared_ptr<JitSession>> Compiler::Impl::Session(int opt_leve
 std::string Compiler::Impl::Key(const Source& source, const CompileOptions& options, const JitSession* session) const {
   return Cat("scjit ", kVersionString, " build ", kBuildId, "\nllvm ", LLVM_VERSION_STRING, "\nhost ",
              session != nullptr ? session->host() : "", "\nengine ", EngineName(options.engine), "\nkernel ",
-             KernelName(options.kernel), "\ntarget ", options.target, "\ndevices ", options.devices, "\nO", options.opt_level, "\nbounds ",
+             KernelName(options.kernel), "\ntarget ", options.target, "\ndevices ", options.devices, "\njax ", ParseJaxRelease(options.jax)->ToString(), "\nO", options.opt_level, "\nbounds ",
              options.checks.bounds ? "checked" : "clamped", "\naccesses ",
              options.checks.init || options.checks.race ? "checked" : "unchecked", "\nshadows ",
              options.checks.init ? "on" : "off", "\nfast paths ",

@@ -71,7 +71,7 @@ TEST_F(CliTest, HelpListsTheOptions) {
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "usage: jit-run KERNEL.scir [options]");
   for (const char* option : {"--kernel", "--target", "--in", "--out", "--expect", "--engine", "-O", "--threads",
                              "--deterministic", "--seed", "--dma", "--check", "--unchecked", "--emit", "--time",
-                             "--repeat", "--report", "--cache-dir", "--explain", "--save-inputs", "--devices",
+                             "--repeat", "--report", "--cache-dir", "--explain", "--save-inputs", "--devices", "--jax",
                              "--target-info [CHIP]"}) {
     EXPECT_NE(r.out.find(std::string("\n  ") + option), std::string::npos) << option;
   }

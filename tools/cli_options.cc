@@ -68,6 +68,12 @@ absl::Status SetDevices(CliOptions& o, std::string_view, std::string_view v) {
   return absl::OkStatus();
 }
 
+absl::Status SetJax(CliOptions& o, std::string_view, std::string_view v) {
+  if (v.empty()) return Usage("option '--jax' needs a JAX release such as 0.12.1");
+  o.jax = std::string(v);  // checked by the compiler against the releases it answers for
+  return absl::OkStatus();
+}
+
 absl::Status SetTarget(CliOptions& o, std::string_view, std::string_view v) {
   if (FindTarget(v) == nullptr) return Usage(Cat("unknown target '", v, "'; expected one of ", TargetNames()));
   o.target = std::string(v);
@@ -220,6 +226,10 @@ constexpr OptionSpec kOptions[] = {
      "the device mesh: N chips on the kernel's one device axis, or every axis and its size (y=2,x=4); overrides "
      "the file's `devices` clause. Under `mpirun -n R` each rank runs N/R of the chips",
      SetDevices},
+    {"--jax", true, false, true, "RELEASE",
+     "the JAX release whose words the SC rules' messages use, 0.10.2 (default) to 0.12.1 (docs/jax.md, "
+     "\"Versions\")",
+     SetJax},
     {"--in", true, true, true, "NAME=SOURCE",
      "an input: FILE.npy, zeros, ones, iota, random[:SEED], randint:LO:HI[:SEED] or fill:VALUE (default iota)",
      AddBinding},

@@ -24,6 +24,7 @@ struct CliOptions {
   std::optional<std::string> kernel_name;  // without '@'
   std::string target;  // "": the file's, else v7x
   std::string devices;  // CompileOptions::devices: "": the file's device mesh
+  std::string jax;      // CompileOptions::jax: "": 0.10.2's messages
   std::vector<Binding> inputs, outputs, expects;
   Engine engine = Engine::kJit;  // scjit/compiler.h
   int opt_level = 2;

@@ -407,6 +407,7 @@ int Main(int argc, char** argv) {
   compile.kernel = options.kernel_name.value_or("");
   compile.target = options.target;
   compile.devices = options.devices;
+  compile.jax = options.jax;
   compile.opt_level = options.opt_level;
   compile.checks = *checks;
   compile.engine = options.engine;

@@ -65,6 +65,9 @@ struct CompileOptions {
   // one device axis, "y=2,x=4" names every axis and its size; "": the file's.
   std::string devices;
   int opt_level = 2;       // 0-3
+  // The JAX release whose words the SC rules' messages use ("0.12.1"; docs/jax.md,
+  // "Versions"); "": the oldest scjit answers for, 0.10.2.
+  std::string jax;
   // The run-time checks the code carries (bounds checks of indices are compiled
   // in; without them indices are clamped) and its launches' default.
   Checks checks = Checks::All();

@@ -37,14 +37,6 @@ const Op* DefOf(const Value* v) {
 
 // --- Python renderings ----------------------------------------------------------------
 
-// A Python tuple of already rendered items: `()`, `(16,)`, `(2, 8)`.
-std::string PyTuple(const std::vector<std::string>& items) {
-  std::string out = "(";
-  for (size_t i = 0; i < items.size(); ++i) Append(&out, i ? ", " : "", items[i]);
-  if (items.size() == 1) out += ",";
-  return out + ")";
-}
-
 // A shape with dynamic dims rendered as `dynamic`.
 std::string PyShape(const Shape& s, std::string_view dynamic) {
   std::vector<std::string> items;

@@ -111,10 +111,31 @@ std::optional<Violation> IntegerAfterSlice(const Ctx& c) {  // GET-2 (get and sw
   return std::nullopt;
 }
 
+// The strides of an indexer over every dimension of the ref, as Pallas' lowering
+// computes them (1 for an integer index or an unindexed dimension): `(1, 2)`.
+std::string StrideTuple(const Operand& ref) {
+  std::vector<std::string> items;
+  for (const IndexEntry& e : ref.index) {
+    bool strided = e.kind == IndexEntry::Kind::kSlice && e.stride;
+    items.push_back(Cat(strided ? e.stride->int_value : 1));
+  }
+  const Type* base = ref.value_type();
+  for (size_t d = items.size(); base != nullptr && d < base->shape().size(); ++d) items.push_back("1");
+  return PyTuple(items);
+}
+
+// A shape as Python prints a tuple of ints: `(8,)`.
+std::string ShapeTuple(const Shape& shape) {
+  std::vector<std::string> items;
+  for (int64_t d : shape) items.push_back(Cat(d));
+  return PyTuple(items);
+}
+
 std::optional<Violation> Strided(const Ctx& c, DiagId id) {  // GET-3, SWAP-2
   for (const IndexEntry& e : RefOperand(c).index) {
     if (e.kind == IndexEntry::Kind::kSlice && e.stride && e.stride->int_value != 1) {
-      return Violation{id, e.loc, {}, Cat("the slice ", Print(RefOperand(c)), " has stride ", e.stride->int_value), ""};
+      return Violation{id, e.loc, {{"stride_tuple", StrideTuple(RefOperand(c))}},
+                       Cat("the slice ", Print(RefOperand(c)), " has stride ", e.stride->int_value), ""};
     }
   }
   return std::nullopt;
@@ -127,7 +148,8 @@ std::optional<Violation> LoadScalarRule(const Ctx& c) {
   const Type& view = ViewOf(c);
   const Operand& ref = RefOperand(c);
   if (InSmem(view) && view.rank() > 0) {
-    return Violation{DiagId::kGet4, ref.loc, {}, Cat("the ref view ", Described(ref), " is an array in SMEM"), ""};
+    return Violation{DiagId::kGet4, ref.loc, {{"shape_tuple", ShapeTuple(view.shape())}},
+                     Cat("the ref view ", Described(ref), " is an array in SMEM"), ""};
   }
   if (view.rank() == 0 && view.is_ref() && view.space() == MemorySpace::kVmem) {
     return Violation{DiagId::kGet5, ref.loc, {}, Cat("the ref view ", Described(ref), " is one element of VMEM"), ""};
@@ -153,7 +175,8 @@ std::optional<Violation> StoreScalarRule(const Ctx& c) {
   const Type& view = ViewOf(c);
   const Operand& ref = RefOperand(c);
   if (InSmem(view) && view.rank() > 0) {
-    return Violation{DiagId::kSwap3, ref.loc, {}, Cat("the ref view ", Described(ref), " is an array in SMEM"), ""};
+    return Violation{DiagId::kSwap3, ref.loc, {{"shape_tuple", ShapeTuple(view.shape())}},
+                     Cat("the ref view ", Described(ref), " is an array in SMEM"), ""};
   }
   if (view.rank() == 0 && !InSmem(view)) {
     return Violation{DiagId::kSwap4, ref.loc, {{"ref_memory_space!r", SpaceRepr(view)}},

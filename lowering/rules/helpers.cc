@@ -10,6 +10,13 @@ std::string SpaceRepr(const Type& t) {
   return std::string(scjit::SpaceRepr(t.space()));
 }
 
+std::string PyTuple(const std::vector<std::string>& items) {
+  std::string out = "(";
+  for (size_t i = 0; i < items.size(); ++i) Append(&out, i ? ", " : "", items[i]);
+  if (items.size() == 1) out += ",";
+  return out + ")";
+}
+
 std::string Described(const Operand& o) { return Cat(Print(o), " : ", o.view.ToString()); }
 
 std::string Dtype(ElementType e) { return std::string(NumpyName(e)); }

@@ -79,6 +79,8 @@ std::string SpaceRepr(const Type& t);
 std::string Described(const Operand& o);
 // A dtype as JAX names it (`int32`, `bfloat16`, `bool`).
 std::string Dtype(ElementType e);
+// A Python tuple of already rendered items: `()`, `(16,)`, `(2, 8)`.
+std::string PyTuple(const std::vector<std::string>& items);
 // An aval as JAX prints it: `int32[16]`, `float32[2,8]`, `int32[]`.
 std::string Aval(const Type& t);
 // "Pallas' kernel type": `sc_vector_subcore` or `sc_scalar_subcore`.

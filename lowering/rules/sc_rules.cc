@@ -35,10 +35,12 @@ bool Applies(const OpRule& r, OpKind k) {
   return false;
 }
 
-void Report(const Module& module, const rules::Violation& v, Location fallback, DiagnosticSink& sink) {
+void Report(const Module& module, const rules::Violation& v, Location fallback, JaxRelease jax,
+            DiagnosticSink& sink) {
   Diagnostic d = MakeDiagnostic(v.id, module.source.get(), v.loc.valid() ? v.loc : fallback, {});
+  d.exception = std::string(ExceptionFor(v.id, jax));
   // Substitute one argument at a time (FormatTemplate takes an initializer_list).
-  std::string message(Info(v.id).message);
+  std::string message(MessageFor(v.id, jax));
   for (const auto& [name, value] : v.args) message = FormatTemplate(message, {DiagArg{name, value}});
   d.message = std::move(message);
   if (!v.note.empty()) d.notes.push_back(v.note);
@@ -47,9 +49,10 @@ void Report(const Module& module, const rules::Violation& v, Location fallback, 
 }
 
 // The rules of one part of a kernel, by its own mesh.
-void CheckPart(const Module& module, const KernelDef& kernel, const TargetInfo& t, DiagnosticSink& sink) {
+void CheckPart(const Module& module, const KernelDef& kernel, const TargetInfo& t, JaxRelease jax,
+               DiagnosticSink& sink) {
   for (const rules::KernelRule& rule : rules::KernelRules()) {
-    for (const rules::Violation& v : rule.check(kernel, t)) Report(module, v, kernel.loc, sink);
+    for (const rules::Violation& v : rule.check(kernel, t)) Report(module, v, kernel.loc, jax, sink);
   }
   rules::PartUses uses(kernel);
   WalkOps(kernel.body, [&](const Op& op) {
@@ -58,7 +61,7 @@ void CheckPart(const Module& module, const KernelDef& kernel, const TargetInfo& 
       for (const OpRule& rule : *group.rules) {
         if (!Applies(rule, op.kind)) continue;
         if (std::optional<rules::Violation> v = rule.check(c)) {
-          Report(module, *v, op.loc, sink);
+          Report(module, *v, op.loc, jax, sink);
           return;  // the first failure wins
         }
       }
@@ -68,10 +71,10 @@ void CheckPart(const Module& module, const KernelDef& kernel, const TargetInfo& 
 
 }  // namespace
 
-void CheckScRules(const Module& module, TargetId target, DiagnosticSink& sink) {
+void CheckScRules(const Module& module, TargetId target, DiagnosticSink& sink, JaxRelease jax) {
   const TargetInfo& t = Info(target);
   for (const auto& whole : module.kernels) {
-    for (const KernelDef* kernel : whole->Parts()) CheckPart(module, *kernel, t, sink);
+    for (const KernelDef* kernel : whole->Parts()) CheckPart(module, *kernel, t, jax, sink);
   }
 }
 

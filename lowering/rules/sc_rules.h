@@ -15,12 +15,14 @@
 #include <vector>
 
 #include "lowering/base/diagnostic.h"
+#include "lowering/base/jax_release.h"
 #include "lowering/ir/ir.h"
 #include "lowering/base/target.h"
 
 namespace scjit {
 
-void CheckScRules(const Module& module, TargetId target, DiagnosticSink& sink);
+// `jax`: the release whose words the diagnostics use (lowering/base/jax_release.h).
+void CheckScRules(const Module& module, TargetId target, DiagnosticSink& sink, JaxRelease jax = kOldestJax);
 
 // The catalog codes the rule table implements, in table order, each with the
 // test file that checks its exact texts (for tests and docs).

@@ -196,7 +196,7 @@ class Kernel:
 
 def compile(source: str | os.PathLike, kernel: str | None = None, target: str | None = None, opt_level: int = 2,
             checks: str = "all", cache_dir: str | os.PathLike | None = None, engine: str = "jit",
-            devices: int | str | None = None) -> Kernel:
+            devices: int | str | None = None, jax: str | None = None) -> Kernel:
     """Compiles one kernel of a .scir file (a path) or of .scir text.
 
     Args:
@@ -218,6 +218,8 @@ def compile(source: str | os.PathLike, kernel: str | None = None, target: str | 
       devices: the device mesh, overriding the kernel's `devices` clause: a
         count (4) resizes its one device axis, "y=2,x=4" names every axis and
         its size; None: the file's.
+      jax: the JAX release whose words the SC rules' messages use, "0.10.2" to
+        "0.12.1" (docs/jax.md, "Versions"); None: 0.10.2's.
     Raises:
       CompileError (the kernel is rejected), InputError (a file that cannot be
       read, a bad option), UnsupportedError.
@@ -232,7 +234,8 @@ def compile(source: str | os.PathLike, kernel: str | None = None, target: str | 
     if cache_dir is None:
         cache_dir = os.environ.get("SCJIT_CACHE_DIR", "")
     compiled = _check(_COMPILER.compile(name, text, kernel or "", target or "", opt_level, checks,
-                                        os.fspath(cache_dir), engine, "" if devices is None else str(devices)))
+                                        os.fspath(cache_dir), engine, "" if devices is None else str(devices),
+                                        jax or ""))
     return Kernel(compiled)
 
 

@@ -38,7 +38,7 @@ Failure FailureOf(const absl::Status& status) {
 
 py::object Compile(Compiler& compiler, const std::string& name, const std::string& text, const std::string& kernel,
                    const std::string& target, int opt_level, const std::string& checks, const std::string& cache_dir,
-                   const std::string& engine, const std::string& devices) {
+                   const std::string& engine, const std::string& devices, const std::string& jax) {
   absl::StatusOr<Checks> parsed = Checks::Parse(checks);
   if (!parsed.ok()) return py::cast(FailureOf(parsed.status()));
   std::optional<Engine> e = EngineFromName(engine);
@@ -51,6 +51,7 @@ py::object Compile(Compiler& compiler, const std::string& name, const std::strin
   options.kernel = kernel;
   options.target = target;
   options.devices = devices;
+  options.jax = jax;
   options.opt_level = opt_level;
   options.checks = *parsed;
   options.cache_dir = cache_dir;
@@ -258,7 +259,8 @@ PYBIND11_MODULE(_scjit, m) {
   py::class_<Compiler>(m, "Compiler")
       .def(py::init<>())
       .def("compile", &Compile, py::arg("name"), py::arg("text"), py::arg("kernel"), py::arg("target"),
-           py::arg("opt_level"), py::arg("checks"), py::arg("cache_dir"), py::arg("engine"), py::arg("devices"))
+           py::arg("opt_level"), py::arg("checks"), py::arg("cache_dir"), py::arg("engine"), py::arg("devices"),
+           py::arg("jax") = "")
       .def_property_readonly("cache_stats", [](const Compiler& c) {
         Compiler::CacheStats s = c.cache_stats();
         py::dict d;

@@ -2867,6 +2867,13 @@ def test_exported_text_compiles_with_the_scjit_package():
     expect_equal(compiled(*c.args), c.want[0], kernel.scir)
 
 
+def host_ref(shape, dtype):
+    """A ref in host memory as every supported JAX spells it (pl.HOST is Pallas'
+    own space before JAX 0.12, JAX core's Host from then on; only the second is
+    not callable)."""
+    return pl.MemoryRef(jax.core.ShapedArray(shape, dtype), pl.HOST)
+
+
 def test_host_parameters_are_host_refs_and_run_in_jax():
     """A pl.HOST output and a JAX array passed on: DMAs between HOST and HBM on the
     scalar subcore, exported as host<...> parameters and run inside jax.jit."""
@@ -2879,7 +2886,7 @@ def test_host_parameters_are_host_refs_and_run_in_jax():
     def kernels():
         mesh = plsc.ScalarSubcoreMesh(axis_name="core", num_cores=1)
         sem = [pltpu.SemaphoreType.DMA]
-        return (pl.kernel(to_host, out_type=pl.MemorySpace.HOST((16,), jnp.int32), mesh=mesh,
+        return (pl.kernel(to_host, out_type=host_ref((16,), jnp.int32), mesh=mesh,
                           scratch_types=sem),
                 pl.kernel(from_host, out_type=jax.ShapeDtypeStruct((16,), jnp.int32), mesh=mesh,
                           scratch_types=sem))
@@ -2899,7 +2906,7 @@ def test_host_scratch_is_an_export_error():
     with sjax.abstract_tpu("v7x"):
         kernel = pl.kernel(lambda x_ref, o_ref, scratch: None,
                            out_type=jax.ShapeDtypeStruct((16,), jnp.int32), mesh=vector_mesh(),
-                           scratch_types=[pl.MemorySpace.HOST((16,), jnp.int32)])
+                           scratch_types=[host_ref((16,), jnp.int32)])
         raises_at(kernel, np.zeros(16, np.int32),
                   match="scratch 0: memory space host: host memory is the caller's")
 

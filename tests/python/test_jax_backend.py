@@ -67,13 +67,24 @@ def test_outside_the_switch_jax_behaves_as_without_scjit():
 
 
 def test_vmap_of_a_kernel_where_jax_allows_it():
-    """JAX batches an mpmd_map over a batch of one only (on a TPU too)."""
+    """JAX batches an mpmd_map over a batch of one only before 0.12 (on a TPU
+    too), and from then on over any batch, by a loop of kernels."""
     with scjit.jax.sparsecore("v7x"):
         kernel = add_one_kernel()
         xs = np.arange(16 * 16, dtype=np.int32).reshape(1, 16, 16)
         np.testing.assert_array_equal(jax.jit(jax.vmap(kernel))(xs), xs + 1)
-        with pytest.raises(NotImplementedError, match="mpmd_map only supports batching with a batch dimension of 1"):
-            jax.jit(jax.vmap(kernel))(np.zeros((3, 16, 16), np.int32))
+        three = np.arange(3 * 16 * 16, dtype=np.int32).reshape(3, 16, 16)
+        if jax.__version__.startswith("0.10."):
+            refusal = "mpmd_map only supports batching with a batch dimension of 1"
+        elif jax.__version__.startswith("0.11."):  # a loop of kernels, but run_scoped does not batch
+            refusal = "Batching rule for 'run_scoped' not implemented"
+        else:
+            refusal = None
+        if refusal is None:
+            np.testing.assert_array_equal(jax.jit(jax.vmap(kernel))(three), three + 1)
+        else:
+            with pytest.raises(NotImplementedError, match=refusal):
+                jax.jit(jax.vmap(kernel))(three)
 
 
 def test_a_ref_given_to_a_kernel_is_updated_in_place():
@@ -302,12 +313,12 @@ def test_a_body_signals_a_semaphore_of_another_mesh():
     assert "    mesh scalar(cores = 2)\n    scratch(%to_tec: sem @vector)\n{\n  sem_signal %to_tec, 1 {subcore = 0}\n" in text
 
 
-def test_signals_of_another_mesh_against_jax_0_10_2():
+def test_signals_of_another_mesh_against_jax():
     """Without a subcore, Pallas' own check rejects the signal (DEV-2) and so do
     scjit's rules. With one, Pallas accepts it, but jaxlib 0.10.2's Mosaic passes
     cannot compile it ("subcore_id linearization", the reason JAX's
     test_mpmd_reduce_scatter skips itself on v7x before a libtpu of 2026-06-01);
-    scjit runs it (the test above), and here records that difference."""
+    later jaxlibs' can. scjit runs it (the test above), and here records that."""
     with scjit.jax.sparsecore("v7x"):
         x = np.arange(32, dtype=np.int32).reshape(2, 16)
         closed = jax.make_jaxpr(_handoff(subcore=False))(x)
@@ -321,5 +332,8 @@ def test_signals_of_another_mesh_against_jax_0_10_2():
         eqn = closed.jaxpr.eqns[0]
         jax_says, scjit_says = oracle.compare(eqn.params, [v.aval for v in eqn.invars], "v7x")
         assert scjit_says.accepted
-        assert jax_says.exception == "MLIRError"
-        assert "subcore_id linearization requested for non-SC vector subcore type" in jax_says.message
+        if jax.__version__.startswith("0.10."):
+            assert jax_says.exception == "MLIRError"
+            assert "subcore_id linearization requested for non-SC vector subcore type" in jax_says.message
+        else:
+            assert jax_says.accepted, jax_says

@@ -17,6 +17,8 @@ test runs use:
     (--xla_force_host_platform_device_count), as JAX's multi-chip TPU runs
     have several chips; a kernel that talks to other chips runs all of them
     in one scjit launch;
+  - a test that builds a TensorCore mesh skips itself (scjit runs SparseCore
+    kernels only; tpu_pallas_mpmd_test.py has such tests);
   - Bazel's test sharding, which JAX's BUILD gives the debug-check file so that
     each test runs in a shard of its own (a failed check halts a TPU, and the
     file skips itself without TEST_TOTAL_SHARDS): a failed check halts nothing
@@ -117,6 +119,30 @@ def pytest_configure(config):
     tpu_info.is_tpu_device = lambda: True
     scjit.jax.enable(target, check_rules=config.getoption("--scjit-check-rules"))
     config._scjit_target = target
+    _skip_tensorcore_meshes()
+
+
+NEEDS_TENSORCORE = "needs a TensorCore mesh: scjit runs SparseCore kernels only"
+
+
+def _skip_tensorcore_meshes():
+    """A test that builds a TensorCore mesh (tpu_pallas_mpmd_test.py's TensorCore
+    and mixed variants) skips itself there, with that reason: its kernels need
+    a TensorCore, which neither scjit nor the CPU has."""
+    import pytest
+    from jax.experimental.pallas import tpu as pltpu
+
+    if hasattr(pltpu, "TensorCoreMesh"):
+        class TensorCoreMesh(pltpu.TensorCoreMesh):
+            def __init__(self, *args, **kwargs):
+                pytest.skip(NEEDS_TENSORCORE)
+
+        pltpu.TensorCoreMesh = TensorCoreMesh
+    if hasattr(pltpu, "create_tensorcore_mesh"):
+        def create_tensorcore_mesh(*args, **kwargs):
+            pytest.skip(NEEDS_TENSORCORE)
+
+        pltpu.create_tensorcore_mesh = create_tensorcore_mesh
 
 
 def pytest_report_header(config):

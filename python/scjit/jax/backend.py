@@ -261,7 +261,7 @@ def _compile(text: str, options: Options) -> scjit.Kernel:
     if kernel is not None:
         return kernel
     try:
-        kernel = scjit.compile(text, target=options.target, checks=options.checks)
+        kernel = scjit.compile(text, target=options.target, checks=options.checks, jax=internals.rules_release())
     except scjit.CompileError as e:
         raise _as_pallas_error(e) from None
     with _lock:

@@ -146,6 +146,13 @@ def jax_version() -> str:
     return jax.__version__
 
 
+def rules_release() -> str:
+    """The release whose words scjit's SC rules use for this JAX
+    (scjit.compile(jax=...)): the installed one, within the supported range."""
+    v = max(_release(OLDEST), min(_release(jax.__version__), _release(NEWEST)))
+    return ".".join(map(str, v))
+
+
 # --- patches of JAX's functions ------------------------------------------------------
 # Each wraps one JAX function; the wrappers defer to JAX's own behaviour whenever
 # scjit.jax is not in use (the callers, backend.py and tracing.py, say when).
@@ -160,10 +167,15 @@ def register_cpu_lowering(primitive: jax_core.Primitive, rule: Callable) -> Call
     return entry.rule
 
 
-def patch_trace_to_jaxpr(wrap: Callable[[Callable], Callable]) -> None:
-    """pe.trace_to_jaxpr_dynamic, which Pallas traces kernel bodies with,
-    becomes wrap(it)."""
+def patch_trace_to_jaxpr(wrap: Callable[[Callable], Callable], wrap_cached: Callable[[Callable, Callable], Callable]) -> None:
+    """The functions Pallas traces kernel bodies with become wrapped:
+    pe.trace_to_jaxpr_dynamic (a lu.WrappedFun and its avals; before JAX 0.12)
+    becomes wrap(it), and pe.trace_to_jaxpr (a function, a flat tree of avals
+    and a DebugInfo, cached; from JAX 0.12 on) becomes wrap_cached(it,
+    pe.trace_to_jaxpr_nocache)."""
     pe.trace_to_jaxpr_dynamic = wrap(pe.trace_to_jaxpr_dynamic)
+    if hasattr(pe, "trace_to_jaxpr_nocache") and hasattr(pe, "trace_to_jaxpr"):
+        pe.trace_to_jaxpr = wrap_cached(pe.trace_to_jaxpr, pe.trace_to_jaxpr_nocache)
 
 
 def patch_chip_queries(wrap: Callable[[Callable, Callable], tuple[Callable, Callable]]) -> None:

@@ -23,6 +23,7 @@ import scjit
 
 from .errors import ExportError
 from .export import kernel_from_params
+from . import internals
 from .internals import mpmd, state_types
 from .tpu import abstract_tpu
 
@@ -86,7 +87,7 @@ def scjit_verdict(params: dict, in_avals: Sequence[Any], target: str,
     except ExportError:
         return None
     try:
-        scjit.compile(exported.scir, target=target)
+        scjit.compile(exported.scir, target=target, jax=internals.rules_release())
     except scjit.CompileError as e:
         first = e.diagnostics[0]
         return Verdict(False, first.exception or type(e).__name__, first.message)

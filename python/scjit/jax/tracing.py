@@ -52,7 +52,7 @@ def install() -> None:
     with _lock:
         if _installed:
             return
-        internals.patch_trace_to_jaxpr(_kernel_body_tracer)
+        internals.patch_trace_to_jaxpr(_kernel_body_tracer, _cached_kernel_body_tracer)
         _installed = True
 
 
@@ -86,6 +86,22 @@ def _kernel_body_tracer(trace: Callable) -> Callable:
             return trace(fun, in_avals, *args, **kwargs)
         with internals.SourceInfoScope():
             return trace(_named_by_operands(fun, in_avals), in_avals, *args, **kwargs)
+
+    return wrapper
+
+
+def _cached_kernel_body_tracer(trace: Callable, trace_nocache: Callable) -> Callable:
+    """`trace` (JAX 0.12's cached pe.trace_to_jaxpr), tracing a kernel body anew
+    (`trace_nocache`: a cached jaxpr may hold the tracebacks of another context)
+    with its own tracebacks while scjit.jax is active. JAX 0.12 names a body's
+    parameters from its unflattened operands itself."""
+
+    @functools.wraps(trace)
+    def wrapper(fun: Callable, in_avals: Any, debug_info: Any, *args: Any, **kwargs: Any):
+        if getattr(debug_info, "traced_for", None) not in _KERNEL_BODIES or not _active():
+            return trace(fun, in_avals, debug_info, *args, **kwargs)
+        with internals.SourceInfoScope():
+            return trace_nocache(fun, in_avals, debug_info, *args, **kwargs)
 
     return wrapper
 

@@ -1,0 +1,55 @@
+// The JAX release whose SparseCore lowering a compilation answers for.
+//
+// Pallas' SparseCore lowering words some of its errors differently from one JAX
+// release to the next (and adds and drops a few). scjit's rules report the
+// words of the release a compilation names (CompileOptions::jax, `jit-run
+// --jax`, what scjit.jax finds installed): the catalog's message is the oldest
+// supported release's, and jax_messages.def lists the messages that changed,
+// each with the first release that has it (docs/jax.md, "Versions").
+#ifndef SCJIT_LOWERING_BASE_JAX_RELEASE_H_
+#define SCJIT_LOWERING_BASE_JAX_RELEASE_H_
+
+#include <compare>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "lowering/base/diagnostic.h"
+
+namespace scjit {
+
+struct JaxRelease {
+  int major = 0, minor = 10, patch = 2;
+
+  auto operator<=>(const JaxRelease&) const = default;
+  std::string ToString() const;
+};
+
+// The releases scjit answers for, oldest and newest; the oldest is the default.
+inline constexpr JaxRelease kOldestJax{0, 10, 2};
+inline constexpr JaxRelease kNewestJax{0, 12, 1};
+
+// "0.12.1" (a suffix such as ".dev20261101" or "rc1" is ignored); "" is the
+// oldest. IO-USAGE for text that is no release or one outside the range.
+absl::StatusOr<JaxRelease> ParseJaxRelease(std::string_view text);
+
+// The message template `release` gives `id`: the newest row of
+// jax_messages.def for `id` not newer than `release`, else the catalog's.
+std::string_view MessageFor(DiagId id, JaxRelease release);
+
+// The exception type `release` raises for `id` (the same rows).
+std::string_view ExceptionFor(DiagId id, JaxRelease release);
+
+// One row of jax_messages.def, for docs and tests.
+struct JaxMessage {
+  DiagId id;
+  JaxRelease since;
+  std::string_view exception;
+  std::string_view message;
+};
+std::span<const JaxMessage> JaxMessages();
+
+}  // namespace scjit
+
+#endif  // SCJIT_LOWERING_BASE_JAX_RELEASE_H_

@@ -1,0 +1,110 @@
+// The JAX release a compilation answers for (lowering/base/jax_release.h): the
+// SC rules' messages in each release's words, and the releases accepted.
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tests/test_util.h"
+#include "lowering/base/jax_release.h"
+#include "scjit/scjit.h"
+
+namespace scjit {
+namespace {
+
+// The first line of what compiling `body` (in a one-subcore kernel) reports, with
+// the JAX release `jax`; "" when it compiles.
+std::string FirstError(const std::string& body, const std::string& jax) {
+  std::string text = R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%s: smem<16xi32>, %w: vmem<32xi32>, %m: vmem<4x32xi32>)
+{
+)" + body + "}\n";
+  Compiler compiler;
+  CompileOptions options;
+  options.jax = jax;
+  absl::StatusOr<std::string> ir = compiler.Emit(Source{"k.scir", text}, Stage::kIr, options);
+  if (ir.ok()) return "";
+  std::string message(ir.status().message());
+  return message.substr(0, message.find('\n'));
+}
+
+TEST(JaxReleaseTest, ReleasesParseAndTheEmptyOneIsTheOldest) {
+  EXPECT_EQ(ParseJaxRelease("")->ToString(), "0.10.2");
+  EXPECT_EQ(ParseJaxRelease("0.12.1")->ToString(), "0.12.1");
+  EXPECT_EQ(ParseJaxRelease("0.11.2")->ToString(), "0.11.2");
+  EXPECT_EQ(ParseJaxRelease("0.12.1.dev20261118")->ToString(), "0.12.1");
+  EXPECT_EQ(ParseJaxRelease("0.12.0rc1")->ToString(), "0.12.0");
+}
+
+TEST(JaxReleaseTest, OthersAreUsageErrors) {
+  EXPECT_EQ(ParseJaxRelease("0.13.0").status().message(),
+            "error[IO-USAGE]: scjit answers for JAX 0.10.2 to 0.12.1, not 0.13.0\n"
+            "help: run `jit-run --help` for the options");
+  EXPECT_EQ(ParseJaxRelease("0.10.1").status().message(),
+            "error[IO-USAGE]: scjit answers for JAX 0.10.2 to 0.12.1, not 0.10.1\n"
+            "help: run `jit-run --help` for the options");
+  for (const char* bad : {"banana", "0.12", "0.12.", "1..2", "0.12.10000"}) {
+    EXPECT_EQ(ParseJaxRelease(bad).status().message(),
+              std::string("error[IO-USAGE]: '") + bad + "' is not a JAX release such as 0.12.1\n"
+              "help: run `jit-run --help` for the options")
+        << bad;
+  }
+  EXPECT_EQ(FirstError("", "0.9.0"), "error[IO-USAGE]: scjit answers for JAX 0.10.2 to 0.12.1, not 0.9.0");
+}
+
+TEST(JaxReleaseTest, StridesArePrintedLiterallyUntil0_12_1) {
+  std::string load = "  %v = get %w[ds(0, 16, stride = 2)] : vector<16xi32>\n";
+  for (const char* jax : {"", "0.10.2", "0.11.2", "0.12.0"}) {
+    EXPECT_EQ(FirstError(load, jax), "k.scir:5:15: error[GET-3]: NotImplementedError: Get only supports slices "
+                                     "with stride 1, got {strides}")
+        << jax;
+  }
+  EXPECT_EQ(FirstError(load, "0.12.1"),
+            "k.scir:5:15: error[GET-3]: NotImplementedError: Get only supports slices with stride 1, got (2,)");
+  // Every dimension's stride, 1 where an integer indexes it.
+  EXPECT_EQ(FirstError("  %v = get %m[1, ds(0, 16, stride = 2)] : vector<16xi32>\n", "0.12.1"),
+            "k.scir:5:18: error[GET-3]: NotImplementedError: Get only supports slices with stride 1, got (1, 2)");
+  std::string store = "  %v = get %w[ds(0, 16)] : vector<16xi32>\n  store %w[ds(0, 16, stride = 2)], %v\n";
+  EXPECT_EQ(FirstError(store, ""),
+            "k.scir:6:12: error[SWAP-2]: NotImplementedError: Swap only supports slices with stride 1, got {strides}");
+  EXPECT_EQ(FirstError(store, "0.12.1"),
+            "k.scir:6:12: error[SWAP-2]: NotImplementedError: Swap only supports slices with stride 1, got (2,)");
+}
+
+TEST(JaxReleaseTest, SmemArrayShapesArePrintedLiterallyUntil0_12_1) {
+  struct Case {
+    std::string body, jax, want;
+  };
+  const std::string load = "  %v = get %s[:] : vector<16xi32>\n";
+  const std::string store = "  %v = get %w[ds(0, 16)] : vector<16xi32>\n  store %s[:], %v\n";
+  const std::string get4 = "k.scir:5:12: error[GET-4]: NotImplementedError: Get only supports loading scalars from "
+                           "SMEM. Trying to load an array of shape ";
+  const std::string swap3 = "k.scir:6:9: error[SWAP-3]: NotImplementedError: Swap only supports scalars in SMEM. "
+                            "Trying to swap an array of shape ";
+  for (const Case& c : {Case{load, "0.12.0", get4 + "{out_aval.shape}."}, Case{load, "0.12.1", get4 + "(16,)."},
+                        Case{store, "", swap3 + "{out_aval.shape}."}, Case{store, "0.12.1", swap3 + "(16,)."}}) {
+    EXPECT_EQ(FirstError(c.body, c.jax), c.want) << c.jax;
+  }
+}
+
+TEST(JaxReleaseTest, EachChangedMessageIsNewerThanTheOldestAndKeepsItsCode) {
+  for (const JaxMessage& m : JaxMessages()) {
+    EXPECT_LT(kOldestJax, m.since) << Info(m.id).code;
+    EXPECT_FALSE(kNewestJax < m.since) << Info(m.id).code;
+    EXPECT_NE(m.message, Info(m.id).message) << Info(m.id).code;
+    EXPECT_EQ(MessageFor(m.id, m.since), m.message);
+    EXPECT_EQ(MessageFor(m.id, kOldestJax), Info(m.id).message);
+  }
+}
+
+// docs/jax.md's table of changed messages has a row per row of jax_messages.def.
+TEST(JaxReleaseTest, DocsListEveryChangedMessage) {
+  std::string doc = testing::ReadFile(testing::SourceDir() + "/docs/jax.md");
+  for (const JaxMessage& m : JaxMessages()) {
+    std::string row = std::string("| ") + std::string(Info(m.id).code) + " | " + m.since.ToString() + " | `" +
+                      std::string(m.message) + "`";
+    EXPECT_NE(doc.find(row), std::string::npos) << row;
+  }
+}
+
+}  // namespace
+}  // namespace scjit
