@@ -116,7 +116,6 @@ CORE_HOST_SPACE = jax_core.MemorySpace.Host
 # plsc.bitcast: its own primitive before JAX 0.12; from then on a wrapper of
 # pltpu.bitcast(x, dtype, dim=-1), whose primitive the TensorCore shares.
 sc_bitcast_p = getattr(sc_primitives, "bitcast_p", None)
-tpu_bitcast_p = getattr(tpu_primitives, "bitcast_p", None)
 
 
 def input_vars(jaxpr: jax_core.Jaxpr, n_consts: int, n_args: int) -> tuple[list, list] | None:
