@@ -219,9 +219,6 @@ bool Shared(int32_t space) {
   return OffCore(s) || s == MemorySpace::kVmemShared;
 }
 
-// `dma` reads memory subcores share: its source, or, adding, its destination.
-bool ReadsShared(const scjit_dma& dma) { return Shared(dma.src.space) || (dma.add && Shared(dma.dst.space)); }
-
 }  // namespace
 
 bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vector<int32_t>* indices, int sem,
@@ -258,6 +255,7 @@ bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vecto
       // (Deferred poison is the out parameters', which lie off the core.)
       MoveShared(dma, *indices, dma.add ? nullptr : shared_record.get(), machine_->shared_init(),
                  OffCore(static_cast<MemorySpace>(dma.dst.space)) ? machine_->deferred_poison() : nullptr);
+      if (shared_record != nullptr) shared_record->moved_at = machine_->NextSharedMove();
     } else {
       Transfer(dma, indices->data());
     }
@@ -1615,6 +1613,7 @@ void Machine::LandRemoteDma(Subcore& to, const scjit_dma& d, const std::shared_p
     // The init check learns the bytes hold values; deferred poison, that they
     // are written.
     MoveShared(d, {}, shared.get(), shared_init_.get(), OffCore(space) ? deferred_poison_.get() : nullptr);
+    if (shared != nullptr) shared->moved_at = NextSharedMove();
   } else {
     Transfer(d);
   }

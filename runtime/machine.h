@@ -343,6 +343,11 @@ class Machine {
   bool Warned(int part, int site) const { return warned_sites_.contains({part, site}); }
   // The writes into shared memory to order, when several threads run subcores.
   SharedWrites* shared_writes() { return shared_writes_.get(); }
+  // The next number in the order of moves into shared memory (race check: of
+  // two writes of the same bytes, the later decides what stays). Taken while
+  // the move holds its SharedWrites stripes, so moves of the same bytes are
+  // numbered in the order they happened.
+  uint64_t NextSharedMove() { return shared_moves_.fetch_add(1, std::memory_order_relaxed) + 1; }
   // Race check (null when off): each subcore's vector clock, and each
   // semaphore's (what the signals to it knew), by subcore and index.
   std::vector<Clock>* clocks() { return races_ != nullptr ? &clocks_ : nullptr; }
@@ -494,6 +499,7 @@ class Machine {
   std::vector<std::span<const uint32_t>> forget_bounds_;  // Forget's argument (kept: it runs after every barrier)
   std::atomic<bool> stopping_{false};
   std::atomic<bool> timed_out_{false};
+  std::atomic<uint64_t> shared_moves_{0};  // NextSharedMove
   std::chrono::steady_clock::time_point deadline_;
   std::mt19937_64 rng_;
 };

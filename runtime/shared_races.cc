@@ -203,15 +203,22 @@ void SharedAccesses::Map(const std::shared_ptr<SharedDma>& dma, const SharedDma:
         if (e.dma == dma) continue;
         bool conflict = (e.kind | run.kind) != SharedDma::kRead && !(e.kind == SharedDma::kAdd && run.kind == SharedDma::kAdd);
         if (!conflict || Before(*e.dma, *dma)) continue;
-        bool both_write = e.kind == SharedDma::kWrite && run.kind == SharedDma::kWrite;
         if (dma->reported || e.dma->reported) continue;
         SharedRace race{e.dma, dma, it->first, e.kind, run.kind};
-        if (both_write) {
-          pending_.push_back(Pending{race, it->first, it->second.hi});  // identical bytes are no race
-        } else {
-          dma->reported = true;
-          races->push_back(std::move(race));
+        bool plain = (e.kind | run.kind) == (SharedDma::kRead | SharedDma::kWrite) ||
+                     (e.kind == SharedDma::kWrite && run.kind == SharedDma::kWrite);
+        if (plain) {  // decided by the bytes, once they have moved
+          Pending p{race, it->first, it->second.hi, {}};
+          if (e.kind == SharedDma::kRead) p.witnesses = Witnesses(entries, *e.dma, *dma);
+          if (run.kind == SharedDma::kRead) p.witnesses = Witnesses(entries, *dma, *e.dma);
+          bool unwitnessed = e.kind != run.kind && p.witnesses.empty();
+          if (!unwitnessed) {
+            pending_.push_back(std::move(p));
+            continue;
+          }
         }
+        dma->reported = true;
+        races->push_back(std::move(race));
       }
       // An earlier access of the same subcore that this one covers (same bytes,
       // at least as strong) can no longer race alone: whoever is unordered
@@ -229,13 +236,48 @@ void SharedAccesses::Map(const std::shared_ptr<SharedDma>& dma, const SharedDma:
   }
 }
 
+std::vector<std::shared_ptr<SharedDma>> SharedAccesses::Witnesses(const absl::InlinedVector<Entry, 2>& entries,
+                                                                  const SharedDma& reader, const SharedDma& write) {
+  std::vector<std::shared_ptr<SharedDma>> before;
+  for (const Entry& e : entries) {
+    if (e.kind == SharedDma::kWrite && e.dma.get() != &write && e.dma.get() != &reader && Before(*e.dma, reader)) {
+      before.push_back(e.dma);
+    }
+  }
+  // Only the latest count: what an earlier one wrote, they overwrote.
+  std::erase_if(before, [&](const std::shared_ptr<SharedDma>& a) {
+    return std::any_of(before.begin(), before.end(), [&](const auto& b) { return a != b && Before(*a, *b); });
+  });
+  return before;
+}
+
+bool SharedAccesses::Differ(const SharedDma& a, const SharedDma& b, uintptr_t lo, uintptr_t hi) {
+  return Overlaps((a.moved_at > b.moved_at ? a : b).changed, lo, hi);
+}
+
+bool SharedAccesses::Ready(const Pending& p) {
+  const SharedRace& r = p.race;
+  const SharedDma& write = r.earlier_kind == SharedDma::kWrite ? *r.earlier : *r.later;
+  if (!write.moved) return false;
+  if (r.earlier_kind == SharedDma::kWrite && r.later_kind == SharedDma::kWrite) return r.earlier->moved && r.later->moved;
+  return std::all_of(p.witnesses.begin(), p.witnesses.end(), [](const auto& w) { return w->moved; });
+}
+
+bool SharedAccesses::IsRace(const Pending& p) {
+  const SharedRace& r = p.race;
+  if (r.earlier_kind == SharedDma::kWrite && r.later_kind == SharedDma::kWrite) {
+    return Differ(*r.earlier, *r.later, p.lo, p.hi);
+  }
+  const SharedDma& write = r.earlier_kind == SharedDma::kWrite ? *r.earlier : *r.later;
+  return std::any_of(p.witnesses.begin(), p.witnesses.end(),
+                     [&](const auto& w) { return Differ(write, *w, p.lo, p.hi); });
+}
+
 void SharedAccesses::Resolve(std::vector<SharedRace>* races) {
   std::erase_if(pending_, [&](Pending& p) {
-    SharedDma& a = *p.race.earlier;
-    SharedDma& b = *p.race.later;
-    if (!a.moved || !b.moved) return false;
-    if (!b.reported && Overlaps(a.changed, p.lo, p.hi) && Overlaps(b.changed, p.lo, p.hi)) {
-      b.reported = true;
+    if (!Ready(p)) return false;
+    if (!p.race.later->reported && IsRace(p)) {
+      p.race.later->reported = true;
       races->push_back(p.race);
     }
     return true;

@@ -4,9 +4,12 @@
 // subcores share (HBM and host parameters, VMEM_SHARED). A DMA reads its source
 // and writes its destination from its dma_start until the wait that retires
 // it; two such accesses to the same bytes race when one writes and neither
-// ended before the other began. Adding DMAs do not race each other, and two
-// plain writes race only when both changed the bytes they share (writes of
-// identical bytes are not a finding).
+// ended before the other began. Adding DMAs do not race each other. A race of
+// plain accesses is decided once their bytes have moved, by value: two writes
+// race only when they wrote different bytes (the later to move changed them),
+// and a write races a read unless a write ordered before the read already
+// wrote those bytes with the same values (then every order reads the same:
+// 16 subcores each copying a table into VMEM_SHARED, then reading it).
 //
 // Subcores record their DMAs during an epoch (SharedDma, owned by the subcore
 // until the epoch ends); the machine checks them between epochs, subcore by
@@ -86,6 +89,7 @@ struct SharedDma {
   // Plain writes: the bytes the DMA changed when it moved them.
   absl::InlinedVector<std::pair<uintptr_t, uintptr_t>, 1> changed;
   bool moved = false;
+  uint64_t moved_at = 0;  // when, in the machine's order of shared moves (Machine::NextSharedMove)
   bool reported = false;  // one finding per DMA
 
   // True when it accesses some shared bytes.
@@ -120,11 +124,12 @@ class SharedAccesses {
   // core's), which decides when its accesses may be forgotten.
   void AddRegion(uintptr_t lo, uintptr_t hi, int first, int count);
   // Checks `dma` (just started, or started this epoch) against the accesses it
-  // may race with and records it. Races of two plain writes wait until both
-  // have moved their bytes (Resolve).
+  // may race with and records it. Races of plain accesses wait until the
+  // bytes that decide them have moved (Resolve).
   void Add(const std::shared_ptr<SharedDma>& dma, std::vector<SharedRace>* races);
-  // The write-write races whose DMAs have both moved: those whose shared bytes
-  // both changed.
+  // The races of plain accesses whose bytes have moved and differ: two writes
+  // whose later one changed the bytes; a write and a read with no write
+  // ordered before the read that wrote the same bytes (`witnesses`).
   void Resolve(std::vector<SharedRace>* races);
   // Forgets the accesses that every subcore that may still access their bytes
   // is ordered after: `bounds[i]` is the least clock subcore i may still act
@@ -146,7 +151,21 @@ class SharedAccesses {
   struct Pending {
     SharedRace race;
     uintptr_t lo, hi;
+    // A write against a read: the latest writes of [lo, hi) ordered before
+    // the read (none: the read may see what was there before the write).
+    std::vector<std::shared_ptr<SharedDma>> witnesses;
   };
+  // The writes in `entries` ordered before `reader` that no other such write
+  // is ordered before, other than `write`.
+  static std::vector<std::shared_ptr<SharedDma>> Witnesses(const absl::InlinedVector<Entry, 2>& entries,
+                                                          const SharedDma& reader, const SharedDma& write);
+  // True when `a` and `b` (plain writes, both moved) left different bytes in
+  // [lo, hi): the later to move changed them.
+  static bool Differ(const SharedDma& a, const SharedDma& b, uintptr_t lo, uintptr_t hi);
+  // True when the DMAs that decide `p` have moved their bytes.
+  static bool Ready(const Pending& p);
+  // True when `p` (Ready) is a race.
+  static bool IsRace(const Pending& p);
   struct Region {
     uintptr_t lo, hi;
     int first = 0, count = 0;  // the subcores that reach it

@@ -562,15 +562,28 @@ TEST(SharedRaceTest, TwoSubcoresWriteTheSameBytes) {
   EXPECT_NE(f.find("note: in kernel @k, subcore (core 0, subcore 1)"), std::string::npos) << f;
 }
 
-TEST(SharedRaceTest, IdenticalBytesAndOrderedWritesAreNoRace) {
-  EXPECT_EQ(Findings(TwoWriters("add %i, 0 : vector<16xi32>", "")), "");
-  // Subcore 1 writes after a barrier... the copies after it read what both wrote.
-  std::string ordered = TwoWriters("add %i, %mv : vector<16xi32>", R"(%z = cmp eq %me, 0 : i1
+// Subcore 0 writes %o first, alone, then a barrier: the copies after it write
+// what is already there.
+constexpr char kSubcore0WritesFirst[] = R"(%z = cmp eq %me, 0 : i1
   if %z {
     copy %buf -> %o
   }
-  barrier)");
-  EXPECT_EQ(Findings(ordered), "");
+  barrier)";
+
+TEST(SharedRaceTest, IdenticalBytesAndOrderedWritesAreNoRace) {
+  EXPECT_EQ(Findings(TwoWriters("add %i, 0 : vector<16xi32>", "")), "");
+  EXPECT_EQ(Findings(TwoWriters("add %i, 0 : vector<16xi32>", kSubcore0WritesFirst)), "");
+}
+
+// Subcore 0's second write finds its own first one's bytes (it changes
+// nothing), subcore 1's changes them: which stays depends on the order, a race
+// whichever of the two moved first.
+TEST(SharedRaceTest, AWriteThatChangesNothingStillRacesOneThatDoes) {
+  std::string f = Findings(TwoWriters("add %i, %mv : vector<16xi32>", kSubcore0WritesFirst));
+  EXPECT_NE(f.find("test.scir:15:3: error[RT-RACE]: copy %buf -> %o writes %o[0] while the DMA of copy at "
+                   "test.scir:15:3 on subcore (core 0, subcore 0) may still be writing it"),
+            std::string::npos)
+      << f;
 }
 
 // Two subcores sharing %o with nothing ordering them: subcore 0 runs `first`
@@ -589,6 +602,39 @@ std::string TwoSubcores(const std::string& first, const std::string& other) {
   }
 }
 )";
+}
+
+// Each subcore writes VMEM_SHARED, then reads it back, with nothing ordering
+// the subcores: a read of bytes another subcore may be writing.
+std::string EachWritesThenReads(const std::string& value) {
+  std::string text = R"(kernel @k(out %o: hbm<2x16xi32>)
+    mesh vector(cores = 1, subcores = 2)
+    scratch(%shared: vmem_shared<16xi32>, %buf: vmem<16xi32>)
+{
+  %me = axis_index subcore : i32
+  %i = iota : vector<16xi32>
+  %mv = broadcast %me : vector<16xi32>
+  %v = ${VALUE}
+  store %buf[:], %v
+  copy %buf -> %shared
+  copy %shared -> %buf
+  copy %buf -> %o[%me]
+}
+)";
+  text.replace(text.find("${VALUE}"), 8, value);
+  return text;
+}
+
+// The same bytes from every subcore (JAX's test_parallel_subkernels: a table
+// each copies into VMEM_SHARED before reading it): whatever the order, a read
+// finds what its own write, ordered before it, left there.
+TEST(SharedRaceTest, AReadOfBytesAnotherSubcoreRewritesIdenticallyIsNoRace) {
+  EXPECT_EQ(Findings(EachWritesThenReads("add %i, 0 : vector<16xi32>")), "");
+}
+
+TEST(SharedRaceTest, AReadOfBytesAnotherSubcoreWritesDifferentlyIsARace) {
+  std::string f = Findings(EachWritesThenReads("add %i, %mv : vector<16xi32>"));
+  EXPECT_NE(f.find("test.scir:10:3: error[RT-RACE]: copy %buf -> %shared writes %shared[0]"), std::string::npos) << f;
 }
 
 TEST(SharedRaceTest, ReadAgainstWriteWithoutABarrier) {

@@ -15,9 +15,11 @@
 # JAX that runs them: tpu_sparsecore_pallas_test.py,
 # tpu_sparsecore_pallas_debug_check_test.py,
 # tpu_sparsecore_pallas_distributed_test.py (on 8 CPU devices standing for 8
-# chips), and with SCJIT_UPSTREAM_MPMD=1 tpu_pallas_mpmd_test.py too (whose tests
-# that build a TensorCore mesh skip themselves: scjit runs SparseCore kernels
-# only; not yet part of the documented results).
+# chips) and tpu_pallas_mpmd_test.py (whose tests that build a TensorCore mesh
+# skip themselves: scjit runs SparseCore kernels only).
+# A file the installed JAX cannot import (0.11.0's MPMD file under JAX 0.11.1 and
+# later, which renamed an API it uses at import) is a collection error; the
+# other files still run.
 # tools/upstream/scjit_upstream_plugin.py says what it changes: only what tells
 # the tests they are on a TPU, and the settings JAX's own runs use.
 set -euo pipefail
@@ -47,11 +49,11 @@ if [ -z "$upstream" ] || [ ! -f "$tests/tpu_sparsecore_pallas_test.py" ]; then
 fi
 files=()
 for f in tpu_sparsecore_pallas_test.py tpu_sparsecore_pallas_debug_check_test.py \
-  tpu_sparsecore_pallas_distributed_test.py ${SCJIT_UPSTREAM_MPMD:+tpu_pallas_mpmd_test.py}; do
+  tpu_sparsecore_pallas_distributed_test.py tpu_pallas_mpmd_test.py; do
   if [ -f "$tests/$f" ]; then files+=("$tests/$f"); fi
 done
 cd "$upstream"
 PYTHONPATH="$root/tools/upstream${PYTHONPATH:+:$PYTHONPATH}" \
   exec "$python" -m pytest -p scjit_upstream_plugin -p no:cacheprovider --scjit-target "$target" \
-  --jax_test_dut=tpu "${check_rules[@]}" \
+  --jax_test_dut=tpu --continue-on-collection-errors "${check_rules[@]}" \
   -q "${files[@]}" "$@"

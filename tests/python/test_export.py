@@ -2044,6 +2044,23 @@ def pl_kernel_on_ref_operand(nl):
     return Case(fn, (x,), (x * 2 + 1,))
 
 
+@case
+def pl_kernel_capturing_a_scalar(nl):
+    """A scalar the body closes over (after JAX's test_mpmd_capture_scalar): an smem
+    parameter of the kernel, read once."""
+    x = np.arange(4 * nl, dtype=np.int32).reshape(4, nl)
+
+    def fn(x, i):
+        @pl.kernel(out_type=jax.ShapeDtypeStruct((1, nl), jnp.int32),
+                   mesh=plsc.ScalarSubcoreMesh(axis_name="core", num_cores=1))
+        def kernel(x_ref, o_ref):
+            pltpu.sync_copy(x_ref.at[i], o_ref.at[0])
+
+        return kernel(x)
+
+    return Case(fn, (x, np.int32(2)), (x[2:3],), inputs=(x, np.array(2, np.int32)))
+
+
 # --- more variants of JAX's parametrized tests -----------------------------------------------------
 
 

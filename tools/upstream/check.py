@@ -2,7 +2,9 @@
 with --check-rules) and checks the outcome against docs/jax.md: the counts of its
 results table for that JAX release and target, and that the tests that do not pass
 are exactly those its table of failures lists for them. Exit 0 when they agree, 1
-when not, 77 (CTest's skip) when JAX's test files are not there.
+when not, 77 (CTest's skip) when JAX's test files are not there. A file the
+installed JAX cannot import (pytest's collection error) counts as a failure of
+the file's name, which the table of failures must list too.
 
     python tools/upstream/check.py --target v7x [--python PY]   # PY: .venv's by default
 """
@@ -27,8 +29,9 @@ def documented(jax_version, target):
         sys.exit(f"docs/jax.md has no results row for JAX {jax_version} on {target}")
     counts = dict(zip(("passed", "failed", "skipped", "collected"), map(int, row.groups())))
     failures = set()
+    # A test (Class::test), or a whole file the installed JAX cannot import (name.py).
     for test, releases, targets in re.findall(
-            r"^\| `([A-Za-z_]+::[A-Za-z0-9_]+)` \| ([0-9., ]+) \| ([a-z0-9, ]+) \|", text, re.MULTILINE):
+            r"^\| `([A-Za-z_]+::[A-Za-z0-9_]+|[a-z_]+\.py)` \| ([0-9., ]+) \| ([a-z0-9, ]+) \|", text, re.MULTILINE):
         if (jax_version in [r.strip() for r in releases.split(",")]
                 and target in [t.strip() for t in targets.split(",")]):
             failures.add(test)
@@ -50,7 +53,7 @@ def main():
         print(f"upstream: JAX's SparseCore tests for JAX {jax_version} are not beside the checkout: skipped")
         return 77
     run = subprocess.run(["bash", str(ROOT / "tools" / "upstream-tests.sh"), "--python", args.python,
-                          "--target", args.target, "--check-rules", "-p", "no:warnings", "--tb=line", "-rf"],
+                          "--target", args.target, "--check-rules", "-p", "no:warnings", "--tb=line", "-rfE"],
                          capture_output=True, text=True)
     print(run.stdout[-20000:], run.stderr[-5000:], sep="\n")
     summary = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else ""
@@ -58,6 +61,8 @@ def main():
     got.setdefault("failed", 0)
     got["collected"] = sum(got.get(k, 0) for k in ("passed", "failed", "skipped"))
     failed = set(re.findall(r"^FAILED [^:]+::([A-Za-z_]+::[A-Za-z0-9_]+)", run.stdout, re.MULTILINE))
+    # A file that cannot be imported: pytest's "ERROR tests/pallas/name.py" (its tests are not collected).
+    failed |= set(re.findall(r"^ERROR \S*/([a-z_]+\.py)\b", run.stdout, re.MULTILINE))
     counts, listed = documented(jax_version, args.target)
     ok = True
     if failed != listed:

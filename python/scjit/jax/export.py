@@ -23,7 +23,7 @@ from typing import Any
 import jax
 
 from . import internals, primitives, tracing
-from .emitter import Emitter, Ref, RefType, ScMesh, ref_type, sanitize_name, sc_mesh, subjaxprs
+from .emitter import Emitter, element_type, Ref, RefType, ScMesh, ref_type, sanitize_name, sc_mesh, subjaxprs
 from .errors import ExportError, Location
 from .internals import jax_core, pallas_core, state_types
 from .tpu import abstract_tpu
@@ -191,6 +191,10 @@ def _mpmd_kernel(params: dict, in_avals: Sequence[Any], *, target: str, name: st
         emitter.used_names.update(p.name for p in sig.params)
         emitter.used_names.update(sem_names.values())
         bindings = {var: sig.refs[i] for i, var in enumerate(jaxpr.invars[:n_in + n_out])}
+        for i, var in enumerate(jaxpr.invars[:n_in]):
+            if _is_scalar_value(var.aval):  # a captured scalar: staged in SMEM, read once
+                ref = sig.refs[i]
+                bindings[var] = emitter.new_value(f"get {ref.text}[] : {ref.type.elt}", var.aval)
         scratch_vars = jaxpr.invars[n_in + n_out:]
         scratch, others = _part_scratch(emitter, scratch_vars, _arg_names(jaxpr)[n_in + n_out:], at,
                                         _used_vars(jaxpr) if several else None, k, owners, sem_names, meshes)
@@ -419,7 +423,16 @@ def _mesh_text(mesh: ScMesh) -> str:
     return f"mesh scalar(cores = {mesh.cores})"
 
 
+def _is_scalar_value(aval: Any) -> bool:
+    """A kernel operand that is a value, not a ref: a scalar the body closes over
+    (pl.kernel passes it as an operand), which Pallas gives the kernel in SMEM."""
+    return not isinstance(aval, state_types.AbstractRef) and not getattr(aval, "shape", None) and \
+        hasattr(aval, "dtype")
+
+
 def _param_type(aval: Any, where: Location | None, what: str) -> RefType:
+    if _is_scalar_value(aval):
+        return RefType("smem", (), element_type(aval.dtype, what))
     try:
         rtype = ref_type(aval)
     except ExportError as e:

@@ -152,6 +152,24 @@ def rules_release() -> str:
     return ".".join(map(str, v))
 
 
+# JAX's functions that, after its lowering rules accept a kernel, serialize the
+# Mosaic module for libtpu with jaxlib's own passes (mosaic-serde).
+_SERIALIZERS = frozenset({"_lower_mosaic_module_to_asm", "downgrade_lowered_module_asm"})
+
+
+def failed_in_serialization(error: BaseException) -> bool:
+    """True when `error` was raised while jaxlib serialized a lowered Mosaic
+    module: a limit of the compiled jaxlib's serializer (JAX 0.10.2's cannot
+    serialize a scalar subcore's signal to a vector subcore), not a rule of the
+    lowering."""
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name in _SERIALIZERS:
+            return True
+        tb = tb.tb_next
+    return False
+
+
 # --- patches of JAX's functions ------------------------------------------------------
 # Each wraps one JAX function; the wrappers defer to JAX's own behaviour whenever
 # scjit.jax is not in use (the callers, backend.py and tracing.py, say when).

@@ -9,7 +9,10 @@ same exception type and message.
     with scjit.jax.sparsecore("v7x", check_rules=True):
         jax.jit(f)(x)       # every SparseCore kernel is checked against JAX first
 
-Kernels scjit cannot express (scjit.jax.ExportError) are not compared.
+Kernels scjit cannot express (scjit.jax.ExportError) are not compared, nor
+kernels whose lowering JAX's rules accept but whose Mosaic module the installed
+jaxlib then fails to serialize for libtpu (the serializer is compiled code that
+a newer libtpu and jaxlib change, not a rule of the lowering).
 """
 
 from __future__ import annotations
@@ -55,10 +58,12 @@ def _struct(aval: Any) -> jax.ShapeDtypeStruct:
     return jax.ShapeDtypeStruct(aval.shape, aval.dtype)
 
 
-def jax_verdict(params: dict, in_avals: Sequence[Any], target: str, devices: Sequence[tuple[Any, int]] = ()) -> Verdict:
+def jax_verdict(params: dict, in_avals: Sequence[Any], target: str,
+                devices: Sequence[tuple[Any, int]] = ()) -> Verdict | None:
     """Lowers the mpmd_map equation with `params` for the TPU `target` through
     JAX's own lowering (inside a jax.shard_map over a mesh of `devices`' axes
-    when the kernel runs under one)."""
+    when the kernel runs under one); None when the rules accepted it and
+    jaxlib's serializer failed (internals.failed_in_serialization)."""
     refs = [isinstance(a, state_types.AbstractRef) for a in in_avals]
 
     def kernel(*args):
@@ -74,6 +79,8 @@ def jax_verdict(params: dict, in_avals: Sequence[Any], target: str, devices: Seq
                 fn = jax.shard_map(kernel, mesh=mesh, in_specs=jax.P(), out_specs=jax.P(), check_vma=False)
             jax.jit(fn).trace(*[_struct(a) for a in in_avals]).lower(lowering_platforms=("tpu",))
     except Exception as e:  # noqa: BLE001 - any rejection is a verdict
+        if internals.failed_in_serialization(e):
+            return None
         return Verdict(False, type(e).__name__, str(e))
     return Verdict(True)
 
@@ -103,8 +110,12 @@ def agree(jax_says: Verdict, scjit_says: Verdict) -> bool:
 def compare(params: dict, in_avals: Sequence[Any], target: str,
             devices: Sequence[tuple[Any, int]] = ()) -> tuple[Verdict, Verdict] | None:
     """Both verdicts on one kernel (the params of its mpmd_map equation, run
-    under a device mesh of `devices`' axes), or None when scjit cannot express it."""
+    under a device mesh of `devices`' axes), or None when they cannot be
+    compared: scjit cannot express it, or jaxlib cannot serialize it."""
     scjit_says = scjit_verdict(params, in_avals, target, devices)
     if scjit_says is None:
         return None
-    return jax_verdict(params, in_avals, target, devices), scjit_says
+    jax_says = jax_verdict(params, in_avals, target, devices)
+    if jax_says is None:
+        return None
+    return jax_says, scjit_says
