@@ -1,10 +1,13 @@
 // The JAX release a compilation answers for (lowering/base/jax_release.h): the
 // SC rules' messages in each release's words, and the releases accepted.
+#include <algorithm>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "tests/kernel_runner.h"
 #include "tests/test_util.h"
 #include "lowering/base/jax_release.h"
+#include "lowering/base/strings.h"
 #include "scjit/scjit.h"
 
 namespace scjit {
@@ -86,6 +89,58 @@ TEST(JaxReleaseTest, SmemArrayShapesArePrintedLiterallyUntil0_12_1) {
   }
 }
 
+// JAX 0.12.0 scatter-adds from VMEM into VMEM_SHARED only (DMA-23, before
+// anything else about the copy), and words DMA-12 anew.
+TEST(JaxReleaseTest, AScatterAddIntoHbmIsRejectedFrom0_12_0) {
+  const std::string scatter_add = "  %i = iota : vector<16xi32>\n  %b = view %w[0:16] : vmem<16xi32>\n"
+                                  "  copy %b -> %o[idx(%i)] add\n";
+  for (const char* jax : {"", "0.11.2"}) EXPECT_EQ(FirstError(scatter_add, jax), "") << jax;
+  const std::string dma23 = "k.scir:7:3: error[DMA-23]: ValueError: Scatter from VMEM with `add=True` via "
+                            "`pltpu.async_copy` is only supported when the destination is in VMEM_SHARED, got HBM";
+  EXPECT_EQ(FirstError(scatter_add, "0.12.0"), dma23);
+  EXPECT_EQ(FirstError(scatter_add, "0.12.1"), dma23);
+  // Without an index list: DMA-13 before 0.12.0, DMA-23 from then on.
+  const std::string plain_add = "  %b = view %w[0:16] : vmem<16xi32>\n  copy %b -> %o add\n";
+  EXPECT_EQ(FirstError(plain_add, "0.11.2").substr(0, 30), "k.scir:6:3: error[DMA-13]: Not");
+  EXPECT_EQ(FirstError(plain_add, "0.12.0").substr(0, 30), "k.scir:6:3: error[DMA-23]: Val");
+  // Between two VMEM refs: DMA-12, in each release's words.
+  const std::string vmem_add = "  %b = view %w[0:16] : vmem<16xi32>\n  %c = view %w[16:32] : vmem<16xi32>\n"
+                               "  copy %b -> %c add\n";
+  EXPECT_EQ(FirstError(vmem_add, "0.11.2"),
+            "k.scir:7:3: error[DMA-12]: ValueError: DMAs with `add=True` are only supported between VMEM and "
+            "HBM/VMEM_SHARED.Got (src, dst)=(VMEM, VMEM)");
+  EXPECT_EQ(FirstError(vmem_add, "0.12.0"),
+            "k.scir:7:3: error[DMA-12]: ValueError: DMAs with `add=True` are only supported from HBM/VMEM_SHARED to "
+            "VMEM or from VMEM to VMEM_SHARED. Got (src, dst)=(VMEM, VMEM)");
+}
+
+// JAX 0.12.1's lax.sort takes 32-bit keys only (SORT-10).
+TEST(JaxReleaseTest, SortKeysOf16BitsAreRejectedFrom0_12_1) {
+  const std::string sort = "  %k = get %w[0:16] : vector<16xi32>\n  %h = convert %k : vector<16xi16>\n"
+                           "  %t = sort %h : vector<16xi16>\n";
+  // Before, Mosaic's verifier rejects them (GEN-3).
+  EXPECT_EQ(FirstError(sort, "0.12.0").substr(0, 68),
+            "k.scir:7:13: error[GEN-3]: error_handling.VerificationError: Pallas ");
+  EXPECT_EQ(FirstError(sort, "0.12.1"),
+            "k.scir:7:13: error[SORT-10]: NotImplementedError: Unsupported key dtype for sort: int16");
+  EXPECT_EQ(FirstError("  %k = get %w[0:16] : vector<16xi32>\n  %t = sort %k : vector<16xi32>\n", "0.12.1"), "");
+}
+
+TEST(JaxReleaseTest, ARuleJaxAddedIsNotConsultedBeforeIt) {
+  for (const JaxRule& r : JaxRules()) {
+    EXPECT_LT(kOldestJax, r.since) << Info(r.id).code;
+    EXPECT_FALSE(kNewestJax < r.since) << Info(r.id).code;
+    EXPECT_EQ(RuleSince(r.id), r.since);
+    EXPECT_TRUE(RuleIn(r.id, r.since)) << Info(r.id).code;
+    EXPECT_FALSE(RuleIn(r.id, kOldestJax)) << Info(r.id).code;
+    // Its catalog example fails with its code from that release on only.
+    testing::Checked bad = testing::Check(std::string(Info(r.id).bad), "", "k.scir", kOldestJax.ToString());
+    EXPECT_TRUE(std::find(bad.codes.begin(), bad.codes.end(), Info(r.id).code) == bad.codes.end())
+        << Info(r.id).code << ": " << bad.diagnostics;
+  }
+  EXPECT_TRUE(RuleIn(DiagId::kGet3, kOldestJax));
+}
+
 TEST(JaxReleaseTest, EachChangedMessageIsNewerThanTheOldestAndKeepsItsCode) {
   for (const JaxMessage& m : JaxMessages()) {
     EXPECT_LT(kOldestJax, m.since) << Info(m.id).code;
@@ -96,12 +151,23 @@ TEST(JaxReleaseTest, EachChangedMessageIsNewerThanTheOldestAndKeepsItsCode) {
   }
 }
 
-// docs/jax.md's table of changed messages has a row per row of jax_messages.def.
+// A message as docs/jax.md quotes it: in `...`, or in `` ... `` when it holds a backtick.
+std::string Quoted(std::string_view message) {
+  return message.find('`') == std::string_view::npos ? Cat("`", message, "`") : Cat("`` ", message, " ``");
+}
+
+// docs/jax.md's tables of changed messages and added rules have a row per row
+// of jax_messages.def.
 TEST(JaxReleaseTest, DocsListEveryChangedMessage) {
   std::string doc = testing::ReadFile(testing::SourceDir() + "/docs/jax.md");
+  for (const JaxRule& r : JaxRules()) {
+    std::string row = std::string("| ") + std::string(Info(r.id).code) + " | " + r.since.ToString() + " | " +
+                      std::string(Info(r.id).exception) + ": " + Quoted(Info(r.id).message);
+    EXPECT_NE(doc.find(row), std::string::npos) << row;
+  }
   for (const JaxMessage& m : JaxMessages()) {
-    std::string row = std::string("| ") + std::string(Info(m.id).code) + " | " + m.since.ToString() + " | `" +
-                      std::string(m.message) + "`";
+    std::string row =
+        std::string("| ") + std::string(Info(m.id).code) + " | " + m.since.ToString() + " | " + Quoted(m.message);
     EXPECT_NE(doc.find(row), std::string::npos) << row;
   }
 }

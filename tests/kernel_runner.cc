@@ -78,10 +78,11 @@ Run RunFile(const std::string& path, const std::map<std::string, std::vector<uin
   return RunSource(Source{path, ReadFile(SourceDir() + "/" + path)}, inputs, compile, std::move(launch), kernel);
 }
 
-Checked Check(const std::string& text, const std::string& target, const std::string& name) {
+Checked Check(const std::string& text, const std::string& target, const std::string& name, const std::string& jax) {
   Compiler compiler;
   CompileOptions options;
   options.target = target;
+  options.jax = jax;
   absl::StatusOr<std::string> ir = compiler.Emit(Source{name, text}, Stage::kIr, options);
   Checked c;
   c.ok = ir.ok();

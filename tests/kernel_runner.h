@@ -56,13 +56,15 @@ Run RunFile(const std::string& path, const std::map<std::string, std::vector<uin
             const CompileOptions& compile = {}, LaunchOptions launch = {}, const std::string& kernel = "");
 
 // The front end alone (parse, verify, SC rules) on `text`, named `name`, for
-// `target` (default: the module's `target`, else v7x).
+// `target` (default: the module's `target`, else v7x), with the SC rules of
+// JAX release `jax` (default: the oldest).
 struct Checked {
   bool ok = false;
   std::string diagnostics;         // every diagnostic, rendered
   std::vector<std::string> codes;  // their codes, in report order
 };
-Checked Check(const std::string& text, const std::string& target = "", const std::string& name = "k.scir");
+Checked Check(const std::string& text, const std::string& target = "", const std::string& name = "k.scir",
+              const std::string& jax = "");
 
 }  // namespace scjit::testing
 

@@ -1650,6 +1650,8 @@ TEST(DmaSyncRuleCoverageTest, EveryCodeHasAnExactTextCase) {
     codes.insert(std::string(Info(r.id).code));
     for (DiagId id : r.also) codes.insert(std::string(Info(id).code));
   }
+  // (A later JAX's rules have theirs in jax_release_test.)
+  std::erase_if(codes, [](const std::string& code) { return !RuleIn(*DiagIdFromCode(code), kOldestJax); });
   for (const std::string& code : codes) {
     bool found = false;
     for (const Case& c : kCases) {

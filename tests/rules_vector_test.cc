@@ -479,6 +479,16 @@ help: sort exactly 16 elements at a time
 )",
      "  %k = get %buf[:] : vector<16xi32>\n  %v = get %w[0:16] : vector<16xi32>\n"
      "  %a, %b = sort %k, %v : vector<16xi32>, vector<16xi32>\n"},
+    // Before JAX 0.12.1 (SORT-10 from then on: jax_release_test), Mosaic's verifier.
+    {"SortKeysOf16Bits", "GEN-3",
+     "  %k = const dense<1> : vector<16xi16>\n  %a = sort %k : vector<16xi16>\n",
+     R"(k.scir:8:13: error[GEN-3]: error_handling.VerificationError: Pallas encountered an internal verification error. Please file a bug at https://github.com/jax-ml/jax/issues/new/choose. Error details: 'tpu.sort' op operand #0 must be vector of 32-bit signless integer or 32-bit float values, but got 'vector<16xi16>'
+    8 |   %a = sort %k : vector<16xi16>
+      |             ^~
+note: the keys are %k : vector<16xi16> (MLIR's `see current operation` note is not reproduced)
+help: sort f32, i32 or u32 keys (`convert` them first)
+)",
+     "  %k = const dense<1> : vector<16xi32>\n  %a = sort %k : vector<16xi32>\n"},
     {"SortKeyValKeysDtype", "SORT-4",
      "  %k = const dense<1> : vector<16xu16>\n  %v = get %buf[:] : vector<16xi32>\n"
      "  %a, %b = sort_key_val %k, %v : vector<16xu16>, vector<16xi32>\n",
@@ -703,6 +713,7 @@ TEST(VectorRuleTest, EveryRuleHasACase) {
   std::set<std::string> covered;
   for (const Case& c : kCases) covered.insert(c.code);
   for (const rules::OpRule& r : rules::VectorRules()) {
+    if (!RuleIn(r.id, kOldestJax)) continue;  // a later JAX's rule: jax_release_test
     EXPECT_TRUE(covered.count(std::string(Info(r.id).code))) << Info(r.id).code;
     for (DiagId id : r.also) EXPECT_TRUE(covered.count(std::string(Info(id).code))) << Info(id).code;
   }
@@ -889,7 +900,7 @@ TEST(VectorRuleVerifierTest, MeaninglessFormsStayIrErrors) {
 }
 
 // The catalog's templates, verbatim: every message of this group's rows appears in
-// sc-errors.md as written.
+// sc-errors.md as written (but those of rules a later JAX added, which it predates).
 TEST(VectorRuleCatalogTest, TemplatesAreVerbatim) {
   std::string path = testing::SourceDir() + "/../shared/spec/sc-errors.md";
   if (const char* env = std::getenv("SCJIT_SPEC_DIR")) path = std::string(env) + "/sc-errors.md";
@@ -902,6 +913,7 @@ TEST(VectorRuleCatalogTest, TemplatesAreVerbatim) {
     std::vector<DiagId> ids = {r.id};
     ids.insert(ids.end(), r.also.begin(), r.also.end());
     for (DiagId id : ids) {
+      if (!RuleIn(id, kOldestJax)) continue;
       std::string line = "\n" + std::string(Info(id).message) + "\n";
       EXPECT_NE(spec.find(line), std::string::npos) << Info(id).code << ": " << Info(id).message;
     }

@@ -212,7 +212,8 @@ void PrintRules() {
   std::vector<Row> rows;
   for (const ImplementedRule& r : ImplementedRules()) {
     const DiagInfo& d = Info(r.id);
-    rows.push_back({std::string(d.code), Cat("implemented: `", r.tests, "`"),
+    std::string since = RuleIn(r.id, kOldestJax) ? "" : Cat(" (JAX ", RuleSince(r.id).ToString(), " on)");
+    rows.push_back({std::string(d.code), Cat("implemented", since, ": `", r.tests, "`"),
                     Cat("`` ", d.exception.empty() ? std::string() : Cat(d.exception, ": "), Cell(d.message), " ``")});
   }
   for (const NotExpressible& n : NotExpressibleRules()) {

@@ -13,6 +13,12 @@ const JaxMessage kJaxMessages[] = {
 #undef SCJIT_JAX_MESSAGE
 };
 
+const JaxRule kJaxRules[] = {
+#define SCJIT_JAX_RULE(Enum, since) {DiagId::Enum, since},
+#include "lowering/base/diagnostics/jax_messages.def"
+#undef SCJIT_JAX_RULE
+};
+
 // The newest row for `id` not newer than `release`, or null.
 const JaxMessage* RowFor(DiagId id, JaxRelease release) {
   const JaxMessage* best = nullptr;
@@ -70,5 +76,16 @@ std::string_view ExceptionFor(DiagId id, JaxRelease release) {
 }
 
 std::span<const JaxMessage> JaxMessages() { return kJaxMessages; }
+
+JaxRelease RuleSince(DiagId id) {
+  for (const JaxRule& r : kJaxRules) {
+    if (r.id == id) return r.since;
+  }
+  return kOldestJax;
+}
+
+bool RuleIn(DiagId id, JaxRelease release) { return !(release < RuleSince(id)); }
+
+std::span<const JaxRule> JaxRules() { return kJaxRules; }
 
 }  // namespace scjit

@@ -41,6 +41,21 @@ std::string_view MessageFor(DiagId id, JaxRelease release);
 // The exception type `release` raises for `id` (the same rows).
 std::string_view ExceptionFor(DiagId id, JaxRelease release);
 
+// True when the lowering of `release` has the rule `id`: every catalog rule
+// does; a rule JAX added later (SCJIT_JAX_RULE rows of jax_messages.def) from
+// its first release on.
+bool RuleIn(DiagId id, JaxRelease release);
+
+// The first release whose lowering has the rule `id` (the oldest for catalog rules).
+JaxRelease RuleSince(DiagId id);
+
+// One rule JAX added after the catalog's releases, for docs and tests.
+struct JaxRule {
+  DiagId id;
+  JaxRelease since;
+};
+std::span<const JaxRule> JaxRules();
+
 // One row of jax_messages.def, for docs and tests.
 struct JaxMessage {
   DiagId id;

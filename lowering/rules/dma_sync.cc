@@ -44,9 +44,6 @@ std::string PyShape(const Shape& s, std::string_view dynamic) {
   return PyTuple(items);
 }
 
-// Mosaic's static size of a dynamic dimension (ShapedType::kDynamic), as MLIR
-// shapes print it from Python.
-constexpr std::string_view kMlirDynamic = "-9223372036854775808";
 // A traced scalar as JAX prints it inside a tuple (a dynamic slice size, an index).
 constexpr std::string_view kTracer = "JitTracer(int32[])";
 constexpr std::string_view kWeakTracer = "JitTracer(~int32[])";
@@ -69,57 +66,6 @@ std::string RefAval(const Type& t) {
   for (int d = 0; d < t.rank(); ++d) Append(&inner, d ? "," : "", t.shape()[d] == kDynamic ? std::string("?") : Cat(t.shape()[d]));
   inner += "]";
   return Cat("Ref<", SpaceStr(t), ">{", inner, "}");
-}
-
-// --- MLIR renderings (for GEN-3, Mosaic's verifier messages) ---------------------------
-
-// Pallas lowers every integer to a signless MLIR integer (_dtype_to_ir_type).
-std::string MlirElement(ElementType e) {
-  if (IsFloat(e)) return std::string(IrName(e));
-  if (IsBool(e)) return "i1";
-  return Cat("i", ValueBits(e));  // i4 for int4, as in Mosaic
-}
-
-std::string MlirDims(const Shape& s) {
-  std::string out;
-  for (int64_t d : s) Append(&out, d == kDynamic ? std::string("?") : Cat(d), "x");
-  return out;
-}
-
-// `memref<16x128xi32, #tpu.memory_space<hbm>>`, `memref<!tpu.dma_semaphore, ...>`;
-// `vector<16xi32>`, `i32` for values.
-std::string MlirType(const Type& t) {
-  if (t.is_semaphore()) {
-    return Cat("memref<", MlirDims(t.shape()),
-               t.semaphore_kind() == SemaphoreKind::kDma ? "!tpu.dma_semaphore" : "!tpu.semaphore",
-               ", #tpu.memory_space<semaphore_mem>>");
-  }
-  if (t.is_ref()) {
-    return Cat("memref<", MlirDims(t.shape()), MlirElement(t.element()), ", #tpu.memory_space<", SpaceName(t.space()),
-               ">>");
-  }
-  if (t.is_vector()) return Cat("vector<", MlirDims(t.shape()), MlirElement(t.element()), ">");
-  return MlirElement(t.element());
-}
-
-std::string MlirShape(const Shape& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) Append(&out, i ? ", " : "", s[i] == kDynamic ? std::string(kMlirDynamic) : Cat(s[i]));
-  return out;
-}
-
-// A GEN-3 violation: Mosaic's verifier message for `mlir_op`.
-Violation Gen3(Location loc, std::string_view mlir_op, std::string message, std::string note, std::string help = "") {
-  return Violation{DiagId::kGen3,
-                   loc,
-                   {{R"(diagnostic message + "\n " + notes)", Cat("'", mlir_op, "' op ", message)}},
-                   Cat(note, " (MLIR's `see current operation` note is not reproduced)"),
-                   std::move(help)};
-}
-
-// An ODS operand type-constraint failure, as mlir-tblgen words it.
-std::string OperandMustBe(int index, std::string_view summary, const Type& got) {
-  return Cat("operand #", index, " must be ", summary, ", but got '", MlirType(got), "'");
 }
 
 // --- Ref chains: the transforms between a root ref and an operand ---------------------
@@ -560,6 +506,11 @@ std::optional<Violation> PrepareDmaRefs(const Ctx& c) {
   Chain sc = ChainOf(src), dc = ChainOf(dst);
   bool add = op.dma_add;
   Direction dir = DirectionOf(op);
+  if (dir == Direction::kScatter && add && RuleIn(DiagId::kDma23, c.jax) &&
+      op.operands[1].value->type.space() != MemorySpace::kVmemShared) {
+    return Violation{DiagId::kDma23, op.loc, {{"dst_memory_space!r", SpaceRepr(dst.value->type)}},
+                     Cat("`add` copies from ", Spaces(op)), ""};
+  }
   if (dir != Direction::kOther) {
     bool gather = dir == Direction::kGather;
     const Operand& plain = gather ? dst : src;
@@ -1376,7 +1327,7 @@ const std::vector<OpRule> kRules = {
     {DiagId::kDma9,
      kDmas,
      PrepareDmaRefs,
-     {DiagId::kDma10, DiagId::kDma11, DiagId::kDma12, DiagId::kDma13, DiagId::kDma18, DiagId::kDma19, DiagId::kDma20,
+     {DiagId::kDma10, DiagId::kDma11, DiagId::kDma12, DiagId::kDma13, DiagId::kDma18, DiagId::kDma19, DiagId::kDma20, DiagId::kDma23,
       DiagId::kDma21, DiagId::kDma22, DiagId::kXf1, DiagId::kXf9}},
     {DiagId::kDma15, {K::kDmaStart, K::kDmaWait}, RemoteIndirect},
     // Mosaic's verifier: tpu.enqueue_dma / wait_dma2 / enqueue_indirect_dma / ...

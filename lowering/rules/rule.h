@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "lowering/base/diagnostic.h"
+#include "lowering/base/jax_release.h"
 #include "lowering/ir/ir.h"
 #include "lowering/base/target.h"
 
@@ -24,13 +25,16 @@ namespace scjit::rules {
 
 class PartUses;  // uses.h
 
-// What an op rule sees: the op, its kernel and the target, and the uses of the
-// kernel part's values (found once per part).
+// What an op rule sees: the op, its kernel and the target, the uses of the
+// kernel part's values (found once per part), and the JAX release whose
+// lowering the rules answer for (a rule some releases lack is not consulted for
+// them: jax_messages.def's SCJIT_JAX_RULE rows).
 struct Ctx {
   const KernelDef& kernel;
   const TargetInfo& target;
   const Op& op;
   PartUses& uses;
+  JaxRelease jax = kOldestJax;
 };
 
 // A failed rule: its code (a check may fail with a sibling code, as SHAPE-1's
@@ -92,6 +96,25 @@ std::string KernelType(const KernelDef& k);
 int64_t MeshCores(const KernelDef& k, const TargetInfo& target);
 int64_t MeshSubcores(const KernelDef& k, const TargetInfo& target);
 std::string MeshText(const KernelDef& k, const TargetInfo& target);
+
+// --- MLIR renderings (GEN-3: Mosaic's verifier messages) -----------------------------
+
+// Mosaic's static size of a dynamic dimension (ShapedType::kDynamic), as MLIR
+// shapes print it from Python.
+inline constexpr std::string_view kMlirDynamic = "-9223372036854775808";
+
+// An element type as Pallas lowers it (signless integers: `i32`; `i1`; `bf16`).
+std::string MlirElement(ElementType e);
+// `16x128x` (the dims of a shaped MLIR type, each followed by `x`).
+std::string MlirDims(const Shape& s);
+// `memref<16x128xi32, #tpu.memory_space<hbm>>`, `vector<16xi32>`, `i32`.
+std::string MlirType(const Type& t);
+// `16, ?` (a shape as MLIR attributes print it).
+std::string MlirShape(const Shape& s);
+// A GEN-3 violation: Mosaic's verifier message `message` for `mlir_op`.
+Violation Gen3(Location loc, std::string_view mlir_op, std::string message, std::string note, std::string help = "");
+// An ODS operand type-constraint failure, as mlir-tblgen words it.
+std::string OperandMustBe(int index, std::string_view summary, const Type& got);
 
 }  // namespace scjit::rules
 

@@ -483,7 +483,7 @@ std::optional<Violation> ReduceAxes(const Ctx& c) {  // RED-1
                    "reduce 1-D vectors: `reshape` to 1-D first, or reduce row by row"};
 }
 
-// --- SORT: lax.sort (SORT-1...3) and plsc.sort_key_val (SORT-4...9) ---------------------------
+// --- SORT: lax.sort (SORT-1...3, 10) and plsc.sort_key_val (SORT-4...9) ---------------------------
 
 std::optional<Violation> SortDimension(const Ctx& c) {  // SORT-1
   if (!VectorMesh(c)) return std::nullopt;
@@ -518,6 +518,24 @@ std::optional<Violation> SortShapes(const Ctx& c) {  // SORT-3
                      Cat("sort exactly ", c.target.lanes, " elements at a time")};
   }
   return std::nullopt;
+}
+
+std::optional<Violation> SortKeyDtype(const Ctx& c) {  // SORT-10 (JAX 0.12.1 on)
+  if (!VectorMesh(c)) return std::nullopt;
+  const Operand& k = c.op.operands[0];
+  if (Is32BitKey(k.type().element())) return std::nullopt;
+  return Violation{DiagId::kSort10, k.loc, {{"key_dtype", Dtype(k.type().element())}}, Cat("the keys are ", Typed(k)),
+                   ""};
+}
+
+// Before JAX 0.12.1 (no SORT-10), keys of other types reach Mosaic's tpu.sort,
+// whose verifier takes 32-bit keys only.
+std::optional<Violation> MosaicSortKeys(const Ctx& c) {  // GEN-3
+  if (!VectorMesh(c)) return std::nullopt;
+  const Operand& k = c.op.operands[0];
+  if (Is32BitKey(k.type().element())) return std::nullopt;
+  return Gen3(k.loc, "tpu.sort", OperandMustBe(0, "vector of 32-bit signless integer or 32-bit float values", k.type()),
+              Cat("the keys are ", Typed(k)), "sort f32, i32 or u32 keys (`convert` them first)");
 }
 
 std::optional<Violation> KeysDtype(const Ctx& c) {  // SORT-4
@@ -837,6 +855,8 @@ const std::vector<OpRule> kRules = {
     {DiagId::kSort1, {K::kSort}, SortDimension},
     {DiagId::kSort2, {K::kSort}, SortKeys},
     {DiagId::kSort3, {K::kSort}, SortShapes},
+    {DiagId::kSort10, {K::kSort}, SortKeyDtype},
+    {DiagId::kGen3, {K::kSort}, MosaicSortKeys},
     {DiagId::kSort4, {K::kSortKeyVal}, KeysDtype},
     {DiagId::kSort5, {K::kSortKeyVal}, KeysShape},
     {DiagId::kSort6, {K::kSortKeyVal}, ValuesDtype},

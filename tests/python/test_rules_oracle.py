@@ -199,3 +199,50 @@ def test_the_fix_is_accepted_alike(build, target):
     params, avals = kernel_eqn(build, target)
     jax_says, scjit_says = oracle.compare(params, avals, target)
     assert jax_says.accepted and scjit_says.accepted, f"JAX: {jax_says}\nscjit: {scjit_says}"
+
+
+# Rules a later JAX added (jax_messages.def's SCJIT_JAX_RULE rows): each kernel
+# fails with its code from that release on; before, it is accepted or rejected
+# otherwise (16-bit sort keys: by Mosaic's verifier, GEN-3); the verdicts agree
+# with the installed JAX's either way.
+def scatter_add_into_hbm():  # DMA-23 from JAX 0.12.0 on
+    def body(x_hbm, o_hbm, rows):
+        pltpu.sync_copy(x_hbm, rows)
+        pltpu.sync_copy(rows, o_hbm.at[jnp.arange(lanes())], add=True)
+    return vector_kernel(body, out=(lanes(),), scratch=[pltpu.VMEM((lanes(),), jnp.int32)]), \
+        (jnp.zeros(lanes(), jnp.int32),)
+
+
+def sort_16_bit_keys():  # SORT-10 from JAX 0.12.1 on
+    def body(x_hbm, o_hbm, buf):
+        pltpu.sync_copy(x_hbm, buf)
+        buf[...] = jax.lax.sort(buf[...].astype(jnp.int16)).astype(jnp.int32)
+        pltpu.sync_copy(buf, o_hbm)
+    return vector_kernel(body, out=(lanes(),), scratch=[pltpu.VMEM((lanes(),), jnp.int32)]), \
+        (jnp.zeros(lanes(), jnp.int32),)
+
+
+LATER_RULES = [("DMA-23", "0.12.0", scatter_add_into_hbm), ("SORT-10", "0.12.1", sort_16_bit_keys)]
+
+
+def _release(version):
+    return tuple(int(p) for p in version.split(".")[:3])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("code,since,build", LATER_RULES, ids=[c for c, _, _ in LATER_RULES])
+def test_a_rule_a_later_jax_added_agrees_with_the_installed_one(code, since, build, target):
+    params, avals = kernel_eqn(build, target)
+    jax_says, scjit_says = oracle.compare(params, avals, target)
+    assert oracle.agree(jax_says, scjit_says), f"JAX: {jax_says}\nscjit: {scjit_says}"
+    exported = sjax.kernel_from_params(params, avals, target=target)
+    release = sjax.internals.rules_release()
+    if _release(release) >= _release(since):
+        with pytest.raises(scjit.CompileError) as e:
+            scjit.compile(exported.scir, target=target, jax=release)
+        assert e.value.code == code
+    else:  # accepted, or rejected otherwise, as the installed JAX does (the verdicts agree)
+        try:
+            scjit.compile(exported.scir, target=target, jax=release)
+        except scjit.CompileError as e:
+            assert e.code != code
