@@ -30,8 +30,9 @@ std::string FirstError(const std::string& body, const std::string& jax) {
   return message.substr(0, message.find('\n'));
 }
 
-TEST(JaxReleaseTest, ReleasesParseAndTheEmptyOneIsTheOldest) {
-  EXPECT_EQ(ParseJaxRelease("")->ToString(), "0.10.2");
+TEST(JaxReleaseTest, ReleasesParseAndTheEmptyOneIsTheCatalogs) {
+  EXPECT_EQ(ParseJaxRelease("")->ToString(), "0.11.1");
+  EXPECT_EQ(ParseJaxRelease("0.10.2")->ToString(), "0.10.2");
   EXPECT_EQ(ParseJaxRelease("0.12.1")->ToString(), "0.12.1");
   EXPECT_EQ(ParseJaxRelease("0.11.2")->ToString(), "0.11.2");
   EXPECT_EQ(ParseJaxRelease("0.12.1.dev20261118")->ToString(), "0.12.1");
@@ -141,14 +142,36 @@ TEST(JaxReleaseTest, ARuleJaxAddedIsNotConsultedBeforeIt) {
   EXPECT_TRUE(RuleIn(DiagId::kGet3, kOldestJax));
 }
 
-TEST(JaxReleaseTest, EachChangedMessageIsNewerThanTheOldestAndKeepsItsCode) {
+TEST(JaxReleaseTest, EachChangedMessageDiffersFromTheCatalogsAndKeepsItsCode) {
   for (const JaxMessage& m : JaxMessages()) {
-    EXPECT_LT(kOldestJax, m.since) << Info(m.id).code;
+    EXPECT_FALSE(m.since < kOldestJax) << Info(m.id).code;
     EXPECT_FALSE(kNewestJax < m.since) << Info(m.id).code;
     EXPECT_NE(m.message, Info(m.id).message) << Info(m.id).code;
     EXPECT_EQ(MessageFor(m.id, m.since), m.message);
-    EXPECT_EQ(MessageFor(m.id, kOldestJax), Info(m.id).message);
+    EXPECT_EQ(MessageFor(m.id, kCatalogJax), Info(m.id).message);
   }
+}
+
+// GS-6 became an f-string in JAX 0.11.1: before, Pallas raised its template.
+TEST(JaxReleaseTest, IndexSizesArePrintedLiterallyBefore0_11_1) {
+  std::string text = R"(kernel @k(in %x: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%t: vmem<4x16xi32>)
+{
+  %a = const dense<0> : vector<16xi32>
+  %b = const dense<0> : vector<8xi32>
+  %g = load_gather %t[:, :] [%a, %b] : vector<16xi32>
+}
+)";
+  testing::Checked old = testing::Check(text, "", "k.scir", "0.11.0");
+  EXPECT_NE(old.diagnostics.find("error[GS-6]: ValueError: Indices must have the same size, got "
+                                 "{prev_idx.size} and {idx.size}\n"),
+            std::string::npos)
+      << old.diagnostics;
+  testing::Checked now = testing::Check(text, "", "k.scir", "0.11.1");
+  EXPECT_NE(now.diagnostics.find("error[GS-6]: ValueError: Indices must have the same size, got 16 and 8\n"),
+            std::string::npos)
+      << now.diagnostics;
 }
 
 // A message as docs/jax.md quotes it: in `...`, or in `` ... `` when it holds a backtick.

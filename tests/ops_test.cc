@@ -214,6 +214,7 @@ KernelRun Execute(const std::string& text, const Buffers& inputs, const Target& 
   for (const auto& [name, v] : inputs) bytes[name] = Bytes(v);
   CompileOptions options;
   options.target = target.id;
+  options.jax = "0.12.1";  // the newest rules: round, log2, mulhi and fmuladd lower
   KernelRun run = RunText(text, bytes, options);
   EXPECT_TRUE(run.ok()) << run.diagnostics << run.Findings() << "\nkernel:\n" << text;
   return run;
@@ -530,6 +531,21 @@ std::vector<OpCase> ElementwiseCases() {
   trans("rsqrt", [](double x) { return 1.0 / std::sqrt(x); });
   trans("tanh", [](double x) { return std::tanh(x); });
   trans("log", [](double x) { return std::log(x); });
+  trans("log2", [](double x) { return std::log2(x); });
+
+  // The ops later JAX releases lower (the kernels compile as JAX 0.12.1's).
+  un("round", Dt::kF32, [](uint32_t a) { return B(std::round(F(a))); }, Cmp::kFloat);  // halves away from zero
+  cs.push_back(Case("round_even_f32", "{r} = round {0} {rounding_method = \"to_nearest_even\"} : {R}", {Dt::kF32},
+                    Dt::kF32, [](const std::vector<uint32_t>& v) { return B(std::nearbyint(F(v[0]))); },
+                    Cmp::kFloat));
+  bin("mulhi", Dt::kI32, [](uint32_t a, uint32_t b) { return U(static_cast<int32_t>((int64_t{S(a)} * S(b)) >> 32)); });
+  bin("mulhi", Dt::kU32, [](uint32_t a, uint32_t b) { return static_cast<uint32_t>((uint64_t{a} * b) >> 32); });
+  cs.push_back(Case("fmuladd_f32", "{r} = fmuladd {0}, {1}, {2} : {R}", {Dt::kF32, Dt::kF32, Dt::kF32}, Dt::kF32,
+                    [](const std::vector<uint32_t>& v) {
+                      volatile float product = F(v[0]) * F(v[1]);  // rounded before the sum
+                      return B(product + F(v[2]));
+                    },
+                    Cmp::kFloat));
 
   // cmp: every predicate on every type.
   for (Dt t : {Dt::kI32, Dt::kU32, Dt::kF32, Dt::kI1}) {

@@ -873,7 +873,6 @@ const Gen1Op kGen1Ops[] = {
     {"tan", "%r = tan %f : vector<16xf32>", "tan"},
     {"floor", "%r = floor %f : vector<16xf32>", "floor"},
     {"ceil", "%r = ceil %f : vector<16xf32>", "ceil"},
-    {"round", "%r = round %f : vector<16xf32>", "round"},
     {"logistic", "%r = logistic %f : vector<16xf32>", "logistic"},
     {"pow", "%r = pow %f, %f : vector<16xf32>", "pow"},
     {"population_count", "%r = population_count %i : vector<16xi32>", "population_count"},
@@ -889,6 +888,8 @@ const Gen1Op kGen1Ops[] = {
     {"rsqrt", "%r = rsqrt %f : vector<16xf32>", "rsqrt"},
     {"tanh", "%r = tanh %f : vector<16xf32>", "tanh"},
     {"log", "%r = log %f : vector<16xf32>", "log"},
+    {"log2", "%r = log2 %f : vector<16xf32>", "log2"},
+    {"round", "%r = round %f : vector<16xf32>", "round"},
     {"reduce_or", "%r = reduce_or %m : i1", "reduce_max"},
     {"reduce_and", "%r = reduce_and %m : i1", "reduce_min"},
 };
@@ -943,8 +944,44 @@ TEST(Gen1Test, VectorOnlyOpsFailOnTheScalarSubcoreOnly) {
                                       "lowering for sc_scalar_subcore: ") +
                           g.primitive + ".";
     EXPECT_NE(scalar.diagnostics.find(message), std::string::npos) << g.op << "\n" << scalar.diagnostics;
-    Checked vector = Check(Gen1Kernel(false, g.stmt));
+    Checked vector = Check(Gen1Kernel(false, g.stmt), "", "k.scir", kNewestJax.ToString());
     EXPECT_EQ(Count(vector.codes, "GEN-1"), 0) << g.op << "\n" << vector.diagnostics;
+  }
+}
+
+// Ops whose SparseCore rule a later JAX added are GEN-1 on both subcores before
+// that release, with the release in the note, and lowered from it on.
+TEST(Gen1Test, OpsJaxLoweredLaterFailBeforeTheirRelease) {
+  const struct {
+    const char* stmt;
+    const char* primitive;
+    const char* before;
+    const char* since;
+  } kLater[] = {
+      {"%r = sqrt %f : vector<16xf32>", "sqrt", "0.10.2", "0.11.0"},
+      {"%r = rsqrt %f : vector<16xf32>", "rsqrt", "0.10.2", "0.11.0"},
+      {"%r = tanh %f : vector<16xf32>", "tanh", "0.11.0", "0.11.1"},
+      {"%r = log %f : vector<16xf32>", "log", "0.11.0", "0.11.1"},
+      {"%r = log2 %f : vector<16xf32>", "log2", "0.11.1", "0.11.2"},
+      {"%r = round %f {rounding_method = \"to_nearest_even\"} : vector<16xf32>", "round", "0.11.1", "0.11.2"},
+      {"%r = mulhi %i, %i : vector<16xi32>", "mulhi", "0.11.2", "0.12.0"},
+      {"%r = fmuladd %f, %f, %f : vector<16xf32>", "fmuladd", "0.12.0", "0.12.1"},
+  };
+  for (const auto& l : kLater) {
+    EXPECT_EQ(SparseCoreRuleSince(*OpKindFromName(l.primitive)).ToString(), l.since) << l.primitive;
+    Checked before = Check(Gen1Kernel(false, l.stmt), "", "k.scir", l.before);
+    EXPECT_NE(before.diagnostics.find(std::string("k.scir:8:8: error[GEN-1]: NotImplementedError: Unimplemented "
+                                                  "primitive in Pallas TPU lowering for sc_vector_subcore: ") +
+                                      l.primitive + "."),
+              std::string::npos)
+        << l.primitive << "\n" << before.diagnostics;
+    EXPECT_NE(before.diagnostics.find(std::string("note: JAX ") + l.before +
+                                      " has no SparseCore lowering rule for `" + l.primitive + "`; it came in JAX " +
+                                      l.since),
+              std::string::npos)
+        << before.diagnostics;
+    Checked since = Check(Gen1Kernel(false, l.stmt), "", "k.scir", l.since);
+    EXPECT_TRUE(since.ok) << l.primitive << "\n" << since.diagnostics;
   }
 }
 

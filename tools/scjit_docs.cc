@@ -140,7 +140,8 @@ void PrintOps() {
                "the special forms (`const`, `cmp`, `axis`, `dma`, `print`,\n"
                "`alloc`, and the region ops). Flags: V = vector subcore only in Pallas, TC =\n"
                "TensorCore only in Pallas (rejected with GEN-1), M = takes `mask %m`, I = takes\n"
-               "index vectors `[%i0, ...]`.\n\n"
+               "index vectors `[%i0, ...]`, JAX x.y.z = Pallas lowers it on SparseCore from that\n"
+               "release on (GEN-1 before; `jit-run --jax`, docs/jax.md).\n\n"
                "| op | family | form | operands | results | flags | attributes | what it does |\n"
                "|---|---|---|---|---|---|---|---|\n";
   for (size_t k = 0; k < NumOpKinds(); ++k) {
@@ -150,6 +151,8 @@ void PrintOps() {
     if (info.has(kTcOnly)) Append(&flags, flags.empty() ? "" : " ", "TC");
     if (info.has(kHasMask)) Append(&flags, flags.empty() ? "" : " ", "M");
     if (info.has(kIndexVectors)) Append(&flags, flags.empty() ? "" : " ", "I");
+    JaxRelease since = SparseCoreRuleSince(static_cast<OpKind>(k));
+    if (kOldestJax < since) Append(&flags, flags.empty() ? "" : " ", "JAX ", since.ToString());
     bool counted = info.syntax != Syntax::kFor && info.syntax != Syntax::kIf && info.syntax != Syntax::kWhile &&
                    info.syntax != Syntax::kPipeline;
     std::cout << "| `" << info.name << "` | " << FamilyName(info.family) << " | " << SyntaxName(info.syntax) << " | "
@@ -212,7 +215,7 @@ void PrintRules() {
   std::vector<Row> rows;
   for (const ImplementedRule& r : ImplementedRules()) {
     const DiagInfo& d = Info(r.id);
-    std::string since = RuleIn(r.id, kOldestJax) ? "" : Cat(" (JAX ", RuleSince(r.id).ToString(), " on)");
+    std::string since = RuleIn(r.id, kCatalogJax) ? "" : Cat(" (JAX ", RuleSince(r.id).ToString(), " on)");
     rows.push_back({std::string(d.code), Cat("implemented", since, ": `", r.tests, "`"),
                     Cat("`` ", d.exception.empty() ? std::string() : Cat(d.exception, ": "), Cell(d.message), " ``")});
   }

@@ -93,6 +93,10 @@ Bits FloatUnary(OpKind kind, Bits a_bits) {
       return ToBits<F>(std::tanh(a));
     case OpKind::kLog:
       return ToBits<F>(std::log(a));
+    case OpKind::kLog2:
+      return ToBits<F>(std::log2(a));
+    case OpKind::kRound:  // halves away from zero; RoundEven for the other method
+      return ToBits<F>(std::round(a));
     default:
       return 0;
   }
@@ -193,11 +197,27 @@ Bits Literal(const Operand& o, ElementType e) {
   return static_cast<Bits>(o.int_value) & Mask(ComputeBits(e));
 }
 
+// The high half of the double-width product, at the type's own width (4-bit
+// integers included).
+Bits MulHi(Bits a, Bits b, ElementType e) {
+  int w = BitWidth(e);
+  Bits mask = Mask(w);
+  if (IsUnsigned(e)) return (((a & mask) * (b & mask)) >> w) & mask;
+  return static_cast<Bits>((SignExtend(a, w) * SignExtend(b, w)) >> w) & mask;
+}
+
+Bits RoundEven(Bits a, ElementType e) {
+  if (IsNarrowFloat(e)) return FromF32(std::nearbyint(ToF32(a, e)), e);  // the default mode: to nearest even
+  if (e == ElementType::kF64) return ToBits<double>(std::nearbyint(FromBits<double>(a)));
+  return ToBits<float>(std::nearbyint(FromBits<float>(a)));
+}
+
 Bits Binary(OpKind kind, Bits a, Bits b, ElementType e) {
   if (IsNarrowFloat(e)) {  // computed in f32, rounded once
     Bits r = Binary(kind, F32Bits(ToF32(a, e)), F32Bits(ToF32(b, e)), ElementType::kF32);
     return FromF32(std::bit_cast<float>(static_cast<uint32_t>(r)), e);
   }
+  if (kind == OpKind::kMulhi) return MulHi(a, b, e);
   if (IsInt4(e)) return NarrowInt4(Binary(kind, WidenInt4(a, e), WidenInt4(b, e), Int4Compute(e)), e);
   if (e == ElementType::kF32) return FloatBinary<float>(kind, a, b);
   if (e == ElementType::kF64) return FloatBinary<double>(kind, a, b);

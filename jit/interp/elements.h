@@ -45,6 +45,8 @@ Bits Literal(const Operand& o, ElementType e);
 // Elementwise ops (kernel-ir.md §4.1): add ... shr, and neg ... log.
 Bits Binary(OpKind kind, Bits a, Bits b, ElementType e);
 Bits Unary(OpKind kind, Bits a, ElementType e);
+Bits MulHi(Bits a, Bits b, ElementType e);  // mulhi
+Bits RoundEven(Bits a, ElementType e);      // round {rounding_method = "to_nearest_even"}
 bool Compare(CmpPredicate p, Bits a, Bits b, ElementType e);
 Bits Convert(Bits v, ElementType from, ElementType to);
 

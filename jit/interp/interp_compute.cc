@@ -114,6 +114,16 @@ int32_t ExecElementwise(Exec& x, const Op& op) {
             return Binary(OpKind::kMin, Binary(OpKind::kMax, a.at(1, i), a.at(0, i), out), a.at(2, i), out);
           },
           AnyOperand);
+    case OpKind::kFmuladd:  // the product rounded, then the sum (arith.mulf, arith.addf)
+      return Elementwise(
+          x, op,
+          [&](const Operands& a, int64_t i) {
+            return Binary(OpKind::kAdd, Binary(OpKind::kMul, a.at(0, i), a.at(1, i), out), a.at(2, i), out);
+          },
+          AnyOperand);
+    case OpKind::kRound:
+      if (!op.RoundsToEven()) break;
+      return Elementwise(x, op, [&](const Operands& a, int64_t i) { return RoundEven(a.at(0, i), out); }, AnyOperand);
     case OpKind::kConvert: {
       ElementType from = op.operands[0].type().element();
       return Elementwise(

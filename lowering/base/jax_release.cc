@@ -19,12 +19,14 @@ const JaxRule kJaxRules[] = {
 #undef SCJIT_JAX_RULE
 };
 
-// The newest row for `id` not newer than `release`, or null.
+// The newest row for `id` not newer than `release`, or null for the catalog's
+// words (a row older than the catalog's release holds until that release).
 const JaxMessage* RowFor(DiagId id, JaxRelease release) {
   const JaxMessage* best = nullptr;
   for (const JaxMessage& m : kJaxMessages) {
     if (m.id == id && m.since <= release && (best == nullptr || best->since < m.since)) best = &m;
   }
+  if (best != nullptr && best->since < kCatalogJax && kCatalogJax <= release) return nullptr;
   return best;
 }
 
@@ -43,7 +45,7 @@ bool TakeNumber(std::string_view& text, int& out) {
 std::string JaxRelease::ToString() const { return Cat(major, ".", minor, ".", patch); }
 
 absl::StatusOr<JaxRelease> ParseJaxRelease(std::string_view text) {
-  if (text.empty()) return kOldestJax;
+  if (text.empty()) return kCatalogJax;
   JaxRelease r;
   std::string_view rest = text;
   bool ok = TakeNumber(rest, r.major) && !rest.empty() && rest[0] == '.' && (rest.remove_prefix(1), true) &&

@@ -3,9 +3,9 @@
 // Pallas' SparseCore lowering words some of its errors differently from one JAX
 // release to the next (and adds and drops a few). scjit's rules report the
 // words of the release a compilation names (CompileOptions::jax, `jit-run
-// --jax`, what scjit.jax finds installed): the catalog's message is the oldest
-// supported release's, and jax_messages.def lists the messages that changed,
-// each with the first release that has it (docs/jax.md, "Versions").
+// --jax`, what scjit.jax finds installed): the catalog's messages are JAX
+// 0.11.1's, and jax_messages.def lists the messages that differ, each with the
+// first release that has it (docs/jax.md, "Versions").
 #ifndef SCJIT_LOWERING_BASE_JAX_RELEASE_H_
 #define SCJIT_LOWERING_BASE_JAX_RELEASE_H_
 
@@ -26,16 +26,20 @@ struct JaxRelease {
   std::string ToString() const;
 };
 
-// The releases scjit answers for, oldest and newest; the oldest is the default.
+// The releases scjit answers for, oldest and newest.
 inline constexpr JaxRelease kOldestJax{0, 10, 2};
 inline constexpr JaxRelease kNewestJax{0, 12, 1};
+// The release whose lowering the catalog (sc-errors.md) records, word for word
+// and rule for rule: the default when a compilation names none.
+inline constexpr JaxRelease kCatalogJax{0, 11, 1};
 
 // "0.12.1" (a suffix such as ".dev20261101" or "rc1" is ignored); "" is the
-// oldest. IO-USAGE for text that is no release or one outside the range.
+// catalog's. IO-USAGE for text that is no release or one outside the range.
 absl::StatusOr<JaxRelease> ParseJaxRelease(std::string_view text);
 
-// The message template `release` gives `id`: the newest row of
-// jax_messages.def for `id` not newer than `release`, else the catalog's.
+// The message template `release` gives `id`: the newest of jax_messages.def's
+// rows for `id` and the catalog's (which holds from kCatalogJax on) not newer
+// than `release`; the catalog's where no row is.
 std::string_view MessageFor(DiagId id, JaxRelease release);
 
 // The exception type `release` raises for `id` (the same rows).

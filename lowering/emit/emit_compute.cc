@@ -17,6 +17,7 @@ absl::StatusOr<llvm::Value*> Emitter::Binary(const Op& op, OpKind kind, llvm::Va
     if (!r.ok()) return r;
     return FromF32(*r, e);
   }
+  if (kind == OpKind::kMulhi) return MulHi(a, b, e);
   if (IsInt4(e)) {  // computed in 8 bits, wrapped to 4
     absl::StatusOr<llvm::Value*> r = Binary(op, kind, WidenInt4(a, e), WidenInt4(b, e), Int4Compute(e));
     if (!r.ok()) return r;
@@ -97,6 +98,26 @@ absl::StatusOr<llvm::Value*> Emitter::Binary(const Op& op, OpKind kind, llvm::Va
   }
 }
 
+// The high half of the double-width product (MulSIExtended / MulUIExtended's
+// high result); 4-bit integers are multiplied in their 8-bit containers.
+llvm::Value* Emitter::MulHi(llvm::Value* a, llvm::Value* b, ElementType e) {
+  bool int4 = IsInt4(e);
+  if (int4) {
+    a = WidenInt4(a, e);
+    b = WidenInt4(b, e);
+  }
+  bool is_unsigned = IsUnsigned(e);
+  llvm::Type* ty = a->getType();
+  unsigned container = ty->getScalarSizeInBits();
+  llvm::Type* wide = ty->getWithNewBitWidth(2 * container);
+  llvm::Value* wa = is_unsigned ? b_.CreateZExt(a, wide) : b_.CreateSExt(a, wide);
+  llvm::Value* wb = is_unsigned ? b_.CreateZExt(b, wide) : b_.CreateSExt(b, wide);
+  llvm::Value* product = b_.CreateMul(wa, wb);
+  llvm::Constant* width = llvm::ConstantInt::get(wide, int4 ? 4 : container);
+  llvm::Value* high = b_.CreateTrunc(is_unsigned ? b_.CreateLShr(product, width) : b_.CreateAShr(product, width), ty);
+  return int4 ? NarrowInt4(high, e) : high;
+}
+
 absl::StatusOr<llvm::Value*> Emitter::Unary(const Op& op, llvm::Value* a, ElementType e) {
   if (IsNarrowFloat(e)) {  // computed in f32, rounded once
     absl::StatusOr<llvm::Value*> r = Unary(op, ToF32(a, e), ElementType::kF32);
@@ -143,6 +164,10 @@ absl::StatusOr<llvm::Value*> Emitter::Unary(const Op& op, llvm::Value* a, Elemen
       return b_.CreateUnaryIntrinsic(llvm::Intrinsic::tanh, a);
     case OpKind::kLog:
       return b_.CreateUnaryIntrinsic(llvm::Intrinsic::log, a);
+    case OpKind::kLog2:
+      return b_.CreateUnaryIntrinsic(llvm::Intrinsic::log2, a);
+    case OpKind::kRound:  // math.round or math.roundeven, as Pallas lowers lax.round_p
+      return b_.CreateUnaryIntrinsic(op.RoundsToEven() ? llvm::Intrinsic::roundeven : llvm::Intrinsic::round, a);
     default:
       return Unsupported(kernel_, op, op.name());
   }
@@ -297,6 +322,12 @@ absl::Status Emitter::EmitElementwise(const Op& op) {
         absl::StatusOr<llvm::Value*> lo = Binary(op, OpKind::kMax, a[1], a[0], t.element());
         if (!lo.ok()) return lo.status();
         return Binary(op, OpKind::kMin, *lo, a[2], t.element());
+      });
+    case OpKind::kFmuladd:  // arith.mulf then arith.addf: two roundings, as Pallas lowers it
+      return Elementwise(op, [&](const std::vector<llvm::Value*>& a, const Type& t) -> absl::StatusOr<llvm::Value*> {
+        absl::StatusOr<llvm::Value*> product = Binary(op, OpKind::kMul, a[0], a[1], t.element());
+        if (!product.ok()) return product;
+        return Binary(op, OpKind::kAdd, *product, a[2], t.element());
       });
     case OpKind::kConvert: {
       ElementType from = ops[0].type().element();

@@ -483,6 +483,7 @@ class Emitter {
   absl::Status EmitElementwise(const Op& op);
   absl::StatusOr<llvm::Value*> Binary(const Op& op, OpKind kind, llvm::Value* a, llvm::Value* b, ElementType e);
   absl::StatusOr<llvm::Value*> Unary(const Op& op, llvm::Value* a, ElementType e);
+  llvm::Value* MulHi(llvm::Value* a, llvm::Value* b, ElementType e);  // mulhi
   llvm::Value* Convert(llvm::Value* v, ElementType from, ElementType to);
   // 8- and 16-bit floats (emit_narrow.cc). Their arithmetic runs in f32, rounded
   // back after each op. 16-bit conversions are inline SIMD code, never

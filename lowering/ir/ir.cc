@@ -100,6 +100,11 @@ const Attribute* Op::FindAttr(std::string_view attr) const {
   return nullptr;
 }
 
+bool Op::RoundsToEven() const {
+  const Attribute* a = FindAttr("rounding_method");
+  return a != nullptr && a->value.str == "to_nearest_even";
+}
+
 std::vector<const KernelDef*> KernelDef::Parts() const {
   if (first != nullptr) return first->Parts();
   std::vector<const KernelDef*> out{this};

@@ -257,6 +257,9 @@ class Op {
   const OpInfo& info() const { return Info(kind); }
   std::string_view name() const { return info().name; }
   const Attribute* FindAttr(std::string_view attr) const;
+  // kRound: {rounding_method = "to_nearest_even"} (jnp.round) rather than the
+  // default, halves away from zero (lax.round).
+  bool RoundsToEven() const;
 
   OpKind kind;
   Location loc;                  // the op name

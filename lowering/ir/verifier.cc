@@ -144,6 +144,7 @@ class Verifier {
   void VerifyInsert(Op& op);       // a scalar of the vector's element type, at its indexer
   void VerifyConcat(Op& op);       // vectors of one shape but along the axis
   void VerifyReshape(Op& op);      // the same element type and count
+  void VerifyRoundingMethod(Op& op);  // round's rounding_method
   void VerifyPack(Op& op);         // pack, unpack: vector operands and results
   void VerifyPackShape(Op& op);    // pack's result shape, where the SC rules let it be known
   void VerifyUnpackShape(Op& op);  // unpack's format and result types
@@ -941,7 +942,17 @@ void Verifier::VerifySame(Op& op) {
     TypeError(op, op.loc, Cat("needs float operands, got ", common->ToString(), "; `convert` them first"));
     return;
   }
+  if (op.kind == OpKind::kRound) VerifyRoundingMethod(op);
   CheckResult(op, 0, *common);
+}
+
+// lax.RoundingMethod's two members, by their names.
+void Verifier::VerifyRoundingMethod(Op& op) {
+  const Attribute* a = op.FindAttr("rounding_method");
+  if (a == nullptr || a->value.str == "away_from_zero" || a->value.str == "to_nearest_even") return;
+  Detail(DiagId::kIrAttr, a->loc,
+         Cat("'round' has rounding_method \"", a->value.str,
+             "\"; the methods are \"away_from_zero\" and \"to_nearest_even\""));
 }
 
 // ------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@
 #include "lowering/analysis/pipeline_plan.h"
 #include "lowering/ir/printer.h"
 #include "lowering/rules/rule.h"
+#include "lowering/rules/sc_rules.h"
 #include "lowering/base/strings.h"
 
 namespace scjit::rules {
@@ -22,13 +23,18 @@ bool OnScalarMesh(const Ctx& c) { return c.kernel.mesh.kind == MeshKind::kScalar
 
 // --- GEN-1 ---------------------------------------------------------------------------
 
+// True when `release`'s Pallas has no SparseCore rule for `op` yet.
+bool LoweredOnlyLater(OpKind op, JaxRelease release) {
+  return release < SparseCoreRuleSince(op);
+}
+
 // The name of the Pallas primitive that has no lowering rule for the kernel's
 // subcore type, if `op` needs one: the op's own name (IR names are Pallas'
 // primitive names), or for reduce_and/reduce_or on the scalar subcore the
 // primitive they lower through (jnp.min / jnp.max of a float proxy).
 std::optional<std::string> UnloweredPrimitive(const Ctx& c) {
   const OpInfo& info = c.op.info();
-  if (info.has(kTcOnly)) return std::string(info.name);
+  if (info.has(kTcOnly) || LoweredOnlyLater(c.op.kind, c.jax)) return std::string(info.name);
   if (!OnScalarMesh(c)) return std::nullopt;
   if (info.has(kVectorOnly)) return std::string(info.name);
   if (c.op.kind == K::kReduceOr) return std::string("reduce_max");
@@ -41,7 +47,7 @@ std::string TcOnlyFix(OpKind k) {
     case K::kExp2:
       return "compute `exp` of x * 0.6931472 (ln 2) with `mul` and `exp`";
     case K::kLog1p:
-      return "`add` 1.0 and take the `log` (vector subcore only)";
+      return "`add` 1.0 and take the `log` (vector subcore only, JAX 0.11.1 on)";
     case K::kSin:
     case K::kCos:
     case K::kTan:
@@ -49,13 +55,12 @@ std::string TcOnlyFix(OpKind k) {
              "kernel";
     case K::kFloor:
     case K::kCeil:
-    case K::kRound:
       return "`convert` to an integer type and back (it truncates toward zero), then correct the result with `cmp` "
              "and `select`";
     case K::kLogistic:
       return "compute 1 / (1 + exp(-x)) with `neg`, `exp`, `add` and `div`";
     case K::kPow:
-      return "for positive bases compute exp(b * log(a)) with `log`, `mul` and `exp` (vector subcore only); for "
+      return "for positive bases compute exp(b * log(a)) with `log`, `mul` and `exp` (vector subcore only, JAX 0.11.1 on); for "
              "integer exponents, repeated `mul`";
     case K::kPopulationCount:
       return "count the bits with `shr`, `and` and `add` (`popcount_all` counts the set lanes of a mask, not bits)";
@@ -77,6 +82,10 @@ std::optional<Violation> Unimplemented(const Ctx& c) {  // GEN-1
   if (c.op.info().has(kTcOnly)) {
     note = Cat("`", op, "` has a lowering rule for the TensorCore only; no SparseCore kernel can use it");
     help = TcOnlyFix(c.op.kind);
+  } else if (LoweredOnlyLater(c.op.kind, c.jax)) {
+    std::string since = SparseCoreRuleSince(c.op.kind).ToString();
+    note = Cat("JAX ", c.jax.ToString(), " has no SparseCore lowering rule for `", op, "`; it came in JAX ", since);
+    help = Cat("use JAX ", since, " or newer (`jit-run --jax ", since, "`)");
   } else {
     std::string via = *name == op ? "" : Cat(" lowers through `", *name, "`, which");
     note = Cat("`", op, "`", via.empty() ? " is" : via + " is", " lowered for the vector subcore only, and this kernel runs on ",
@@ -480,3 +489,28 @@ const std::vector<OpRule> kRules = {
 const std::vector<OpRule>& ControlRules() { return kRules; }
 
 }  // namespace scjit::rules
+
+namespace scjit {
+namespace {
+
+// The ops whose SparseCore lowering rules JAX added after its oldest release
+// scjit answers for; before its release an op here is TensorCore-only.
+struct OpRelease {
+  OpKind op;
+  JaxRelease since;
+};
+constexpr OpRelease kOpReleases[] = {
+    {OpKind::kSqrt, {0, 11, 0}},  {OpKind::kRsqrt, {0, 11, 0}}, {OpKind::kTanh, {0, 11, 1}},
+    {OpKind::kLog, {0, 11, 1}},   {OpKind::kLog2, {0, 11, 2}},  {OpKind::kRound, {0, 11, 2}},
+    {OpKind::kMulhi, {0, 12, 0}}, {OpKind::kFmuladd, {0, 12, 1}},
+};
+}  // namespace
+
+JaxRelease SparseCoreRuleSince(OpKind op) {
+  for (const OpRelease& r : kOpReleases) {
+    if (r.op == op) return r.since;
+  }
+  return kOldestJax;
+}
+
+}  // namespace scjit

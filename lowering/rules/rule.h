@@ -34,7 +34,7 @@ struct Ctx {
   const TargetInfo& target;
   const Op& op;
   PartUses& uses;
-  JaxRelease jax = kOldestJax;
+  JaxRelease jax = kCatalogJax;
 };
 
 // A failed rule: its code (a check may fail with a sibling code, as SHAPE-1's

@@ -22,7 +22,12 @@
 namespace scjit {
 
 // `jax`: the release whose words the diagnostics use (lowering/base/jax_release.h).
-void CheckScRules(const Module& module, TargetId target, DiagnosticSink& sink, JaxRelease jax = kOldestJax);
+void CheckScRules(const Module& module, TargetId target, DiagnosticSink& sink, JaxRelease jax = kCatalogJax);
+
+// The first JAX release whose Pallas lowers `op` on SparseCore (sqrt from
+// 0.11.0, round from 0.11.2, ...; the oldest for every other op): earlier ones
+// reject it as GEN-1.
+JaxRelease SparseCoreRuleSince(OpKind op);
 
 // The catalog codes the rule table implements, in table order, each with the
 // test file that checks its exact texts (for tests and docs).

@@ -151,7 +151,10 @@ std::optional<Violation> GsIndices(const Ctx& c) {
     if (i > 0) {
       int64_t prev = iv[i - 1].type().shape()[0], size = t.shape()[0];
       if (prev != size) {
-        return Violation{DiagId::kGs6, iv[i].loc, {{"prev_idx.size", Cat(prev)}, {"idx.size", Cat(size)}},
+        // JAX 0.10.2 and 0.11.0 raise the template itself (no f-string): its braces stay.
+        std::vector<std::pair<std::string, std::string>> sizes;
+        if (!(c.jax < kCatalogJax)) sizes = {{"prev_idx.size", Cat(prev)}, {"idx.size", Cat(size)}};
+        return Violation{DiagId::kGs6, iv[i].loc, std::move(sizes),
                          Cat("index vector ", i - 1, " is ", Typed(iv[i - 1]), "; index vector ", i, " is ",
                              Typed(iv[i])),
                          "give every index vector the same length"};
@@ -795,6 +798,13 @@ std::optional<Violation> BoolSign(const Ctx& c) {  // EL-12
                    "`convert` the operand to i32 or f32 first"};
 }
 
+std::optional<Violation> MulhiDtype(const Ctx& c) {  // EL-14
+  const Type& out = c.op.results[0]->type;
+  E e = out.element();
+  if (e == E::kI32 || e == E::kU32) return std::nullopt;
+  return Violation{DiagId::kEl14, c.op.loc, {{"aval_out.dtype", Dtype(e)}}, Cat("`mulhi` on ", out.ToString()), ""};
+}
+
 // --- The table ----------------------------------------------------------------------------
 
 // The op groups come from ops.def: families, and the gathers (loads) and
@@ -876,6 +886,7 @@ const std::vector<OpRule> kRules = {
     {DiagId::kEl10, kAccuracy, Accuracy},
     {DiagId::kEl11, kArith, BoolArithmetic},
     {DiagId::kEl12, {K::kSign}, BoolSign},
+    {DiagId::kEl14, {K::kMulhi}, MulhiDtype},
 };
 
 }  // namespace

@@ -246,3 +246,64 @@ def test_a_rule_a_later_jax_added_agrees_with_the_installed_one(code, since, bui
             scjit.compile(exported.scir, target=target, jax=release)
         except scjit.CompileError as e:
             assert e.code != code
+
+
+# Ops Pallas lowers on SparseCore from a later release on (sqrt and rsqrt from
+# 0.11.0, tanh and log from 0.11.1, log2 and round from 0.11.2, mulhi from 0.12.0,
+# fmuladd and polynomial from 0.12.1): GEN-1 before, as the installed JAX's own
+# lowering says; where it lowers them, scjit's bytes are numpy's.
+def _float_op(fn):
+    def build():
+        def body(x_hbm, o_hbm, buf):
+            pltpu.sync_copy(x_hbm, buf)
+            buf[...] = fn(buf[...])
+            pltpu.sync_copy(buf, o_hbm)
+        return vector_kernel(body, out=(lanes(),), dtype=jnp.float32,
+                             scratch=[pltpu.VMEM((lanes(),), jnp.float32)]), \
+            (jnp.linspace(0.5, 7.5, lanes(), dtype=jnp.float32),)
+    return build
+
+
+def _mulhi():
+    def body(x_hbm, o_hbm, buf):
+        pltpu.sync_copy(x_hbm, buf)
+        buf[...] = jax.lax.mulhi(buf[...], buf[...] + 12345)
+        pltpu.sync_copy(buf, o_hbm)
+    return vector_kernel(body, out=(lanes(),), dtype=jnp.uint32, scratch=[pltpu.VMEM((lanes(),), jnp.uint32)]), \
+        (jnp.arange(lanes(), dtype=jnp.uint32) * 0x10000001,)
+
+
+def _poly(x):  # 0.5 x^2 - 2 x + 3 (a kernel closes over scalars only, so not jnp.polyval's array)
+    return jax.lax.polynomial(x, [3.0, -2.0, 0.5]) if hasattr(jax.lax, "polynomial") else x
+
+
+LATER_OPS = [
+    ("sqrt", "0.11.0", _float_op(jnp.sqrt), np.sqrt),
+    ("tanh", "0.11.1", _float_op(jnp.tanh), np.tanh),
+    ("log2", "0.11.2", _float_op(jnp.log2), np.log2),
+    ("round", "0.11.2", _float_op(lambda v: jax.lax.round(v * 1.5)), lambda v: np.trunc(v * 1.5 + np.copysign(0.5, v))),
+    ("round_even", "0.11.2", _float_op(lambda v: jnp.round(v * 1.5)), lambda v: np.round(v * 1.5)),
+    ("mulhi", "0.12.0", _mulhi, lambda v: ((v.astype(np.uint64) * (v + 12345).astype(np.uint64)) >> 32).astype(np.uint32)),
+    ("fmuladd", "0.12.1", _float_op(lambda v: jax.lax.fmuladd(v, v, 1.0) if hasattr(jax.lax, "fmuladd") else v),
+     lambda v: v * v + np.float32(1.0)),
+    ("polynomial", "0.12.1", _float_op(_poly), lambda v: (np.float32(0.5) * v - np.float32(2.0)) * v + np.float32(3.0)),
+]
+
+
+@pytest.mark.parametrize("name,since,build,reference", LATER_OPS, ids=[n for n, *_ in LATER_OPS])
+def test_an_op_a_later_jax_lowers_agrees_with_the_installed_one(name, since, build, reference):
+    release = sjax.internals.rules_release()
+    if name in ("fmuladd", "polynomial") and _release(release) < (0, 12, 0):
+        pytest.skip(f"JAX {release} has no lax.{name}")
+    target = "v7x"
+    params, avals = kernel_eqn(build, target)
+    jax_says, scjit_says = oracle.compare(params, avals, target)
+    assert oracle.agree(jax_says, scjit_says), f"JAX: {jax_says}\nscjit: {scjit_says}"
+    assert jax_says.accepted == (_release(release) >= _release(since)), jax_says
+    if not jax_says.accepted:
+        assert "Unimplemented primitive in Pallas TPU lowering for sc_vector_subcore" in str(scjit_says)
+        return
+    with sjax.sparsecore(target):
+        kernel, (x,) = build()
+        got = np.asarray(jax.jit(kernel)(x))
+    np.testing.assert_allclose(got, reference(np.asarray(x)), rtol=1e-6, atol=0)  # the host's libm

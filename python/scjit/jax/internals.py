@@ -117,6 +117,16 @@ CORE_HOST_SPACE = jax_core.MemorySpace.Host
 # pltpu.bitcast(x, dtype, dim=-1), whose primitive the TensorCore shares.
 sc_bitcast_p = getattr(sc_primitives, "bitcast_p", None)
 
+# lax primitives some releases lack (None then): log2 (0.11.2 on; before,
+# jnp.log2 is log(x) / log(2)), fmuladd (0.12.0 on), polynomial (0.12.1 on,
+# jnp.polyval) with the Horner expansion JAX lowers it by; mulhi is older than
+# its SparseCore rule (0.12.0).
+log2_p = getattr(lax, "log2_p", None)
+mulhi_p = getattr(lax, "mulhi_p", None)
+fmuladd_p = getattr(lax, "fmuladd_p", None)
+polynomial_p = getattr(lax, "polynomial_p", None)
+polynomial_lower = getattr(lax, "polynomial_lower", None)
+
 
 def input_vars(jaxpr: jax_core.Jaxpr, n_consts: int, n_args: int) -> tuple[list, list] | None:
     """(constant vars, argument vars) of a jaxpr called with n_consts constants

@@ -14,9 +14,11 @@ and shows where each comes from.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -127,13 +129,37 @@ _ELEMENTWISE = [
     (lax.pow_p, "pow", "x ** y (a float y), lax.pow", _TC),
     (lax.floor_p, "floor", "jnp.floor", _TC),
     (lax.ceil_p, "ceil", "jnp.ceil", _TC),
-    (lax.round_p, "round", "jnp.round", _TC),
     (lax.population_count_p, "population_count", "lax.population_count", _TC),
     (lax.clz_p, "clz", "lax.clz", _TC),
 ]
 
 for _p, _op, _py, _note in _ELEMENTWISE:
     rule(_p, _py, _op, _note)(lambda ctx, eqn, op=_op: _elementwise(ctx, eqn, op))
+
+_LATER = "JAX {} on (GEN-1 before)"
+
+rule(internals.mulhi_p, "lax.mulhi", "mulhi", _LATER.format("0.12.0") + "; i32 and u32 (EL-14)")(
+    lambda ctx, eqn: _elementwise(ctx, eqn, "mulhi"))
+rule(internals.fmuladd_p, "lax.fmuladd", "fmuladd", _LATER.format("0.12.1") + "; the product is rounded")(
+    lambda ctx, eqn: _elementwise(ctx, eqn, "fmuladd"))
+
+
+@rule(lax.round_p, "lax.round (halves away from zero), jnp.round (to even)", "round",
+      "vector subcore only, " + _LATER.format("0.11.2"))
+def _round(ctx: Emitter, eqn: Any) -> None:
+    out = _out(eqn)
+    [x] = _operands(ctx, eqn.invars, out.aval.shape)
+    even = int(eqn.params["rounding_method"]) == int(lax.RoundingMethod.TO_NEAREST_EVEN)
+    attrs = ' {rounding_method = "to_nearest_even"}' if even else ""
+    ctx.define(out, f"round {x}{attrs} : {value_type(out.aval)}")
+
+
+@rule(internals.polynomial_p, "lax.polynomial, jnp.polyval", "fmuladd (floats), mul and add",
+      "JAX 0.12.1 on: Horner's rule, as Pallas lowers it")
+def _polynomial(ctx: Emitter, eqn: Any) -> None:
+    avals = [jax.ShapeDtypeStruct(v.aval.shape, v.aval.dtype) for v in eqn.invars]
+    lower = functools.partial(internals.polynomial_lower, unroll=eqn.params.get("unroll"))
+    _inline(ctx, eqn, jax.make_jaxpr(lower)(*avals))
 
 # Transcendentals: the host computes them (not bit-identical to a TPU).
 _TRANSCENDENTAL = [
@@ -142,6 +168,7 @@ _TRANSCENDENTAL = [
     (lax.rsqrt_p, "rsqrt", "lax.rsqrt", "scjit: vector subcore only"),
     (lax.tanh_p, "tanh", "jnp.tanh", "scjit: vector subcore only"),
     (lax.log_p, "log", "jnp.log", "scjit: vector subcore only"),
+    (internals.log2_p, "log2", "jnp.log2", "vector subcore only, JAX 0.11.2 on"),
     (lax.logistic_p, "logistic", "jax.nn.sigmoid", _TC),
     (lax.exp2_p, "exp2", "jnp.exp2", _TC),
     (lax.log1p_p, "log1p", "jnp.log1p", _TC),
