@@ -147,7 +147,8 @@ typedef struct scjit_dma {
    * or the same VMEM_SHARED scratch of this core), and `send_sem` the semaphore
    * of this subcore credited with the bytes read; `sem` is the receive
    * semaphore of this subcore's counterpart on that chip. A local copy has
-   * device -1 and send_sem -1. */
+   * device -1, and send_sem -1 unless it is a push stream with a source
+   * semaphore (JAX 0.12's `src_sem`: credited when the source has been read). */
   int32_t send_sem;
   int32_t device;
   /* An add through a view_bitcast that widened the destination: each
@@ -166,8 +167,9 @@ int32_t scjit_rt_tick(scjit_ctx* ctx, int32_t site);
 /* Starts an asynchronous DMA (`dma_start`). The descriptor is copied. */
 int32_t scjit_rt_dma_start(scjit_ctx* ctx, const scjit_dma* dma, int32_t site);
 /* Waits until `dma->sem` holds the descriptor's credit (the byte size of its
- * shape, or 1 on a regular semaphore), then subtracts it; for a remote copy,
- * first the same of `dma->send_sem` (Pallas' `.wait()`: wait_send, wait_recv). */
+ * shape, or 1 on a regular semaphore), then subtracts it; first the same of
+ * `dma->send_sem` when it is set (Pallas' `.wait()`: wait_send or wait_read,
+ * then wait_recv / wait_write). */
 int32_t scjit_rt_dma_wait(scjit_ctx* ctx, const scjit_dma* dma, int32_t site);
 /* A synchronous copy (`copy`): start and wait on an internal semaphore. */
 int32_t scjit_rt_copy(scjit_ctx* ctx, const scjit_dma* dma, int32_t site);

@@ -234,10 +234,12 @@ bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vecto
     e.sem = sem;
     e.amount = credit;
     e.dma = std::make_shared<StartedDma>(dma, site, credit, std::move(*indices));
+    e.send_sem = dma.device < 0 ? dma.send_sem : -1;
     outbox_.push_back(std::move(e));
-    if (sem >= 0) {
-      sems_[sem].deferred += credit;
-      sems_[sem].last_site = site;
+    for (int s : {sem, e.send_sem}) {
+      if (s < 0) continue;
+      sems_[s].deferred += credit;
+      sems_[s].last_site = site;
     }
     return true;
   }
@@ -261,9 +263,12 @@ bool Subcore::Execute(const scjit_dma& dma, int site, int64_t credit, std::vecto
     }
     machine_->CarryInitStates(dma, indices->data(), site, index_);
   }
-  if (sem >= 0) {
-    sems_[sem].value += credit;
-    sems_[sem].last_site = site;
+  // A local copy's source semaphore (a push stream's `src_sem`): its source
+  // has been read.
+  for (int s : {sem, dma.device < 0 ? dma.send_sem : -1}) {
+    if (s < 0) continue;
+    sems_[s].value += credit;
+    sems_[s].last_site = site;
   }
   return false;
 }
@@ -290,6 +295,7 @@ int32_t Subcore::DmaStart(const scjit_dma& dma, int site) {
   int64_t credit = Credit(dma, bytes);
   dma_bytes_ += bytes;
   std::shared_ptr<SharedDma> shared;
+  if (dma.send_sem >= 0) return PushStreamStart(dma, site, credit);
   if (machine_->options().dma == DmaMode::kEager) {
     if ((status = ReadIndices(dma, site, &indices_)) != 0) return status;
     if ((status = StartAccesses(dma, indices_, site, dma.sem, credit, &shared)) != 0) return status;
@@ -304,6 +310,31 @@ int32_t Subcore::DmaStart(const scjit_dma& dma, int site) {
     pending.pop_back();
     return status;
   }
+  return 0;
+}
+
+// A local copy with a source semaphore (JAX 0.12's push streams, VMEM to
+// HBM, VMEM_SHARED or SMEM): it moves its bytes at its start in either DMA
+// mode, crediting the source semaphore (wait_read) and the destination one
+// (wait_write). The access checks see its source read until the wait on the
+// source semaphore and its destination written until the wait on the other,
+// so a source reused after wait_read is no finding.
+int32_t Subcore::PushStreamStart(const scjit_dma& dma, int site, int64_t credit) {
+  int32_t status = 0;
+  if (!ValidSemaphore(dma.send_sem, site, &status)) return status;
+  if ((status = ReadIndices(dma, site, &indices_)) != 0) return status;
+  std::shared_ptr<SharedDma> shared;
+  if (local_ != nullptr) {
+    std::optional<AccessProblem> problem =
+        local_->StartDma(dma, indices_.data(), site, dma.send_sem, credit, nullptr, LocalAccesses::Sides::kSource);
+    if (problem) return Fail(AccessFinding(*problem, site));
+    NewRecord(site, &shared);
+    problem = local_->StartDma(dma, indices_.data(), site, dma.sem, credit, shared, LocalAccesses::Sides::kDestination);
+    if (problem) return Fail(AccessFinding(*problem, site));
+    if (shared != nullptr && !shared->Accesses()) shared = nullptr;
+    if (shared != nullptr) shared_started_.push_back(shared);
+  }
+  Execute(dma, site, credit, &indices_, dma.sem, false, shared);
   return 0;
 }
 
@@ -401,8 +432,9 @@ int32_t Subcore::DmaWait(const scjit_dma& dma, int site) {
   int32_t status = 0;
   if (!ValidSemaphore(dma.sem, site, &status)) return status;
   int64_t bytes = Credit(dma);
-  // A remote copy's `.wait()`: what it sent, then what this subcore received.
-  if (dma.device >= 0) {
+  // `.wait()` of a copy with a source semaphore (a remote copy, or a local
+  // push stream): what it read or sent, then what its destination received.
+  if (dma.send_sem >= 0) {
     if (!ValidSemaphore(dma.send_sem, site, &status)) return status;
     if ((status = WaitFor(dma.send_sem, bytes, Wait::kDmaWait, site)) != 0) return status;
   }
@@ -1495,9 +1527,10 @@ absl::Status Machine::Settle() {
         sent.last_site = e.site;
       } else if (e.kind == Effect::Kind::kSharedAdd) {
         Transfer(e.dma->dma, e.dma->indices.data());
-        if (e.sem >= 0) {
-          t.sems_[e.sem].value += e.amount;
-          t.sems_[e.sem].deferred -= e.amount;
+        for (int sem : {e.sem, e.send_sem}) {
+          if (sem < 0) continue;
+          t.sems_[sem].value += e.amount;
+          t.sems_[sem].deferred -= e.amount;
         }
       } else {
         ApplyFetchAndAdd(i, e);

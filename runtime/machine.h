@@ -125,7 +125,7 @@ struct Effect {
   std::shared_ptr<StartedDma> dma;  // kSharedAdd: an adding DMA into HBM/VMEM_SHARED
   int site = -1;                    // kSignal: the sem_signal
   std::shared_ptr<const Clock> clock;  // kSignal, race check: the signaller's clock
-  int send_sem = -1;                   // kRemoteDma
+  int send_sem = -1;                   // kRemoteDma, kSharedAdd: the source semaphore
   // A signal or remote copy to a chip of another process (ChipLink): `target`
   // is -1, `remote` the target's global subcore index and `where` the copy's
   // destination in that subcore's buffers.
@@ -223,6 +223,7 @@ class Subcore {
   // A copy to another chip (dma.device >= 0): checked here, moved at the next
   // settle (Effect::kRemoteDma).
   int32_t RemoteDmaStart(const scjit_dma& dma, int site);
+  int32_t PushStreamStart(const scjit_dma& dma, int site, int64_t credit);
   // Race check of a remote copy: its record (*record; null without the race
   // check), and its source marked read in flight until the wait on %send; a
   // finding's status when that source is being written.

@@ -446,6 +446,59 @@ note: the DMA (dma_start %buf -> %o) reads %buf[1, 0] from its start until a wai
 )" + std::string(kRaceTail));
 }
 
+// A push stream with a source semaphore (JAX 0.12's `src_sem`): its source may
+// be reused once the wait on that semaphore (wait_read) returns, before the
+// wait on the destination one; not before.
+CompileOptions Jax0_12_1() {
+  CompileOptions o;
+  o.jax = "0.12.1";
+  return o;
+}
+
+TEST(LocalRaceTest, APushStreamsSourceIsFreeAfterWaitRead) {
+  std::string text = R"(kernel @k(out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<16xi32>, %sem: dma_sem, %read: dma_sem)
+{
+  %v = iota : vector<16xi32>
+  store %buf[:], %v
+  dma_start %buf -> %o, %sem src_sem %read
+  dma_wait %buf -> %o, %read
+  %w = add %v, %v : vector<16xi32>
+  store %buf[:], %w
+  dma_wait %buf -> %o, %sem
+}
+)";
+  EXPECT_EQ(Findings(text, Jax0_12_1()), "");
+  for (DmaMode mode : {DmaMode::kEager, DmaMode::kOnWait}) {
+    testing::Run run = RunText(text, {}, Jax0_12_1(), Mode(mode));
+    ASSERT_TRUE(run.status.ok()) << run.diagnostics;
+    std::vector<int32_t> want(16);
+    for (int i = 0; i < 16; ++i) want[i] = i;
+    EXPECT_EQ(run.As<int32_t>("o"), want);
+  }
+}
+
+TEST(LocalRaceTest, APushStreamsSourceIsBusyUntilWaitRead) {
+  EXPECT_EQ(Findings(R"(kernel @k(out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<16xi32>, %sem: dma_sem, %read: dma_sem)
+{
+  %v = iota : vector<16xi32>
+  store %buf[:], %v
+  dma_start %buf -> %o, %sem src_sem %read
+  store %buf[:], %v
+  dma_wait %buf -> %o, %sem src_sem %read
+}
+)",
+                     Jax0_12_1()),
+            R"(test.scir:8:3: error[RT-RACE]: store writes %buf[0] while the DMA of dma_start at test.scir:7:3 may still be reading it
+    8 |   store %buf[:], %v
+      |   ^~~~~
+note: the DMA (dma_start %buf -> %o) reads %buf[0] from its start until a wait on its semaphore retires it; wait before this op
+)" + std::string(kRaceTail));
+}
+
 TEST(LocalRaceTest, TwoDmasIntoOneBuffer) {
   EXPECT_EQ(Findings(R"(kernel @k(in %x: hbm<32xi32>, out %o: hbm<16xi32>)
     mesh vector(cores = 1, subcores = 1)

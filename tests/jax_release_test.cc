@@ -152,6 +152,58 @@ TEST(JaxReleaseTest, EachChangedMessageDiffersFromTheCatalogsAndKeepsItsCode) {
   }
 }
 
+// JAX 0.12.0's push streams: a local copy out of VMEM may name a source
+// semaphore; before, any `src_sem` makes a remote copy (DMA-1).
+TEST(JaxReleaseTest, ALocalSourceSemaphoreIsAPushStreamFrom0_12_0) {
+  std::string push = R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<16xi32>, %sem: dma_sem, %read: dma_sem)
+{
+  dma_start %buf -> %o, %sem src_sem %read
+  dma_wait %buf -> %o, %sem src_sem %read
+}
+)";
+  for (const char* jax : {"0.10.2", "0.11.1", "0.11.2"}) {
+    testing::Checked before = testing::Check(push, "", "k.scir", jax);
+    EXPECT_NE(before.diagnostics.find("k.scir:5:38: error[DMA-1]: ValueError: Either both or neither `src_sem` and "
+                                      "`device_id` can be set."),
+              std::string::npos)
+        << jax << "\n" << before.diagnostics;
+  }
+  for (const char* jax : {"0.12.0", "0.12.1"}) {
+    testing::Checked since = testing::Check(push, "", "k.scir", jax);
+    EXPECT_TRUE(since.ok) << jax << "\n" << since.diagnostics;
+  }
+  // Into VMEM is no push stream: the words name 0.12.0's set, then 0.12.1's.
+  std::string pull = push;
+  pull.replace(pull.find("dma_start %buf -> %o"), 20, "dma_start %x -> %buf");
+  EXPECT_NE(testing::Check(pull, "", "k.scir", "0.12.0")
+                .diagnostics.find("k.scir:5:38: error[DMA-24]: ValueError: Source semaphore (`src_sem`) on a local "
+                                  "copy is only supported for push streams (VMEM to HBM, VMEM_SHARED or SMEM, or "
+                                  "VMEM_SHARED to SMEM) on SparseCore;"),
+            std::string::npos);
+  EXPECT_NE(testing::Check(pull, "", "k.scir", "0.12.1")
+                .diagnostics.find("k.scir:5:38: error[DMA-24]: ValueError: Source semaphore (`src_sem`) on a local "
+                                  "copy is only supported for push streams (VMEM to HBM, VMEM_SHARED or SMEM) on "
+                                  "SparseCore;"),
+            std::string::npos);
+  // A remote copy without its source semaphore: 0.12.0's words.
+  std::string remote = R"(kernel @k(in %x: hbm<64xi32>, out %o: hbm<64xi32>)
+    mesh scalar(cores = 1)
+    devices(x = 2)
+    scratch(%recv: dma_sem)
+{
+  %me = axis_index x : i32
+  %n = sub 1, %me : i32
+  dma_start %x -> %o, %recv {x = %n}
+}
+)";
+  EXPECT_NE(testing::Check(remote, "", "k.scir", "0.12.1")
+                .diagnostics.find("error[DMA-1]: ValueError: Both `src_sem` and `dst_sem` (`sem`) must be set when "
+                                  "`device_id` is set."),
+            std::string::npos);
+}
+
 // GS-6 became an f-string in JAX 0.11.1: before, Pallas raised its template.
 TEST(JaxReleaseTest, IndexSizesArePrintedLiterallyBefore0_11_1) {
   std::string text = R"(kernel @k(in %x: hbm<16xi32>)

@@ -57,7 +57,7 @@ Run RunFile(const std::string& path, const std::map<std::string, std::vector<uin
 
 // The front end alone (parse, verify, SC rules) on `text`, named `name`, for
 // `target` (default: the module's `target`, else v7x), with the SC rules of
-// JAX release `jax` (default: the oldest).
+// JAX release `jax` (default: the catalog's, 0.11.1).
 struct Checked {
   bool ok = false;
   std::string diagnostics;         // every diagnostic, rendered

@@ -319,10 +319,15 @@ std::string KindWord(const Type& t) {
 
 // A remote copy (make_async_remote_copy) has both a send semaphore and a
 // device id; a local one neither.
+// From JAX 0.12.0 on a local copy may name a source semaphore (a push
+// stream's, DMA-24 otherwise); DMA-1 is then the remote half alone.
+constexpr JaxRelease kPushStreams{0, 12, 0};
+
 std::optional<Violation> SrcSemAndDevice(const Ctx& c) {  // DMA-1
   DeviceTarget t = DeviceTargetOf(c.op, c.kernel);
   bool device = t.form != DeviceTarget::Form::kLocal;
   if (c.op.has_src_sem == device) return std::nullopt;
+  if (c.op.has_src_sem && !(c.jax < kPushStreams)) return std::nullopt;
   if (c.op.has_src_sem) {
     const Operand& s = c.op.operands[3];
     return Violation{DiagId::kDma1, s.loc, {},
@@ -334,6 +339,47 @@ std::optional<Violation> SrcSemAndDevice(const Ctx& c) {  // DMA-1
   return Violation{DiagId::kDma1, t.loc, {},
                    "the device id makes this a remote copy (make_async_remote_copy), which also needs a send semaphore",
                    "add `src_sem %send`: a dma_sem of this subcore that the copy credits with the bytes it sent"};
+}
+
+// Pallas' _is_push_stream: a local copy out of the vector subcore's VMEM (and,
+// in 0.12.0 only, from VMEM_SHARED into SMEM on either subcore).
+bool PushStream(const Ctx& c) {
+  const Type& src = c.op.operands[0].value->type;
+  const Type& dst = c.op.operands[1].value->type;
+  if (!src.is_ref() || !dst.is_ref()) return false;
+  bool vector = c.kernel.mesh.kind == MeshKind::kVector;
+  if (vector && src.space() == MemorySpace::kVmem && dst.space() != MemorySpace::kVmem) return true;
+  return c.jax < JaxRelease{0, 12, 1} && src.space() == MemorySpace::kVmemShared &&
+         dst.space() == MemorySpace::kSmem;
+}
+
+bool Local(const Ctx& c) { return DeviceTargetOf(c.op, c.kernel).form == DeviceTarget::Form::kLocal; }
+
+bool Indirect(const Operand& o);
+
+// DMA-24: `src_sem` on a local copy that is no push stream (0.12.0 on).
+std::optional<Violation> LocalSrcSem(const Ctx& c) {
+  if (!c.op.has_src_sem || !Local(c) || Indirect(c.op.operands[0]) || Indirect(c.op.operands[1]) ||
+      PushStream(c)) {
+    return std::nullopt;
+  }
+  DiagId id = c.op.kind == K::kDmaWait ? DiagId::kDma26 : DiagId::kDma24;
+  const Operand& s = c.op.operands[3];
+  return Violation{id, s.loc, {},
+                   Cat("the copy from ", Described(c.op.operands[0]), " to ", Described(c.op.operands[1]),
+                       " is local and no push stream, and names `src_sem ", Print(s), "`"),
+                   ""};
+}
+
+// DMA-25: `src_sem` on a gather or scatter (0.12.0 on).
+std::optional<Violation> IndirectSrcSem(const Ctx& c) {
+  if (!c.op.has_src_sem || !Local(c)) return std::nullopt;
+  if (!Indirect(c.op.operands[0]) && !Indirect(c.op.operands[1])) return std::nullopt;
+  const Operand& s = c.op.operands[3];
+  return Violation{DiagId::kDma25, s.loc, {},
+                   Cat("the copy is a ", Indirect(c.op.operands[0]) ? "gather" : "scatter", " and names `src_sem ",
+                       Print(s), "`"),
+                   ""};
 }
 
 std::optional<Violation> SrcSemNotRef(const Ctx& c) {  // DMA-6
@@ -1330,6 +1376,8 @@ const std::vector<OpRule> kRules = {
      {DiagId::kDma10, DiagId::kDma11, DiagId::kDma12, DiagId::kDma13, DiagId::kDma18, DiagId::kDma19, DiagId::kDma20, DiagId::kDma23,
       DiagId::kDma21, DiagId::kDma22, DiagId::kXf1, DiagId::kXf9}},
     {DiagId::kDma15, {K::kDmaStart, K::kDmaWait}, RemoteIndirect},
+    {DiagId::kDma25, {K::kDmaStart}, IndirectSrcSem},
+    {DiagId::kDma24, {K::kDmaStart, K::kDmaWait}, LocalSrcSem, {DiagId::kDma26}},
     // Mosaic's verifier: tpu.enqueue_dma / wait_dma2 / enqueue_indirect_dma / ...
     {DiagId::kGen3, kDmas, MosaicDma},
     // The indirect DMAs of a pipeline's indirect(L) blocks, as the DMAs above.

@@ -339,3 +339,69 @@ def test_signals_of_another_mesh_against_jax():
             assert verdicts is None
         else:
             assert verdicts is not None and oracle.agree(*verdicts), verdicts
+
+
+# --- JAX 0.12's push streams: src_sem, wait_read(), sem=None --------------------------------
+
+needs_push_streams = pytest.mark.skipif(
+    "src_sem" not in pltpu.async_copy.__code__.co_varnames,
+    reason=f"JAX {jax.__version__}'s async_copy has no src_sem (0.12.0 on)")
+
+
+def push_stream_kernel(*, with_src_sem: bool, sem_none: bool):
+    """Copies x into o through a VMEM buffer, reusing the buffer after the push
+    stream out of it has read it (wait_read) and before its write is awaited."""
+    mesh = plsc.VectorSubcoreMesh(core_axis_name="core", subcore_axis_name="subcore", num_cores=1,
+                                  num_subcores=1)
+    lanes = plsc.get_sparse_core_info().num_lanes
+
+    @pl.kernel(out_type=jax.ShapeDtypeStruct((2, lanes), jnp.int32), mesh=mesh,
+               scratch_types=[pltpu.VMEM((lanes,), jnp.int32), pltpu.SemaphoreType.DMA,
+                              pltpu.SemaphoreType.DMA])
+    def kernel(x_ref, o_ref, buf, sem, read):
+        pltpu.sync_copy(x_ref.at[0], buf)
+        first = pltpu.async_copy(buf, o_ref.at[0], None if sem_none else sem,
+                                 src_sem=read if with_src_sem else None)
+        if with_src_sem:
+            first.wait_read()                 # buf has been read: it may be reused
+            pltpu.sync_copy(x_ref.at[1], buf)
+            first.wait_write()
+        else:
+            first.wait()
+            pltpu.sync_copy(x_ref.at[1], buf)
+        pltpu.sync_copy(buf, o_ref.at[1])
+
+    return kernel
+
+
+@needs_push_streams
+@pytest.mark.parametrize("with_src_sem,sem_none", [(True, False), (True, True), (False, True)])
+def test_a_push_stream_runs_as_on_a_tpu(with_src_sem, sem_none):
+    with scjit.jax.sparsecore("v7x", checks="all"):
+        kernel = push_stream_kernel(with_src_sem=with_src_sem, sem_none=sem_none)
+        x = np.arange(32, dtype=np.int32).reshape(2, 16)
+        np.testing.assert_array_equal(jax.jit(kernel)(x), x)
+        scir = scjit.jax.export(kernel, x)
+    if sem_none:
+        assert "%no_sem: dma_sem" in scir
+    if with_src_sem:
+        assert "src_sem %read" in scir
+
+
+@needs_push_streams
+def test_a_source_semaphore_on_a_copy_into_vmem_is_rejected_as_jax_does():
+    with scjit.jax.sparsecore("v7x"):
+        mesh = plsc.VectorSubcoreMesh(core_axis_name="core", subcore_axis_name="subcore", num_cores=1,
+                                      num_subcores=1)
+
+        @pl.kernel(out_type=jax.ShapeDtypeStruct((16,), jnp.int32), mesh=mesh,
+                   scratch_types=[pltpu.VMEM((16,), jnp.int32), pltpu.SemaphoreType.DMA,
+                                  pltpu.SemaphoreType.DMA])
+        def kernel(x_ref, o_ref, buf, sem, read):
+            pltpu.async_copy(x_ref, buf, sem, src_sem=read).wait_write()
+            pltpu.sync_copy(buf, o_ref)
+
+        with pytest.raises(ValueError) as e:
+            jax.jit(kernel)(np.zeros(16, np.int32))
+    assert e.value.code == "DMA-24"
+    assert str(e.value).startswith("Source semaphore (`src_sem`) on a local copy is only supported for push streams")

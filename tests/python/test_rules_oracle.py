@@ -307,3 +307,27 @@ def test_an_op_a_later_jax_lowers_agrees_with_the_installed_one(name, since, bui
         kernel, (x,) = build()
         got = np.asarray(jax.jit(kernel)(x))
     np.testing.assert_allclose(got, reference(np.asarray(x)), rtol=1e-6, atol=0)  # the host's libm
+
+
+# JAX 0.12's push streams (`src_sem` on a local copy): out of VMEM it is accepted,
+# into VMEM rejected (DMA-24), as the installed JAX's own lowering says.
+def _src_sem_copy(out_of_vmem):
+    def build():
+        def body(x_hbm, o_hbm, buf, sem, read):
+            pltpu.sync_copy(x_hbm, buf)
+            src, dst = (buf, o_hbm) if out_of_vmem else (x_hbm, buf)
+            pltpu.async_copy(src, dst, sem, src_sem=read).wait()
+        return vector_kernel(body, out=(lanes(),), scratch=[pltpu.VMEM((lanes(),), jnp.int32),
+                                                            pltpu.SemaphoreType.DMA, pltpu.SemaphoreType.DMA]), \
+            (jnp.zeros(lanes(), jnp.int32),)
+    return build
+
+
+@pytest.mark.skipif("src_sem" not in pltpu.async_copy.__code__.co_varnames,
+                    reason=f"JAX {jax.__version__}'s async_copy has no src_sem (0.12.0 on)")
+@pytest.mark.parametrize("out_of_vmem", [True, False])
+def test_a_source_semaphore_on_a_local_copy_agrees_with_the_installed_jax(out_of_vmem):
+    params, avals = kernel_eqn(_src_sem_copy(out_of_vmem), "v7x")
+    jax_says, scjit_says = oracle.compare(params, avals, "v7x")
+    assert oracle.agree(jax_says, scjit_says), f"JAX: {jax_says}\nscjit: {scjit_says}"
+    assert jax_says.accepted == out_of_vmem, jax_says

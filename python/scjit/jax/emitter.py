@@ -330,6 +330,7 @@ class Emitter:
         self.uses: dict[jax_core.Var, list] = {}
         self.effect_cache: dict[int, tuple[Any, bool]] = {}
         self.extra_scratch: list[Ref] = []  # allocations made in the body (jax.empty_ref)
+        self._no_sem: Ref | None = None
 
     # --- errors and names ----------------------------------------------------------
 
@@ -615,6 +616,14 @@ class Emitter:
         if not text and always_index:
             text = "[" + ", ".join(":" for _ in ref.type.shape) + "]" if ref.type.shape else "[...]"
         return ref.text + text, rtype
+
+    def no_sem(self) -> Ref:
+        """The DMA semaphore of the copies started with `sem=None` (JAX 0.12 on):
+        one scratch `dma_sem` of the kernel, credited and waited as a named one."""
+        if self._no_sem is None:
+            self._no_sem = Ref(self.unique("no_sem"), RefType("dma_sem", ()))
+            self.extra_scratch.append(self._no_sem)
+        return self._no_sem
 
     # --- translating jaxprs ----------------------------------------------------------
 

@@ -830,17 +830,18 @@ def _fetch_and_add(ctx: Emitter, eqn: Any) -> None:
 def _dma_operands(ctx: Emitter, src: Any, dst: Any, sem: Any) -> str:
     s, _ = ctx.ref_operand(src, allow_indirect=True)
     d, _ = ctx.ref_operand(dst, allow_indirect=True)
-    m, _ = ctx.ref_operand(sem)
+    m = ctx.no_sem().text if sem is None else ctx.ref_operand(sem)[0]
     return f"{s} -> {d}, {m}"
 
 
 @rule(tpu_primitives.dma_start_p, "pltpu.async_copy, pltpu.make_async_copy(...).start(), pltpu.async_remote_copy",
       "dma_start", "x.at[indices] in the first dimension is idx(...): a gather or scatter; "
-      "a remote copy is `dma_start %src -> %dst, %recv src_sem %send {device = ...}`")
+      "a remote copy is `dma_start %src -> %dst, %recv src_sem %send {device = ...}`, a push stream's "
+      "source semaphore (JAX 0.12) `src_sem %read`; `sem=None` is one scratch dma_sem")
 def _dma_start(ctx: Emitter, eqn: Any) -> None:
     src, dst, sem, src_sem, device_id = eqn.params["tree"].unflatten(eqn.invars)
     line = f"dma_start {_dma_operands(ctx, src, dst, sem)}"
-    if src_sem is not None:  # a remote copy's send semaphore (DMA-1 wants a device id too)
+    if src_sem is not None:  # a remote copy's send semaphore, or a push stream's source one
         line += f" src_sem {ctx.ref_operand(src_sem)[0]}"
     if eqn.params["add"]:
         line += " add"
@@ -852,14 +853,15 @@ def _dma_start(ctx: Emitter, eqn: Any) -> None:
     ctx.line(line)
 
 
-@rule(tpu_primitives.dma_wait_p, "descriptor.wait(), .wait_send(), .wait_recv()", "dma_wait",
-      "the copy's own source, destination and semaphore; .wait_send() names %send, "
-      ".wait_recv() %recv (a remote .wait() is both)")
+@rule(tpu_primitives.dma_wait_p, "descriptor.wait(), .wait_send(), .wait_recv(), .wait_read(), .wait_write()",
+      "dma_wait", "the copy's own source, destination and semaphore; .wait_send() and .wait_read() name its "
+      "source semaphore, .wait_recv() and .wait_write() its destination one (.wait() is both)")
 def _dma_wait(ctx: Emitter, eqn: Any) -> None:
     src, dst, sem, _, _ = eqn.params["tree"].unflatten(eqn.invars)
-    if eqn.params.get("insert_dummy_device"):
-        # .wait_send(): Pallas swaps the source and the destination to wait on
-        # the send semaphore; .scir names the copy as its dma_start does.
+    if eqn.params.get("insert_dummy_device") or eqn.params.get("is_wait_send"):
+        # .wait_send() / .wait_read(): Pallas swaps the source and the destination
+        # (and the semaphores) to wait on the source semaphore; .scir names the copy
+        # as its dma_start does.
         src, dst = dst, src
     # A wait is local whatever device the copy named: it waits on this
     # subcore's semaphore for the bytes of the copy's shape.
