@@ -2,6 +2,8 @@
 // SC rules' messages in each release's words, and the releases accepted.
 #include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "tests/kernel_runner.h"
@@ -28,6 +30,11 @@ std::string FirstError(const std::string& body, const std::string& jax) {
   if (ir.ok()) return "";
   std::string message(ir.status().message());
   return message.substr(0, message.find('\n'));
+}
+
+// FirstError of `body` under each release named, against the words expected.
+void ExpectFirstErrors(const std::string& body, const std::vector<std::pair<std::string, std::string>>& by_release) {
+  for (const auto& [jax, want] : by_release) EXPECT_EQ(FirstError(body, jax), want) << jax;
 }
 
 TEST(JaxReleaseTest, ReleasesParseAndTheEmptyOneIsTheCatalogs) {
@@ -107,12 +114,12 @@ TEST(JaxReleaseTest, AScatterAddIntoHbmIsRejectedFrom0_12_0) {
   // Between two VMEM refs: DMA-12, in each release's words.
   const std::string vmem_add = "  %b = view %w[0:16] : vmem<16xi32>\n  %c = view %w[16:32] : vmem<16xi32>\n"
                                "  copy %b -> %c add\n";
-  EXPECT_EQ(FirstError(vmem_add, "0.11.2"),
-            "k.scir:7:3: error[DMA-12]: ValueError: DMAs with `add=True` are only supported between VMEM and "
-            "HBM/VMEM_SHARED.Got (src, dst)=(VMEM, VMEM)");
-  EXPECT_EQ(FirstError(vmem_add, "0.12.0"),
-            "k.scir:7:3: error[DMA-12]: ValueError: DMAs with `add=True` are only supported from HBM/VMEM_SHARED to "
-            "VMEM or from VMEM to VMEM_SHARED. Got (src, dst)=(VMEM, VMEM)");
+  ExpectFirstErrors(vmem_add,
+                    {{"0.11.2", "k.scir:7:3: error[DMA-12]: ValueError: DMAs with `add=True` are only supported "
+                                "between VMEM and HBM/VMEM_SHARED.Got (src, dst)=(VMEM, VMEM)"},
+                     {"0.12.0", "k.scir:7:3: error[DMA-12]: ValueError: DMAs with `add=True` are only supported "
+                                "from HBM/VMEM_SHARED to VMEM or from VMEM to VMEM_SHARED. Got (src, dst)=(VMEM, "
+                                "VMEM)"}});
 }
 
 // JAX 0.12.1's lax.sort takes 32-bit keys only (SORT-10).
@@ -202,6 +209,28 @@ TEST(JaxReleaseTest, ALocalSourceSemaphoreIsAPushStreamFrom0_12_0) {
                 .diagnostics.find("error[DMA-1]: ValueError: Both `src_sem` and `dst_sem` (`sem`) must be set when "
                                   "`device_id` is set."),
             std::string::npos);
+}
+
+// plsc.bitcast became pltpu.bitcast(dim=-1) in JAX 0.12.0: a scalar fails its
+// axis check whatever the widths, and BC-2 has pltpu.bitcast's words.
+TEST(JaxReleaseTest, BitcastHasPltpuBitcastsChecksFrom0_12_0) {
+  ExpectFirstErrors("  %i = const 1 : i32\n  %f = bitcast %i : f32\n",
+                    {{"0.11.2", ""},
+                     {"0.12.0", "k.scir:6:8: error[BC-1]: ValueError: axis -1 is out of bounds for array of "
+                                "dimension 0"}});
+  ExpectFirstErrors("  %v = const dense<1> : vector<3xi16>\n  %b = bitcast %v : vector<1xi32>\n",
+                    {{"0.11.2", "k.scir:6:8: error[BC-2]: ValueError: Cannot bitcast from int16 (16 bits) to int32 "
+                                "(32 bits), because x.shape[-1]=3 * 16 is not divisible by 32"},
+                     {"0.12.1", "k.scir:6:8: error[BC-2]: ValueError: dim 0 of size 3 cannot be perfectly packed or "
+                                "unpacked from int16 to int32"}});
+}
+
+// popcount_all/ffs_all before 0.11.1: `reduce` divides unchecked.
+TEST(JaxReleaseTest, AMaskReduceFactorIsUncheckedBefore0_11_1) {
+  std::string zero = "  %k = const dense<true> : vector<16xi1>\n  %c = popcount_all %k {reduce = 0} : i32\n";
+  EXPECT_EQ(FirstError(zero, "0.11.0"),
+            "k.scir:6:25: error[MR-2]: ZeroDivisionError: integer division or modulo by zero");
+  EXPECT_EQ(FirstError(zero, "0.11.1"), "k.scir:6:25: error[MR-2]: ValueError: reduce must be >=1, got 0");
 }
 
 // GS-6 became an f-string in JAX 0.11.1: before, Pallas raised its template.

@@ -141,7 +141,8 @@ TEST(SeedRulesTest, RegisterShapesFollowTheTarget) {
 TEST(CatalogRulesTest, EveryImplementedRuleHasPassingExamples) {
   for (const ImplementedRule& r : ImplementedRules()) {
     const DiagInfo& info = Info(r.id);
-    std::string jax = RuleSince(r.id).ToString();
+    JaxRelease since = RuleSince(r.id);  // the catalog's rules, with the catalog's words
+    std::string jax = (since < kCatalogJax ? kCatalogJax : since).ToString();
     ASSERT_FALSE(info.bad.empty()) << info.code << " has no example kernel";
     Checked bad = Check(std::string(info.bad), "", "k.scir", jax);
     ASSERT_FALSE(bad.codes.empty()) << info.code;

@@ -258,7 +258,10 @@ std::optional<Violation> ScatterSpace(const Ctx& c) {  // GS-13
 std::optional<Violation> BitcastScalar(const Ctx& c) {  // BC-1
   Type in = c.op.operands[0].type();
   const Type& out = c.op.results[0]->type;
-  if (!in.is_scalar() || Bits(in.element()) == Bits(out.element())) return std::nullopt;
+  // From JAX 0.12.0 on plsc.bitcast is pltpu.bitcast(dim=-1), whose axis check
+  // refuses every 0-d operand, of the same width too.
+  bool any_scalar = !(c.jax < JaxRelease{0, 12, 0});
+  if (!in.is_scalar() || (!any_scalar && Bits(in.element()) == Bits(out.element()))) return std::nullopt;
   return Violation{DiagId::kBc1,
                    c.op.loc,
                    {{"old_bitwidth=", Cat("old_bitwidth=", Bits(in.element()))},
@@ -280,7 +283,10 @@ std::optional<Violation> BitcastMinor(const Ctx& c) {  // BC-2
                     {"old_bitwidth", Cat(old_bits)},
                     {"dtype", Dtype(out.element())},
                     {"new_bitwidth", Cat(new_bits)},
-                    {"x.shape[-1]=", Cat("x.shape[-1]=", minor)}},
+                    {"x.shape[-1]=", Cat("x.shape[-1]=", minor)},
+                    {"dim", Cat(in.rank() - 1)},  // JAX 0.12.0's words
+                    {"dim_size", Cat(minor)},
+                    {"ty", Dtype(out.element())}},
                    Cat("the operand is ", Typed(c.op.operands[0]), ": its minor dimension holds ", minor * old_bits,
                        " bits, not a multiple of ", new_bits),
                    "make the minor dimension's bit size a multiple of the new width (bitcast rescales the last "
@@ -288,6 +294,13 @@ std::optional<Violation> BitcastMinor(const Ctx& c) {  // BC-2
 }
 
 // --- PK / UP: plsc.pack / plsc.unpack ---------------------------------------------------
+
+// PK-7, UP-5 (0.11.2 on): pack and unpack lower without the layout passes only.
+std::optional<Violation> PackWithLayoutPasses(const Ctx& c) {
+  if (!c.kernel.layout_passes()) return std::nullopt;
+  return Violation{c.op.kind == K::kPack ? DiagId::kPk7 : DiagId::kUp5, c.op.loc, {},
+                   Cat("kernel @", c.kernel.name, " has the layout passes (`layout_passes = true`, the default)"), ""};
+}
 
 // The element type Pallas gives a pack/unpack without preferred_element_type.
 std::optional<E> PackDefault(E in) {
@@ -486,6 +499,15 @@ std::optional<Violation> ReduceAxes(const Ctx& c) {  // RED-1
                    "reduce 1-D vectors: `reshape` to 1-D first, or reduce row by row"};
 }
 
+// RED-2 (0.12.0 on): reduce_max/reduce_min of signed integers other than i32.
+std::optional<Violation> NarrowSignedReduce(const Ctx& c) {
+  if (!VectorMesh(c)) return std::nullopt;
+  E e = c.op.operands[0].type().element();
+  if (!IsInteger(e) || IsUnsigned(e) || Bits(e) == 32) return std::nullopt;
+  return Violation{DiagId::kRed2, c.op.operands[0].loc, {}, Cat("`", c.op.name(), "` of ", Typed(c.op.operands[0])),
+                   ""};
+}
+
 // --- SORT: lax.sort (SORT-1...3, 10) and plsc.sort_key_val (SORT-4...9) ---------------------------
 
 std::optional<Violation> SortDimension(const Ctx& c) {  // SORT-1
@@ -616,6 +638,9 @@ std::optional<Violation> MaskReduceDtype(const Ctx& c) {  // MR-1
 std::optional<Violation> MaskReduceFactor(const Ctx& c) {  // MR-2
   int64_t reduce = IntAttr(c.op, "reduce", 1);
   if (reduce >= 1) return std::nullopt;
+  // Before JAX 0.11.1 Pallas divides by `reduce` unchecked: 0 is a
+  // ZeroDivisionError (jax_messages.def), a negative one no error.
+  if (c.jax < kCatalogJax && reduce != 0) return std::nullopt;
   return Violation{DiagId::kMr2, AttrLoc(c.op, "reduce"), {{"reduce", Cat(reduce)}},
                    Cat("the op has {reduce = ", reduce, "}"), "use reduce = 1 (or another divisor of the mask length)"};
 }
@@ -849,8 +874,10 @@ const std::vector<OpRule> kRules = {
     {DiagId::kPk3, {K::kPack}, PackDtypes},
     {DiagId::kPk4, {K::kPack}, PackDtype, {DiagId::kPk5}},
     {DiagId::kPk6, {K::kPack}, PackFormat},
+    {DiagId::kPk7, {K::kPack}, PackWithLayoutPasses},
     {DiagId::kUp1, {K::kUnpack}, UnpackShape, {DiagId::kUp2}},
     {DiagId::kUp3, {K::kUnpack}, UnpackDtype, {DiagId::kUp4}},
+    {DiagId::kUp5, {K::kUnpack}, PackWithLayoutPasses},
     // plsc.cumsum/cummax/cummin check the rank before binding; then the shared
     // scan checks. jnp.cumsum (cumsum without a mask): CUM-4, CUM-5, CUM-6.
     {DiagId::kCum1, {K::kCumsum, K::kCummax, K::kCummin}, CumRank, {DiagId::kCum2, DiagId::kCum3}},
@@ -861,6 +888,7 @@ const std::vector<OpRule> kRules = {
     {DiagId::kCum5, {K::kCumsum}, CumsumRank},
     {DiagId::kCum6, {K::kCumsum}, CumsumReverse},
     {DiagId::kRed1, kReduces, ReduceAxes},
+    {DiagId::kRed2, {K::kReduceMax, K::kReduceMin}, NarrowSignedReduce},
     // lax.sort (lowering) and plsc.sort_key_val (abstract eval).
     {DiagId::kSort1, {K::kSort}, SortDimension},
     {DiagId::kSort2, {K::kSort}, SortKeys},
