@@ -483,7 +483,7 @@ bool Indirect(const Operand& o) {
 }
 
 std::optional<Violation> RemoteIndirect(const Ctx& c) {  // DMA-15
-  if (DeviceTargetOf(c.op, c.kernel).form == DeviceTarget::Form::kLocal) return std::nullopt;
+  if (Local(c)) return std::nullopt;
   for (int i = 0; i < 2; ++i) {
     const Operand& o = c.op.operands[static_cast<size_t>(i)];
     if (!o.value->type.is_memory() || !Indirect(o)) continue;
