@@ -72,6 +72,7 @@ struct Compilation {
   std::shared_ptr<Module> module;
   const KernelDef* kernel = nullptr;
   TargetId target = kDefaultTarget;
+  JaxRelease jax = kCatalogJax;  // CompileOptions::jax, else the file's `jax "..."`
   KernelInfo info;
   EmittedKernel emitted;                               // Engine::kJit
   std::shared_ptr<const interp::Programs> programs;  // Engine::kInterp
@@ -144,7 +145,8 @@ absl::Status FrontEnd(Compilation& c) {
   } else {
     c.target = c.module->target.value_or(kDefaultTarget);
   }
-  if (!c.sink.has_errors()) CheckScRules(*c.module, c.target, c.sink, *ParseJaxRelease(c.options.jax));  // checked
+  c.jax = !c.options.jax.empty() ? *ParseJaxRelease(c.options.jax) : c.module->jax.value_or(kCatalogJax);  // checked
+  if (!c.sink.has_errors()) CheckScRules(*c.module, c.target, c.sink, c.jax);
   if (!c.module->origins.empty()) c.sink.Update([&](Diagnostic& d) { c.module->origins.Relocate(d, *c.file); });
   c.times.verify = Ms(t);
   if (c.sink.has_errors()) return c.sink.ToStatus();
@@ -206,9 +208,10 @@ absl::Status Lower(Compilation& c) {
   for (KernelInfo& info : infos) info_ptrs.push_back(&info);
   bool bounds_checks = c.options.checks.bounds;
   bool access_checks = c.options.checks.init || c.options.checks.race;
+  bool signed_sort_keys = !(c.jax < JaxRelease{0, 12, 1});
   if (c.options.engine == Engine::kInterp) {
     absl::StatusOr<std::shared_ptr<const interp::Programs>> programs =
-        interp::Build(c.module, parts, info_ptrs, interp::Options{bounds_checks, access_checks, c.options.checks.init});
+        interp::Build(c.module, parts, info_ptrs, interp::Options{bounds_checks, access_checks, c.options.checks.init, signed_sort_keys});
     if (!programs.ok()) return programs.status();
     c.programs = *std::move(programs);
   } else {
@@ -217,6 +220,7 @@ absl::Status Lower(Compilation& c) {
     emit.access_checks = access_checks;
     emit.init_shadows = c.options.checks.init;
     emit.conflict_detection = c.options.host_fast_paths && c.session->HasFeature("avx512cd");
+    emit.signed_sort_keys = signed_sort_keys;
     absl::StatusOr<EmittedKernel> emitted = EmitKernelParts(parts, info_ptrs, emit);
     if (!emitted.ok()) return emitted.status();
     c.emitted = *std::move(emitted);

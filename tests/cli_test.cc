@@ -98,6 +98,8 @@ TEST_F(CliTest, UsageErrorsExitTwo) {
        "error[IO-USAGE]: option '--check' takes all, none, warn, strict or a list of bounds,init,race,sync,strict; got "
        "'races'\n"},
       {"k.scir --deterministic --seed 3", "error[IO-USAGE]: --deterministic and --seed exclude each other\n"},
+      {"--jax k.scir", "error[IO-USAGE]: option '--jax' takes a JAX release from 0.10.2 to 0.12.1, not 'k.scir'\n"},
+      {"k.scir --jax 0.13.0", "error[IO-USAGE]: option '--jax' takes a JAX release from 0.10.2 to 0.12.1, not '0.13.0'\n"},
       {"a.scir b.scir", "error[IO-USAGE]: one kernel file is run at a time, got 'a.scir' and 'b.scir'\n"},
       {"--explain NOPE-1", "error[IO-USAGE]: unknown diagnostic code 'NOPE-1'\n"},
       {"k.scir --devices", "error[IO-USAGE]: option '--devices' needs a value: --devices N|AXIS=N,...\n"},

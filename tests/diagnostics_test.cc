@@ -370,7 +370,7 @@ note: %a is first defined at redefined_shadow.scir:5:3
 }
 func @g() {}
 )",
-     R"(syntax_top.scir:5:1: error[IR-SYNTAX]: expected 'kernel' or 'target', found 'func'
+     R"(syntax_top.scir:5:1: error[IR-SYNTAX]: expected 'kernel', 'target' or 'jax', found 'func'
     5 | func @g() {}
       | ^~~~
 )"},
@@ -465,6 +465,28 @@ kernel @k(in %x: hbm<16xi32>)
      R"(target.scir:1:8: error[IR-TARGET]: unknown target "v9"; expected one of v5p, v6e, v7x, v8i, v8t
     1 | target "v9"
       |        ^~~~
+)"},
+    {"jax_release", kFile,
+     R"(jax "0.9.0"
+kernel @k(in %x: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+}
+)",
+     R"(jax_release.scir:1:5: error[IR-KERNEL]: '0.9.0' is not a JAX release scjit answers for (0.10.2 to 0.12.1)
+    1 | jax "0.9.0"
+      |     ^~~~~~~
+)"},
+    {"jax_release_after_kernel", kFile,
+     R"(kernel @k(in %x: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+}
+jax "0.12.1"
+)",
+     R"(jax_release_after_kernel.scir:5:1: error[IR-KERNEL]: 'jax' must come before the first kernel
+    5 | jax "0.12.1"
+      | ^~~
 )"},
     {"type_add", kBody,
      R"(  %a = const 3 : i32

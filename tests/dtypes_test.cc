@@ -1087,5 +1087,39 @@ TEST(FloatMinMaxTest, SignallingNaNsPropagateThroughReductionsAndMinMax) {
   }
 }
 
+// pltpu.bitcast along the second-minor dimension (`bitcast {dim = -2}`, JAX
+// 0.12.0 on): element (a, b) of a k-times wider result holds elements
+// (k*a + j, b), j = 0 in the low bits; narrowing undoes it. Of 8-, 16- and
+// 32-bit rows, with the init check on.
+TEST(RowBitcastTest, PacksRowsIntoWideElements) {
+  const std::string text = R"(kernel @k(in %x: vmem<4x16xi8>, out %w: vmem<1x16xi32>, out %h: vmem<2x16xi16>, out %back: vmem<4x16xi8>)
+    mesh vector(cores = 1, subcores = 1)
+{
+  %v = get %x[:, :] : vector<4x16xi8>
+  %wide = bitcast %v {dim = -2} : vector<1x16xi32>
+  store %w[:, :], %wide
+  %half = bitcast %wide {dim = -2} : vector<2x16xi16>
+  store %h[:, :], %half
+  %again = bitcast %half {dim = -2} : vector<4x16xi8>
+  store %back[:, :], %again
+}
+)";
+  std::vector<uint8_t> x(64);
+  for (int i = 0; i < 64; ++i) x[i] = static_cast<uint8_t>(i * 37 + 11);
+  std::vector<uint32_t> want_w(16);
+  std::vector<uint16_t> want_h(32);
+  for (int b = 0; b < 16; ++b) {
+    for (int j = 0; j < 4; ++j) want_w[b] |= static_cast<uint32_t>(x[j * 16 + b]) << (8 * j);
+    for (int a = 0; a < 2; ++a) want_h[a * 16 + b] = static_cast<uint16_t>(want_w[b] >> (16 * a));
+  }
+  CompileOptions compile;
+  compile.jax = "0.12.0";
+  testing::Run run = RunText(text, {{"x", x}}, compile);
+  ASSERT_TRUE(run.ok()) << run.diagnostics << run.Findings();
+  EXPECT_EQ(run.As<uint32_t>("w"), want_w);
+  EXPECT_EQ(run.As<uint16_t>("h"), want_h);
+  EXPECT_EQ(run.As<uint8_t>("back"), x);
+}
+
 }  // namespace
 }  // namespace scjit::testing

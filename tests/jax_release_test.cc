@@ -134,6 +134,66 @@ TEST(JaxReleaseTest, SortKeysOf16BitsAreRejectedFrom0_12_1) {
   EXPECT_EQ(FirstError("  %k = get %w[0:16] : vector<16xi32>\n  %t = sort %k : vector<16xi32>\n", "0.12.1"), "");
 }
 
+// The first line of each later rule's catalog example, at its release; before
+// it the rule is not consulted (and view_subcore_slice is GEN-1 before 0.12.0).
+TEST(JaxReleaseTest, LaterRulesHaveJaxsWords) {
+  const struct {
+    DiagId id;
+    const char* release;
+    const char* before;  // the first error one release earlier ("" for none)
+    const char* first_line;
+  } kCases[] = {
+      {DiagId::kPipe33, "0.12.1", "",
+       "k.scir:6:14: error[PIPE-33]: ValueError: pl.program_id() is not supported inside emit_pipeline BlockSpec "
+       "index_map; use the index_map arguments instead."},
+      {DiagId::kRed3, "0.12.0", "", "k.scir:7:19: error[RED-3]: NotImplementedError: Unsupported dtype: bool"},
+      {DiagId::kXf13, "0.12.0", "GEN-1",
+       "k.scir:5:11: error[XF-13]: ValueError: VMEM_SHARED last dimension (120) must be divisible by the total "
+       "number of physical subcores, including inactive ones (16)."},
+      {DiagId::kXf14, "0.12.0", "GEN-1",
+       "k.scir:5:11: error[XF-14]: ValueError: Slicing VMEM_SHARED to VMEM is supported only on SC_VECTOR_SUBCORE. "
+       "Got sc_scalar_subcore."},
+  };
+  for (const auto& c : kCases) {
+    std::string bad(Info(c.id).bad);
+    testing::Checked now = testing::Check(bad, "v7x", "k.scir", c.release);
+    EXPECT_EQ(now.diagnostics.substr(0, now.diagnostics.find('\n')), c.first_line);
+    JaxRelease release = *ParseJaxRelease(c.release);
+    JaxRelease earlier = release.minor == 12 && release.patch == 1 ? JaxRelease{0, 12, 0} : JaxRelease{0, 11, 2};
+    testing::Checked before = testing::Check(bad, "v7x", "k.scir", earlier.ToString());
+    if (std::string(c.before).empty()) {
+      EXPECT_TRUE(before.ok) << before.diagnostics;
+    } else {
+      ASSERT_FALSE(before.codes.empty()) << Info(c.id).code;
+      EXPECT_EQ(before.codes[0], c.before) << before.diagnostics;
+    }
+  }
+}
+
+// A file's `jax "..."` line picks the release; CompileOptions::jax overrides it;
+// the printer keeps it.
+TEST(JaxReleaseTest, AFileNamesItsRelease) {
+  const std::string body = R"(kernel @k(in %x: hbm<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+    scratch(%buf: vmem<16xi32>)
+{
+  %v = get %buf[:] : vector<16xi32>
+  %m = cmp lt %v, %v : vector<16xi1>
+  %s = reduce_max %m : i1
+}
+)";
+  EXPECT_TRUE(testing::Check(body).ok);  // 0.11.1: RED-3 is 0.12.0's
+  testing::Checked file = testing::Check("jax \"0.12.0\"\n" + body);
+  ASSERT_EQ(file.codes, std::vector<std::string>{"RED-3"}) << file.diagnostics;
+  EXPECT_TRUE(testing::Check("jax \"0.12.0\"\n" + body, "", "k.scir", "0.11.2").ok);
+  Compiler compiler;
+  absl::StatusOr<std::string> printed =
+      compiler.Emit(Source{"k.scir", "target \"v6e\"\njax \"0.10.2\"\n" + body.substr(0, body.find("  %m"))  + "}\n"},
+                    Stage::kIr);
+  ASSERT_TRUE(printed.ok()) << printed.status();
+  EXPECT_TRUE(printed->starts_with("target \"v6e\"\njax \"0.10.2\"\n\nkernel @k")) << *printed;
+}
+
 TEST(JaxReleaseTest, ARuleJaxAddedIsNotConsultedBeforeIt) {
   for (const JaxRule& r : JaxRules()) {
     EXPECT_LT(kOldestJax, r.since) << Info(r.id).code;

@@ -15,7 +15,7 @@ namespace {
 constexpr const char kPrelude[] = R"(kernel @k(in %x: hbm<64x16xi32>, out %o: hbm<64x16xi32>)
     mesh vector(cores = 1, subcores = 2)
     scratch(%ref: vmem<16xi32>, %buf: vmem<16xi32>, %iv: vmem<16xi32>, %tab: vmem<64x16xi32>,
-            %fref: vmem<16xf32>, %sh: vmem_shared<16xi32>, %smem: smem<16xi32>,
+            %fref: vmem<16xf32>, %sh: vmem_shared<16xi32>, %shared: vmem_shared<8x128xi32>, %smem: smem<16xi32>,
             %sem: dma_sem, %sems: dma_sem<2>, %rsem: sem)
 {
   %i = axis_index subcore : i32

@@ -333,6 +333,46 @@ help: use sort_key_val, which orders i32 keys as signed, or make the keys non-ne
   }
 }
 
+// JAX 0.12.1's lax.sort flips the sign bit of i32 keys around the hardware's
+// unsigned sort: they order as signed, values with them, and nothing warns.
+TEST(SortSignTest, SignedFromJax0121) {
+  const std::string text = R"(kernel @k(in %x: vmem<16xi32>, in %y: vmem<16xi32>, out %o: vmem<16xi32>, out %p: vmem<16xi32>)
+    mesh vector(cores = 1, subcores = 1)
+{
+  %k = get %x[:] : vector<16xi32>
+  %v = get %y[:] : vector<16xi32>
+  %s, %t = sort %k, %v : vector<16xi32>, vector<16xi32>
+  store %o[:], %s
+  store %p[:], %t
+}
+)";
+  std::vector<int32_t> x(16), y(16);
+  for (int i = 0; i < 16; ++i) {
+    x[i] = (i * 5) % 16 - 8;  // -8 ... 7, shuffled
+    y[i] = 100 + i;
+  }
+  std::vector<int> order(16);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return x[a] < x[b]; });
+  std::vector<int32_t> keys, values;
+  for (int i : order) {
+    keys.push_back(x[i]);
+    values.push_back(y[i]);
+  }
+  CompileOptions compile;
+  compile.jax = "0.12.1";
+  testing::Run run = RunText(text, {{"x", Bytes(x)}, {"y", Bytes(y)}}, compile);
+  ASSERT_TRUE(run.ok()) << run.diagnostics << run.Findings();
+  EXPECT_EQ(run.As<int32_t>("o"), keys);
+  EXPECT_EQ(run.As<int32_t>("p"), values);
+  // 0.12.0: unsigned, and the warning.
+  compile.jax = "0.12.0";
+  run = RunText(text, {{"x", Bytes(x)}, {"y", Bytes(y)}}, compile);
+  ASSERT_EQ(run.findings.size(), 1u) << run.Findings();
+  EXPECT_EQ(run.findings[0].code, "RT-SORT-SIGN");
+  EXPECT_EQ(run.As<int32_t>("o")[0], 0);
+}
+
 // The repository's sort_key_val example gives the output its comment states.
 TEST(SortExampleTest, SortKeyValExample) {
   std::vector<int32_t> iota(16);

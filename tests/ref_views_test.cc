@@ -5,7 +5,9 @@
 //   - narrowing by k: the second-minor dimension grows k-fold and
 //     y[r*k + j, c] is the j-th little-endian piece of x[r, c];
 //   - widening: the inverse (of a ref that a view_bitcast narrowed);
-//   - view_reshape: the same elements in row-major order.
+//   - view_reshape: the same elements in row-major order;
+//   - view_subcore_slice (JAX 0.12.0 on): subcore s of a chip with S subcores
+//     sees columns [s*n, (s+1)*n) of a VMEM_SHARED ref of S*n columns.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -411,6 +413,75 @@ TEST(RefViewsTest, ReshapeViews) {
   }
   EXPECT_EQ(run.As<uint32_t>("t"), want);
   for (int k = 0; k < 32; ++k) EXPECT_EQ(o[64 + k], want[k]) << k;
+}
+
+// examples/subcore_slices.scir: o[r, c] = x[r, c] + c / 8 + 1, each subcore
+// adding into its own slice of the shared table with gathers and scatters.
+TEST(RefViewsTest, SubcoreSlicesExample) {
+  std::vector<uint32_t> x = Words(8 * 128, 17);
+  std::vector<uint32_t> want(x.size());
+  for (int r = 0; r < 8; ++r) {
+    for (int c = 0; c < 128; ++c) want[r * 128 + c] = x[r * 128 + c] + c / 8 + 1;
+  }
+  for (int threads : {1, 3}) {  // (the file says `jax "0.12.0"`)
+    LaunchOptions launch;
+    launch.threads = threads;
+    testing::Run run = RunFile("examples/subcore_slices.scir", {{"x", Bytes(x)}}, {}, launch);
+    ASSERT_TRUE(run.ok()) << run.status << run.diagnostics << run.Findings();
+    EXPECT_EQ(run.As<uint32_t>("o"), want) << threads << " threads";
+  }
+}
+
+// Loads, stores and DMAs through the slices of a mesh that runs 4 of v7x's 16
+// subcores on each of 2 cores (each core has its own VMEM_SHARED; the columns
+// of the subcores that do not run keep their zeros), and a slice of a view of
+// rows.
+TEST(RefViewsTest, SubcoreSlicesOfSomeSubcoresAndOfARowView) {
+  testing::Run run = RunText(R"(kernel @k(out %o: hbm<2x4x256xi32>, out %row2: hbm<2x4x16xi32>)
+    mesh vector(cores = 2, subcores = 4)
+    scratch(%shared: vmem_shared<4x256xi32>)
+{
+  %c = axis_index core : i32
+  %s = axis_index subcore : i32
+  %mine = view_subcore_slice %shared : vmem<4x16xi32>
+  %c1000 = mul %c, 1000 : i32
+  %s10 = mul %s, 10 : i32
+  %base = add %c1000, %s10 : i32
+  for %r = 0 to 4 step 1 {
+    %v = add %base, %r : i32
+    %w = broadcast %v : vector<16xi32>
+    store %mine[%r, :], %w
+  }
+  %mid = view %shared[1:3, :] : vmem_shared<2x256xi32>
+  %mid_mine = view_subcore_slice %mid : vmem<2x16xi32>
+  copy %mid_mine[1] -> %row2[%c, %s]
+  barrier
+  %zero = cmp eq %s, 0 : i1
+  if %zero {
+    copy %shared -> %o[%c]
+  }
+}
+)",
+                             {}, [] {
+                               CompileOptions o;
+                               o.jax = "0.12.1";
+                               return o;
+                             }());
+  ASSERT_TRUE(run.ok()) << run.status << run.diagnostics << run.Findings();
+  std::vector<int32_t> o = run.As<int32_t>("o"), row2 = run.As<int32_t>("row2");
+  ASSERT_EQ(o.size(), 2u * 4 * 256);
+  for (int c = 0; c < 2; ++c) {
+    for (int r = 0; r < 4; ++r) {
+      for (int col = 0; col < 256; ++col) {
+        int s = col / 16;
+        int32_t want = s < 4 ? c * 1000 + s * 10 + r : 0;
+        ASSERT_EQ(o[(c * 4 + r) * 256 + col], want) << c << " " << r << " " << col;
+      }
+    }
+    for (int s = 0; s < 4; ++s) {
+      for (int l = 0; l < 16; ++l) EXPECT_EQ(row2[(c * 4 + s) * 16 + l], c * 1000 + s * 10 + 2) << c << " " << s;
+    }
+  }
 }
 
 }  // namespace

@@ -621,7 +621,11 @@ TEST(FullTextTest, EveryRuleHasACase) {
     ids.insert(r.id);
     ids.insert(r.also.begin(), r.also.end());
   }
-  for (DiagId id : ids) EXPECT_TRUE(covered.count(std::string(Info(id).code))) << Info(id).code << " has no case";
+  // (A later JAX's rules have theirs in jax_release_test.)
+  for (DiagId id : ids) {
+    if (!RuleIn(id, kCatalogJax)) continue;
+    EXPECT_TRUE(covered.count(std::string(Info(id).code))) << Info(id).code << " has no case";
+  }
 }
 
 // Found by edge-case inputs run through frontend_fuzzer (docs/fuzzing.md): the

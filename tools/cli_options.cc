@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "lowering/base/jax_release.h"
 #include "lowering/base/strings.h"  // Cat, Append (base: every layer may use it)
 
 namespace scjit {
@@ -69,8 +70,12 @@ absl::Status SetDevices(CliOptions& o, std::string_view, std::string_view v) {
 }
 
 absl::Status SetJax(CliOptions& o, std::string_view, std::string_view v) {
-  if (v.empty()) return Usage("option '--jax' needs a JAX release such as 0.12.1");
-  o.jax = std::string(v);  // checked by the compiler against the releases it answers for
+  // (Checked here, so that `--jax k.scir` names the option, not a missing file.)
+  if (v.empty() || !ParseJaxRelease(v).ok()) {
+    return Usage(Cat("option '--jax' takes a JAX release from ", kOldestJax.ToString(), " to ", kNewestJax.ToString(),
+                     v.empty() ? std::string() : Cat(", not '", v, "'")));
+  }
+  o.jax = std::string(v);
   return absl::OkStatus();
 }
 

@@ -30,6 +30,7 @@ struct Options {
   bool bounds_checks = true;   // report out-of-bounds indices (else clamp them)
   bool access_checks = false;  // test the state bytes of VMEM/SMEM accesses (RT-INIT, RT-RACE)
   bool init_shadows = false;   // carry the init state of values (RT-INIT at their uses)
+  bool signed_sort_keys = false;  // lax.sort orders signed keys as signed (JAX 0.12.1 on)
 };
 
 struct Program;  // one part (program.h)

@@ -1,5 +1,7 @@
 // Elementwise ops (kernel-ir.md §4.1): arithmetic, math, cmp, select, clamp,
 // convert and bitcast, element by element (elements.h has their semantics).
+#include <cstring>
+
 #include "jit/interp/program.h"
 
 namespace scjit::interp {
@@ -58,11 +60,39 @@ Bits AnyOperand(const Operands& in, int64_t i) {
 // Values are row-major and the result has the same byte size: numpy's
 // x.view(dtype) on a little-endian host. i1 elements are the bytes 0/1; bytes
 // read as i1 are `byte != 0` (and unwritten when a bit of the byte is).
+// The bytes of a row-major value of `shape` (..., R, C) of w-byte elements
+// with its last two dimensions swapped.
+std::vector<uint8_t> SwapMinor(const std::vector<uint8_t>& bytes, const Shape& shape, int w) {
+  if (bytes.empty()) return bytes;
+  int64_t r = shape[shape.size() - 2], c = shape.back();
+  std::vector<uint8_t> out(bytes.size());
+  size_t k = 0;
+  for (size_t base = 0; base < bytes.size(); base += static_cast<size_t>(r * c * w)) {
+    for (int64_t j = 0; j < c; ++j) {
+      for (int64_t i = 0; i < r; ++i, k += w) std::memcpy(&out[k], &bytes[base + (i * c + j) * w], w);
+    }
+  }
+  return out;
+}
+
+// pltpu.bitcast along the second-minor dimension ({dim = -2}): the minor
+// bitcast of the transposed value, transposed back (the emitter's EmitRowBitcast).
+bool RowBitcast(const Op& op) {
+  const Attribute* a = op.FindAttr("dim");
+  return a != nullptr && a->value.operand.int_value == -2;
+}
+
 int32_t Bitcast(Exec& x, const Op& op) {
   Val in = x.Get(op.operands[0]);
   Val out = Val::Of(op.results[0]->type);
   out.bytes = in.bytes;
   out.shadow = in.shadow;
+  if (RowBitcast(op)) {
+    Shape swapped = out.type.shape();
+    std::swap(swapped[swapped.size() - 1], swapped[swapped.size() - 2]);
+    out.bytes = SwapMinor(SwapMinor(in.bytes, in.type.shape(), in.width()), swapped, out.width());
+    out.shadow = SwapMinor(SwapMinor(in.shadow, in.type.shape(), in.width()), swapped, out.width());
+  }
   if (out.element() == ElementType::kI1) {
     for (uint8_t& byte : out.bytes) byte = byte != 0 ? 1 : 0;
     for (uint8_t& byte : out.shadow) byte = byte != 0 ? 1 : 0;
@@ -79,6 +109,12 @@ absl::Status PrepareElementwise(Builder& b, const Op& op) {
     const Type in = op.operands[0].type(), out = op.results[0]->type;
     if (IsInt4(in.element()) || IsInt4(out.element())) {
       return b.Unsupported(op, Cat(op.name(), " from ", in.ToString(), " to ", out.ToString(), " (4-bit types)"));
+    }
+    // (The emitter's limits, which the engines share.)
+    if (RowBitcast(op) && (in.element() == ElementType::kI1 || out.element() == ElementType::kI1 ||
+                           in.NumElements() * ByteWidth(in.element()) > 512)) {
+      return b.Unsupported(op, Cat("bitcast {dim = -2} from ", in.ToString(), " to ", out.ToString(),
+                                   " (masks, 4-bit types and values over 512 bytes)"));
     }
     return absl::OkStatus();
   }

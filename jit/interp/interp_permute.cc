@@ -60,9 +60,11 @@ int32_t Sort(Exec& x, const Op& op) {
   const Attribute* desc = op.FindAttr("descending");
   bool descending = shape.key_val && desc != nullptr && desc->value.operand.int_value != 0;
   bool is_signed = Info(e).kind == ElementKind::kSigned;
-  // lax.sort compares integers as unsigned, like the hardware: checked mode
-  // warns once a signed key is negative.
-  if (!shape.key_val && is_signed && (x.ctx->checks & SCJIT_CHECK_SORT_SIGN) != 0) {
+  // lax.sort compares integers as unsigned, like the hardware, before JAX
+  // 0.12.1 (which flips i32 keys' sign bits): checked mode warns once a signed
+  // key is negative.
+  bool signed_order = is_signed && (shape.key_val || x.program.options.signed_sort_keys);
+  if (is_signed && !signed_order && (x.ctx->checks & SCJIT_CHECK_SORT_SIGN) != 0) {
     bool negative = false;  // (of the written keys: the poison of a padding lane is no user's key)
     for (int64_t i = 0; i < lanes; ++i) {
       negative = negative || (keys.shadow_at(i) == 0 && SignExtend(WidenInt4(keys.at(i), e), shape.key_bits) < 0);
@@ -76,7 +78,7 @@ int32_t Sort(Exec& x, const Op& op) {
   Bits out_flag = Bits{1} << (shape.key_bits + shape.index_bits);
   std::vector<Bits> order(static_cast<size_t>(lanes));
   for (int64_t i = 0; i < lanes; ++i) {
-    Bits key = SortOrder(WidenInt4(keys.at(i), e), e, shape.key_bits, shape.key_val && is_signed, descending);
+    Bits key = SortOrder(WidenInt4(keys.at(i), e), e, shape.key_bits, signed_order, descending);
     order[i] = (key << shape.index_bits) | static_cast<Bits>(i);
     if (mask && (mask->at(i) & 1) == 0) order[i] = out_flag | static_cast<Bits>(i);
   }

@@ -293,6 +293,9 @@ absl::Status PrepareView(Builder& b, const Op& op) {
     if (op.kind == OpKind::kViewReshape && out.NumElements() == kDynamic) {
       return b.Unsupported(op, "a view_reshape to a shape of dynamic size");
     }
+    if (op.kind == OpKind::kViewSubcoreSlice && Reinterpreted(ref.value)) {
+      return b.Unsupported(op, "view_subcore_slice of a view_bitcast, view_reshape or idx(...) view");
+    }
   }
   b.SitesOf(op).main = b.Site(op, Print(ref), ref.loc);
   return absl::OkStatus();
@@ -301,7 +304,11 @@ absl::Status PrepareView(Builder& b, const Op& op) {
 int32_t ExecView(Exec& x, const Op& op) {
   Ref v;
   if (int32_t s = x.View(op.operands[0], x.program.SitesOf(op).main, &v); s != 0) return s;
-  if (op.kind != OpKind::kView) v = Reinterpret(v, op);
+  if (op.kind == OpKind::kViewSubcoreSlice) {
+    v = SubcoreSlice(v, op.results[0]->type.shape().back(), x.ctx->subcore);
+  } else if (op.kind != OpKind::kView) {
+    v = Reinterpret(v, op);
+  }
   x.SetRef(op.results[0], std::move(v));
   return 0;
 }

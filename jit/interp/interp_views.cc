@@ -156,6 +156,14 @@ Ref Reinterpret(const Ref& r, const Op& op) {
   return v;
 }
 
+Ref SubcoreSlice(const Ref& r, int64_t n, int subcore) {
+  Ref v = r;
+  int last = v.rank() - 1;
+  v.ptr += subcore * n * v.strides[last] * ByteWidth(v.element);
+  v.sizes[last] = n;
+  return v;
+}
+
 Ref IndexChain(const Ref& r, ViewStage stage, std::vector<int64_t> groups) {
   stage.kind = ViewStage::Kind::kIndex;
   stage.element = r.element;

@@ -334,6 +334,8 @@ std::vector<int64_t> FirstElements(int64_t n);
 // and an indexer applied to a chained view.
 Ref Reinterpret(const Ref& r, const Op& op);
 Ref IndexChain(const Ref& r, ViewStage stage, std::vector<int64_t> groups);
+// view_subcore_slice: `subcore`'s n columns of a strided ref's minor dimension.
+Ref SubcoreSlice(const Ref& r, int64_t n, int subcore);
 // Slices of dimensions a view_bitcast packed (Ref::groups), as the emitter's
 // IndexGroup: when a static slice of `o` straddles groups, the view is one the
 // emitter takes unit by unit and nothing is checked (Straddles); otherwise a

@@ -18,12 +18,13 @@ struct Arenas {
 };
 
 // The root refs of the fetch_and_add ops of `r` (FAA-3: at most an indexer on them).
-void FetchAndAddTargets(const Region& r, absl::flat_hash_set<const Value*>* out) {
+// The root refs of the first operands of ops of kind `kind`.
+void RootsOf(OpKind kind, const Region& r, absl::flat_hash_set<const Value*>* out) {
   for (const auto& op : r.ops) {
-    if (op->kind == OpKind::kFetchAndAdd && !op->operands.empty() && op->operands[0].value != nullptr) {
+    if (op->kind == kind && !op->operands.empty() && op->operands[0].value != nullptr) {
       out->insert(ViewRoot(op->operands[0].value));
     }
-    for (const auto& region : op->regions) FetchAndAddTargets(*region, out);
+    for (const auto& region : op->regions) RootsOf(kind, *region, out);
   }
 }
 
@@ -87,7 +88,10 @@ class RefUses {
 
 class Planner {
  public:
-  Planner(KernelInfo& info, const KernelDef& kernel) : info_(info) { FetchAndAddTargets(kernel.body, &fetch_and_add_targets_); }
+  Planner(KernelInfo& info, const KernelDef& kernel) : info_(info) {
+    RootsOf(OpKind::kFetchAndAdd, kernel.body, &fetch_and_add_targets_);
+    RootsOf(OpKind::kViewSubcoreSlice, kernel.body, &subcore_sliced_);
+  }
 
   // Gives `v` (a ref or semaphore type) a slot at the current end of its arena;
   // a data ref's slot holds `copies` consecutive copies of it.
@@ -124,6 +128,9 @@ class Planner {
                                                              : &a.vmem;
       slot.offset = *end;
       *end = AlignUp(*end + std::max<int64_t>(bytes * copies, 1), kSlotAlign);
+      // The subcores write a sliced VMEM_SHARED buffer with plain stores, which
+      // the init check does not follow: it starts as zeros, taken as written.
+      if (poison && subcore_sliced_.contains(v)) poison = false;
       if (poison) info_.layout.poison.push_back(PoisonRange{t.space(), slot.offset, t.NumElements(), t.element()});
       info_.layout.buffers.push_back(ArenaBuffer{Cat("%", v->name), t.space(), slot.offset, t.element(),
                                                  Shape(t.shape().begin(), t.shape().end()), copies,
@@ -161,6 +168,7 @@ class Planner {
  private:
   KernelInfo& info_;
   absl::flat_hash_set<const Value*> fetch_and_add_targets_;
+  absl::flat_hash_set<const Value*> subcore_sliced_;  // view_subcore_slice's roots
 };
 
 }  // namespace

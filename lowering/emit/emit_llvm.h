@@ -44,6 +44,10 @@ struct EmitOptions {
   // The host has AVX-512CD: scan_count of a 16- or 8-lane 32-bit row is
   // vpconflictd (emit_lanes.cc).
   bool conflict_detection = false;
+  // lax.sort orders signed integer keys as signed: JAX 0.12.1 flips the sign
+  // bit of i32 keys around the hardware's unsigned sort (before, they order as
+  // unsigned, with checked mode's RT-SORT-SIGN warning).
+  bool signed_sort_keys = false;
 };
 
 struct EmittedKernel {

@@ -256,6 +256,49 @@ absl::Status Emitter::EmitUnpack(const Op& op) {
 // x.view(dtype) on a little-endian machine is the same bytes read with the new
 // element type: an LLVM vector bitcast, or a large value's buffer reused. i1
 // elements are the bytes 0/1; bytes read as i1 are `byte != 0`.
+namespace {
+
+// The shuffle mask that swaps the last two dimensions of a row-major value of
+// `shape` (..., R, C): lane (..., c, r) of the result is lane (..., r, c).
+std::vector<int> SwapMinorMask(const Shape& shape) {
+  int64_t r = shape[shape.size() - 2], c = shape.back(), n = 1;
+  for (int64_t d : shape) n *= d;
+  std::vector<int> mask;
+  for (int64_t base = 0; base < n; base += r * c) {
+    for (int64_t j = 0; j < c; ++j) {
+      for (int64_t i = 0; i < r; ++i) mask.push_back(static_cast<int>(base + i * c + j));
+    }
+  }
+  return mask;
+}
+
+}  // namespace
+
+// pltpu.bitcast along the second-minor dimension (`{dim = -2}`): element (a, b)
+// of a k-times wider result is made of elements (k*a + j, b), j = 0 the low
+// bits; the reverse for a narrower one. That is the minor-dimension bitcast of
+// the transposed value, transposed back.
+absl::Status Emitter::EmitRowBitcast(const Op& op) {
+  const Operand& x = op.operands[0];
+  const Type& in = x.type();
+  const Type& out = op.results[0]->type;
+  if (Large(in) || Large(out) || in.element() == ElementType::kI1 || out.element() == ElementType::kI1 ||
+      IsInt4(in.element()) || IsInt4(out.element())) {
+    return Unsupported(kernel_, op, Cat("bitcast {dim = -2} from ", in.ToString(), " to ", out.ToString(),
+                                        " (masks, 4-bit types and values over 512 bytes)"));
+  }
+  Shape swapped_out = out.shape();
+  std::swap(swapped_out[swapped_out.size() - 1], swapped_out[swapped_out.size() - 2]);
+  std::vector<int> to_columns = SwapMinorMask(in.shape()), back = SwapMinorMask(swapped_out);
+  auto move = [&](llvm::Value* v, llvm::Type* ty) {
+    llvm::Value* columns = b_.CreateShuffleVector(v, to_columns);
+    return b_.CreateShuffleVector(b_.CreateBitCast(columns, ty), back);
+  };
+  Set(op.results[0], move(ValueOf(x), ValueTy(out)));
+  if (HasShadow(x)) SetShadow(op.results[0], move(ShadowOf(x), ShadowTy(out)), OriginOf(x), /*settle=*/false);
+  return absl::OkStatus();
+}
+
 absl::Status Emitter::EmitBitcast(const Op& op) {
   const Operand& x = op.operands[0];
   const Type& in = x.type();
@@ -265,6 +308,9 @@ absl::Status Emitter::EmitBitcast(const Op& op) {
   // Init check: the shadow's bits move as the value's do (an i1 is unwritten
   // when a bit of its byte is); a copy, not a computation.
   bool shadows = HasShadow(x);
+  if (const Attribute* a = op.FindAttr("dim"); a != nullptr && a->value.operand.int_value == -2) {
+    return EmitRowBitcast(op);
+  }
   if (Large(out)) {
     if (!to_bool) {
       SetBuffer(op.results[0], BufferOf(x));

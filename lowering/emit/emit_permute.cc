@@ -131,9 +131,12 @@ absl::Status Emitter::EmitSort(const Op& op) {
   unsigned used = key_bits + index_bits + (masked ? 1 : 0);
   if (used > 64) return Unsupported(kernel_, op, Cat("sorting ", IrName(e), " keys"));
 
-  // lax.sort compares integers as unsigned, like the hardware (runtime.md §7.5):
-  // checked mode warns once a signed key is negative (one compare, one branch).
-  if (!key_val && Info(e).kind == ElementKind::kSigned) {
+  // lax.sort compares integers as unsigned, like the hardware (runtime.md §7.5),
+  // before JAX 0.12.1: checked mode warns once a signed key is negative (one
+  // compare, one branch).
+  bool is_signed = Info(e).kind == ElementKind::kSigned;
+  bool signed_order = is_signed && (key_val || options_.signed_sort_keys);
+  if (is_signed && !signed_order) {
     // (Of the written keys: the poison of a padding lane is no user's key.)
     llvm::Value* neg = b_.CreateICmpSLT(keys, llvm::Constant::getNullValue(keys->getType()));
     if (HasShadow(ops[0])) {
@@ -158,7 +161,7 @@ absl::Status Emitter::EmitSort(const Op& op) {
   std::vector<llvm::Constant*> iota;
   for (int64_t i = 0; i < lanes; ++i) iota.push_back(llvm::ConstantInt::get(order_elem, static_cast<uint64_t>(i)));
   llvm::Value* lane = llvm::ConstantVector::get(iota);
-  llvm::Value* key_order = SortOrder(keys, e, key_val && Info(e).kind == ElementKind::kSigned, descending);
+  llvm::Value* key_order = SortOrder(keys, e, signed_order, descending);
   llvm::Value* order =
       b_.CreateOr(b_.CreateShl(b_.CreateZExt(key_order, order_ty), static_cast<uint64_t>(index_bits)), lane);
   llvm::Constant* out_flag = nullptr;  // masked-out lanes: the flag and their index

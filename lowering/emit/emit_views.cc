@@ -475,7 +475,28 @@ std::optional<RefVal> Emitter::StridedReshape(const RefVal& r, const Type& out) 
   return Build(r, r.element, l);
 }
 
+// plsc.slice_subcore_vmem_from_shared: subcore s sees columns [s*n, (s+1)*n)
+// of the shared ref's minor dimension. The view stays in VMEM_SHARED's memory
+// (its DMAs are shared ones); its loads and stores are not in the arenas the
+// race and init checks watch (docs/runtime.md).
+absl::Status Emitter::EmitSubcoreSlice(const Op& op) {
+  RefVal r = *BaseRef(op.operands[0].value);
+  if (r.semaphore || r.reinterpreted() || !r.spans.empty() || r.indices || r.rank() == 0) {
+    return Unsupported(kernel_, op, "view_subcore_slice of a view_bitcast, view_reshape or idx(...) view");
+  }
+  int last = r.rank() - 1;
+  int64_t n = op.results[0]->type.shape().back();
+  llvm::Value* subcore = b_.CreateZExt(Ctx(CtxField::kSubcore), b_.getInt64Ty());
+  llvm::Value* offset = b_.CreateMul(b_.CreateMul(subcore, I64(n)), r.strides[last]);
+  RefVal v = r;
+  v.sizes[last] = I64(n);
+  v.ptr = Address(r, offset);
+  vals_[op.results[0]].ref = std::make_shared<RefVal>(std::move(v));
+  return absl::OkStatus();
+}
+
 absl::Status Emitter::EmitRefView(const Op& op) {
+  if (op.kind == OpKind::kViewSubcoreSlice) return EmitSubcoreSlice(op);
   RefVal r = *BaseRef(op.operands[0].value);
   const Type& in = op.operands[0].value->type;
   const Type& out = op.results[0]->type;

@@ -513,6 +513,7 @@ class Emitter {
   absl::Status EmitUnpack(const Op& op);
   llvm::Value* PackConvert(llvm::Value* v, ElementType from, ElementType to);
   absl::Status EmitBitcast(const Op& op);
+  absl::Status EmitRowBitcast(const Op& op);  // {dim = -2}: pltpu.bitcast
   absl::Status EmitMemory(const Op& op);
   // load_gather, store_scatter, addupdate_scatter (emit_gather.cc).
   absl::Status EmitGatherScatter(const Op& op);
@@ -543,8 +544,9 @@ class Emitter {
                      llvm::Value* states, int64_t w);
   // The address of byte j (an i64) of the element of lane `lane` (an i64).
   llvm::Value* LaneByte(const RefVal& r, const std::vector<llvm::Value*>& offsets, llvm::Value* lane, llvm::Value* j);
-  // view_bitcast, view_reshape (emit_views.cc).
+  // view_bitcast, view_reshape, view_subcore_slice (emit_views.cc).
   absl::Status EmitRefView(const Op& op);
+  absl::Status EmitSubcoreSlice(const Op& op);
   absl::Status EmitDma(const Op& op);
   // Indirect DMAs (emit_indirect.cc): the index list of an idx(...) entry, and
   // the descriptor fields past `add` (runtime/abi.h scjit_dma) for a DMA

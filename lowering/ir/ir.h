@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lowering/base/jax_release.h"
 #include "lowering/base/origins.h"
 #include "lowering/base/source.h"
 #include "lowering/base/target.h"
@@ -358,6 +359,8 @@ struct Module {
   bool complete = true;  // false when a syntax error stopped the parser
   std::optional<TargetId> target;  // `target "..."`, if written
   Location target_loc;
+  std::optional<JaxRelease> jax;    // `jax "..."`, if written: the release whose SC rules apply
+  Location jax_loc;
   std::vector<std::unique_ptr<KernelDef>> kernels;
   OriginMap origins;  // the `loc(...)` of ops, by the line they start on
 

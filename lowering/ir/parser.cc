@@ -164,6 +164,7 @@ class Parser {
 
   // --- Grammar -------------------------------------------------------------------
   bool ParseTarget();
+  bool ParseJax();
   bool ParseKernel();
   bool ParseMesh(KernelDef& k);
   bool ParseDevices(KernelDef& k);
@@ -405,10 +406,12 @@ std::unique_ptr<Module> Parser::ParseModule() {
     }
     if (AtIdent("target")) {
       if (!ParseTarget()) break;
+    } else if (AtIdent("jax")) {
+      if (!ParseJax()) break;
     } else if (AtIdent("kernel")) {
       if (!ParseKernel()) break;
     } else {
-      SyntaxError("'kernel' or 'target'");
+      SyntaxError("'kernel', 'target' or 'jax'");
     }
   }
   module->complete = !failed_;
@@ -430,6 +433,28 @@ bool Parser::ParseTarget() {
     module_->target_loc = loc;
   } else {
     Report(DiagId::kIrTarget, loc, {{"name", tok_.str}, {"targets", TargetNameList()}});
+  }
+  Advance();
+  return true;
+}
+
+bool Parser::ParseJax() {
+  Location kw = Loc(tok_);
+  Advance();
+  if (!At(Tok::kString)) return SyntaxError("a JAX release string such as \"0.12.1\"");
+  Location loc = Loc(tok_);
+  absl::StatusOr<JaxRelease> release = ParseJaxRelease(tok_.str);
+  if (module_->jax.has_value() || !module_->kernels.empty()) {
+    Report(DiagId::kIrKernel, kw,
+           {{"detail", module_->jax.has_value() ? "the JAX release is given twice"
+                                                : "'jax' must come before the first kernel"}});
+  } else if (tok_.str.empty() || !release.ok()) {
+    Report(DiagId::kIrKernel, loc,
+           {{"detail", Cat("'", tok_.str, "' is not a JAX release scjit answers for (", kOldestJax.ToString(), " to ",
+                           kNewestJax.ToString(), ")")}});
+  } else {
+    module_->jax = *release;
+    module_->jax_loc = loc;
   }
   Advance();
   return true;

@@ -368,7 +368,9 @@ std::string Print(const KernelDef& kernel) {
 
 std::string Print(const Module& module) {
   std::string out;
-  if (module.target) Append(&out, "target \"", Info(*module.target).name, "\"\n\n");
+  if (module.target) Append(&out, "target \"", Info(*module.target).name, "\"\n");
+  if (module.jax) Append(&out, "jax \"", module.jax->ToString(), "\"\n");
+  if (module.target || module.jax) out += "\n";
   for (size_t i = 0; i < module.kernels.size(); ++i) {
     if (i > 0) out += '\n';
     out += Print(*module.kernels[i]);

@@ -174,6 +174,7 @@ class Verifier {
   bool ExpectMemory(const Op& op, const Operand& ref);
   void VerifyView(Op& op);                            // the kView family: a view of one ref
   void VerifyRefCast(Op& op);                         // view_bitcast, view_reshape: the view's type
+  void VerifySubcoreSlice(Op& op);                    // view_subcore_slice: a VMEM view of VMEM_SHARED
   void VerifySelectRef(Op& op);                       // an integer choosing between refs of one type
   void VerifyMemory(Op& op);                          // the kMemory family: an access to a ref view
   void VerifyLoad(Op& op, const Type& view);          // get, load_expanded
@@ -1107,6 +1108,17 @@ void Verifier::VerifyConvert(Op& op) {
     TypeError(op, op.loc, Cat("cannot turn ", in.ToString(), " into ", out.ToString()));
     return;
   }
+  int64_t dim = -1;
+  if (const Attribute* a = op.kind == OpKind::kBitcast ? op.FindAttr("dim") : nullptr; a != nullptr) {
+    dim = a->value.operand.int_value;
+    if (dim != -1 && dim != -2) {
+      Detail(DiagId::kIrAttr, a->loc,
+             Cat("'bitcast' takes {dim = -1} (the minor dimension, plsc.bitcast; the default) or {dim = -2} (the "
+                 "second-minor one, pltpu.bitcast's default), not ", dim));
+      return;
+    }
+  }
+  if (dim == -2 && in.rank() < 2) return;  // BC-5, an SC rule
   if (op.kind == OpKind::kConvert || in.is_scalar()) {
     // Scalar bitcasts of different widths are BC-1, an SC rule.
     if (in.shape() != out.shape()) {
@@ -1114,11 +1126,13 @@ void Verifier::VerifyConvert(Op& op) {
     }
     return;
   }
-  // Value bitcasts rescale the minor dimension (numpy's x.view(dtype)).
-  int64_t minor_bits = in.shape().back() * BitWidth(in.element());
-  if (minor_bits % BitWidth(out.element()) != 0) return;  // BC-2, an SC rule
+  // Value bitcasts rescale the minor dimension (numpy's x.view(dtype)), or
+  // with {dim = -2} the second-minor one.
   Shape shape = in.shape();
-  shape.back() = minor_bits / BitWidth(out.element());
+  int64_t& scaled = shape[shape.size() - (dim == -2 ? 2 : 1)];
+  int64_t bits = scaled * BitWidth(in.element());
+  if (bits % BitWidth(out.element()) != 0) return;  // BC-2, an SC rule
+  scaled = bits / BitWidth(out.element());
   CheckResult(op, 0, Type::Vector(out.element(), shape));
 }
 
@@ -1565,6 +1579,10 @@ bool Verifier::ExpectMemory(const Op& op, const Operand& ref) {
 void Verifier::VerifyView(Op& op) {
   Operand& ref = op.operands[0];
   if (!NotLiteral(op, ref, "ref") || !ExpectMemory(op, ref)) return;
+  if (op.kind == OpKind::kViewSubcoreSlice) {
+    VerifySubcoreSlice(op);
+    return;
+  }
   if (op.kind != OpKind::kView) {
     VerifyRefCast(op);
     return;
@@ -1592,6 +1610,28 @@ void Verifier::VerifyRefCast(Op& op) {
     Shape shape = in.shape();
     shape[shape.size() - 2] = shape[shape.size() - 2] * in_bits / out_bits;
     CheckResult(op, 0, Type::Ref(in.space(), out.element(), shape));
+  }
+}
+
+// The result's minor dimension is the ref's divided by the target's subcores,
+// which the SC rules know (XF-13); here it only has to divide it.
+void Verifier::VerifySubcoreSlice(Op& op) {
+  Operand& ref = op.operands[0];
+  if (!NoIndexer(op, ref)) return;
+  const Type& in = ref.value->type;
+  const Type& out = op.results[0]->type;
+  if (!in.is_ref() || in.space() != MemorySpace::kVmemShared || in.rank() == 0) {
+    TypeError(op, ref.loc, Cat("slices a VMEM_SHARED ref of rank 1 or more, got ", in.ToString()));
+    return;
+  }
+  bool fits = out.is_ref() && out.space() == MemorySpace::kVmem && out.element() == in.element() &&
+              out.rank() == in.rank();
+  for (int d = 0; fits && d + 1 < in.rank(); ++d) fits = out.shape()[d] == in.shape()[d];
+  int64_t minor = in.shape().back(), got = fits ? out.shape().back() : 0;
+  if (!fits || minor == kDynamic || got == kDynamic || got <= 0 || minor % got != 0) {
+    TypeError(op, op.results[0]->loc,
+              Cat("views ", in.ToString(), " as a VMEM ref of its element type and shape but the minor dimension, "
+                  "divided by the chip's subcores, not ", out.ToString()));
   }
 }
 

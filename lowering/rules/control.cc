@@ -32,9 +32,15 @@ bool LoweredOnlyLater(OpKind op, JaxRelease release) {
 // subcore type, if `op` needs one: the op's own name (IR names are Pallas'
 // primitive names), or for reduce_and/reduce_or on the scalar subcore the
 // primitive they lower through (jnp.min / jnp.max of a float proxy).
+// pltpu.bitcast (`bitcast {dim = -2}`): a TensorCore rule only before JAX 0.12.0.
+bool TensorCoreBitcast(const Ctx& c) {
+  const Attribute* a = c.op.kind == K::kBitcast ? c.op.FindAttr("dim") : nullptr;
+  return a != nullptr && a->value.operand.int_value == -2 && c.jax < JaxRelease{0, 12, 0};
+}
+
 std::optional<std::string> UnloweredPrimitive(const Ctx& c) {
   const OpInfo& info = c.op.info();
-  if (info.has(kTcOnly) || LoweredOnlyLater(c.op.kind, c.jax)) return std::string(info.name);
+  if (info.has(kTcOnly) || LoweredOnlyLater(c.op.kind, c.jax) || TensorCoreBitcast(c)) return std::string(info.name);
   if (!OnScalarMesh(c)) return std::nullopt;
   if (info.has(kVectorOnly)) return std::string(info.name);
   if (c.op.kind == K::kReduceOr) return std::string("reduce_max");
@@ -82,6 +88,10 @@ std::optional<Violation> Unimplemented(const Ctx& c) {  // GEN-1
   if (c.op.info().has(kTcOnly)) {
     note = Cat("`", op, "` has a lowering rule for the TensorCore only; no SparseCore kernel can use it");
     help = TcOnlyFix(c.op.kind);
+  } else if (TensorCoreBitcast(c)) {
+    note = Cat("`bitcast {dim = -2}` is pltpu.bitcast, which JAX ", c.jax.ToString(),
+               " lowers for the TensorCore only; its SparseCore rule came in JAX 0.12.0");
+    help = "bitcast along the minor dimension (no `dim`: plsc.bitcast), or use JAX 0.12.0 or newer";
   } else if (LoweredOnlyLater(c.op.kind, c.jax)) {
     std::string since = SparseCoreRuleSince(c.op.kind).ToString();
     note = Cat("JAX ", c.jax.ToString(), " has no SparseCore lowering rule for `", op, "`; it came in JAX ", since);
@@ -155,6 +165,13 @@ std::string Dimensions(int64_t n) { return n == 1 ? "1 dimension" : Cat(n, " dim
 // A negative axis passes the trace-time lookup (Python indexing) and fails in
 // the lowering rule, whose grid inside a pipeline is the pipeline grid followed
 // by the mesh axes.
+std::optional<Violation> ProgramIdInMap(const Ctx& c) {  // PIPE-33 (pipeline.py::emit_pipeline, 0.12.1)
+  for (const Region* r = c.op.parent; r != nullptr; r = r->parent != nullptr ? r->parent->parent : nullptr) {
+    if (r->is_pipeline_map) return Violation{DiagId::kPipe33, c.op.loc, {}, "the program_id is in a pipeline operand's index map", ""};
+  }
+  return std::nullopt;
+}
+
 std::optional<Violation> GridAxis(const Ctx& c) {
   const Operand& axis_op = c.op.operands[0];
   int64_t axis = axis_op.int_value;
@@ -471,6 +488,7 @@ const std::vector<OpRule> kRules = {
     {DiagId::kCf1, {K::kFor}, FullUnrollDynamic},
     {DiagId::kPl1, {K::kParallelFor}, TransformedRefCarry},
     {DiagId::kPl2, {K::kParallelFor}, RefCarry},
+    {DiagId::kPipe33, {K::kProgramId}, ProgramIdInMap},
     {DiagId::kCf6, {K::kProgramId, K::kNumPrograms}, GridAxis, {DiagId::kCf7}},
     {DiagId::kCf8, {K::kAxisIndex}, UnknownAxis},
     {DiagId::kMesh15, {K::kAlloc, K::kPipeline}, ScopedVmemOnScalarMesh},
@@ -502,7 +520,7 @@ struct OpRelease {
 constexpr OpRelease kOpReleases[] = {
     {OpKind::kSqrt, {0, 11, 0}},  {OpKind::kRsqrt, {0, 11, 0}}, {OpKind::kTanh, {0, 11, 1}},
     {OpKind::kLog, {0, 11, 1}},   {OpKind::kLog2, {0, 11, 2}},  {OpKind::kRound, {0, 11, 2}},
-    {OpKind::kMulhi, {0, 12, 0}}, {OpKind::kFmuladd, {0, 12, 1}},
+    {OpKind::kMulhi, {0, 12, 0}}, {OpKind::kFmuladd, {0, 12, 1}}, {OpKind::kViewSubcoreSlice, {0, 12, 0}},
 };
 }  // namespace
 

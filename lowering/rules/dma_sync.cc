@@ -86,7 +86,9 @@ struct Chain {
 
 void WalkBack(const Value* v, Chain* c) {
   const Op* def = DefOf(v);
-  if (def != nullptr && IsViewOp(def->kind) && !def->operands.empty() && def->operands[0].value != nullptr) {
+  // (A subcore slice is a memref of its own, which later views start from.)
+  if (def != nullptr && IsViewOp(def->kind) && def->kind != K::kViewSubcoreSlice && !def->operands.empty() &&
+      def->operands[0].value != nullptr) {
     const Operand& in = def->operands[0];
     WalkBack(in.value, c);
     if (def->kind == K::kView) {
@@ -900,6 +902,26 @@ std::optional<Violation> BitcastSqueezed(const Ctx& c) {  // XF-3 (lowering.py::
                    ""};
 }
 
+std::optional<Violation> SubcoreSliceShape(const Ctx& c) {  // XF-13 (sc_core.py::SharedMemRefSliceTransform)
+  const Type& in = c.op.operands[0].value->type;
+  const Type& out = c.op.results[0]->type;
+  int64_t n = in.shape().back(), subcores = c.target.subcores;
+  if (n % subcores != 0) {
+    return Violation{DiagId::kXf13, c.op.loc, {{"n", Cat(n)}, {"subcores", Cat(subcores)}},
+                     Cat("%", c.op.operands[0].value->name, " : ", in.ToString(), " on ", c.target.name), ""};
+  }
+  if (out.shape().back() == n / subcores) return std::nullopt;
+  return Violation{DiagId::kXf13, c.op.loc, {{"n", Cat(n)}, {"subcores", Cat(subcores)}},
+                   Cat("it is: each of the ", subcores, " subcores of ", c.target.name, " sees ", n / subcores,
+                       " of the ", n, " columns, not ", out.shape().back()),
+                   Cat("declare the view's minor dimension ", n / subcores)};
+}
+
+std::optional<Violation> SubcoreSliceMesh(const Ctx& c) {  // XF-14 (lowering.py::_transform_ref)
+  if (c.kernel.mesh.kind != MeshKind::kScalar) return std::nullopt;
+  return Violation{DiagId::kXf14, c.op.loc, {{"kernel_type", "sc_scalar_subcore"}}, "the kernel's mesh is scalar", ""};
+}
+
 std::optional<Violation> ReshapeRules(const Ctx& c) {  // XF-6, XF-7, XF-8 (lowering.py::_reshape_memref)
   const Type& in = c.op.operands[0].value->type;
   const Type& out = c.op.results[0]->type;
@@ -1389,6 +1411,8 @@ const std::vector<OpRule> kRules = {
     {DiagId::kXf3, {K::kViewBitcast}, BitcastSqueezed},
     {DiagId::kXf6, {K::kViewReshape}, ReshapeRules, {DiagId::kXf7, DiagId::kXf8}},
     {DiagId::kXf9, {K::kSelectRef}, SelectRefUses},
+    {DiagId::kXf14, {K::kViewSubcoreSlice}, SubcoreSliceMesh},
+    {DiagId::kXf13, {K::kViewSubcoreSlice}, SubcoreSliceShape},
     // Semaphores: check_sem_avals (signal/wait at trace time, read when lowered),
     // the abstract evals, the lowering rules, then Mosaic's operand types.
     {DiagId::kSem1, kSemOps, SemNotRef},

@@ -50,7 +50,9 @@ UseKind OperandUse(const Op& op, size_t i) {
 }  // namespace
 
 bool IsDma(OpKind k) { return k == K::kDmaStart || k == K::kDmaWait || k == K::kCopy; }
-bool IsViewOp(OpKind k) { return k == K::kView || k == K::kViewBitcast || k == K::kViewReshape; }
+bool IsViewOp(OpKind k) {
+  return k == K::kView || k == K::kViewBitcast || k == K::kViewReshape || k == K::kViewSubcoreSlice;
+}
 
 const std::vector<Use>& PartUses::Of(const Value* v) {
   if (!built_) Build();

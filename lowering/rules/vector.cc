@@ -255,6 +255,15 @@ std::optional<Violation> ScatterSpace(const Ctx& c) {  // GS-13
 
 // --- BC: plsc.bitcast ------------------------------------------------------------------
 
+// The dimension a bitcast rescales: -1 (plsc.bitcast) or -2 ({dim = -2}).
+int64_t BitcastDim(const Op& op) { return IntAttr(op, "dim", -1); }
+
+std::optional<Violation> BitcastRank(const Ctx& c) {  // BC-5 (primitives.py::bitcast, 0.12.0 on)
+  if (BitcastDim(c.op) != -2 || c.op.operands[0].type().rank() >= 2) return std::nullopt;
+  return Violation{DiagId::kBc5, c.op.loc, {}, Cat("the operand is ", Typed(c.op.operands[0])),
+                   "bitcast along the minor dimension (drop `dim`), or `reshape` to 2-D first"};
+}
+
 std::optional<Violation> BitcastScalar(const Ctx& c) {  // BC-1
   Type in = c.op.operands[0].type();
   const Type& out = c.op.results[0]->type;
@@ -275,7 +284,9 @@ std::optional<Violation> BitcastMinor(const Ctx& c) {  // BC-2
   const Type& out = c.op.results[0]->type;
   if (!in.is_vector()) return std::nullopt;
   int old_bits = Bits(in.element()), new_bits = Bits(out.element());
-  int64_t minor = in.shape().back();
+  bool second_minor = BitcastDim(c.op) == -2;  // (JAX 0.12.0's words only: GEN-1 before)
+  int dim = in.rank() - (second_minor ? 2 : 1);
+  int64_t minor = in.shape()[dim];
   if ((minor * old_bits) % new_bits == 0) return std::nullopt;
   return Violation{DiagId::kBc2,
                    c.op.loc,
@@ -284,13 +295,14 @@ std::optional<Violation> BitcastMinor(const Ctx& c) {  // BC-2
                     {"dtype", Dtype(out.element())},
                     {"new_bitwidth", Cat(new_bits)},
                     {"x.shape[-1]=", Cat("x.shape[-1]=", minor)},
-                    {"dim", Cat(in.rank() - 1)},  // JAX 0.12.0's words
+                    {"dim", Cat(dim)},  // JAX 0.12.0's words
                     {"dim_size", Cat(minor)},
                     {"ty", Dtype(out.element())}},
-                   Cat("the operand is ", Typed(c.op.operands[0]), ": its minor dimension holds ", minor * old_bits,
-                       " bits, not a multiple of ", new_bits),
-                   "make the minor dimension's bit size a multiple of the new width (bitcast rescales the last "
-                   "dimension)"};
+                   Cat("the operand is ", Typed(c.op.operands[0]), ": its ", second_minor ? "second-minor" : "minor",
+                       " dimension holds ", minor * old_bits, " bits, not a multiple of ", new_bits),
+                   second_minor ? "make the second-minor dimension's bit size a multiple of the new width"
+                                : "make the minor dimension's bit size a multiple of the new width (bitcast rescales "
+                                  "the last dimension)"};
 }
 
 // --- PK / UP: plsc.pack / plsc.unpack ---------------------------------------------------
@@ -497,6 +509,14 @@ std::optional<Violation> ReduceAxes(const Ctx& c) {  // RED-1
   return Violation{DiagId::kRed1, x.loc, {{"axes", AllAxes(t.rank())}},
                    Cat("`", c.op.name(), "` reduces every axis of ", Typed(x)),
                    "reduce 1-D vectors: `reshape` to 1-D first, or reduce row by row"};
+}
+
+// RED-3 (0.12.0 on): reduce_max/reduce_min of booleans (the scan unit's
+// max/min takes floats and integers).
+std::optional<Violation> BoolReduce(const Ctx& c) {
+  if (!VectorMesh(c) || c.op.operands[0].type().element() != E::kI1) return std::nullopt;
+  return Violation{DiagId::kRed3, c.op.operands[0].loc, {{"dtype", "bool"}},
+                   Cat("`", c.op.name(), "` of ", Typed(c.op.operands[0])), ""};
 }
 
 // RED-2 (0.12.0 on): reduce_max/reduce_min of signed integers other than i32.
@@ -866,6 +886,7 @@ const std::vector<OpRule> kRules = {
     {DiagId::kGs8, kGathers, GatherSpace},
     {DiagId::kGs13, kScatters, ScatterSpace},
     // plsc.bitcast.
+    {DiagId::kBc5, {K::kBitcast}, BitcastRank},
     {DiagId::kBc1, {K::kBitcast}, BitcastScalar},
     {DiagId::kBc2, {K::kBitcast}, BitcastMinor},
     // plsc.pack / plsc.unpack.
@@ -888,6 +909,7 @@ const std::vector<OpRule> kRules = {
     {DiagId::kCum5, {K::kCumsum}, CumsumRank},
     {DiagId::kCum6, {K::kCumsum}, CumsumReverse},
     {DiagId::kRed1, kReduces, ReduceAxes},
+    {DiagId::kRed3, {K::kReduceMax, K::kReduceMin}, BoolReduce},
     {DiagId::kRed2, {K::kReduceMax, K::kReduceMin}, NarrowSignedReduce},
     // lax.sort (lowering) and plsc.sort_key_val (abstract eval).
     {DiagId::kSort1, {K::kSort}, SortDimension},

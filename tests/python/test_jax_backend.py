@@ -388,6 +388,78 @@ def test_a_push_stream_runs_as_on_a_tpu(with_src_sem, sem_none):
         assert "src_sem %read" in scir
 
 
+# --- JAX 0.12's plsc.slice_subcore_vmem_from_shared ----------------------------------------
+
+needs_subcore_slices = pytest.mark.skipif(
+    not hasattr(plsc, "slice_subcore_vmem_from_shared"),
+    reason=f"JAX {jax.__version__} has no plsc.slice_subcore_vmem_from_shared (0.12.0 on)")
+
+
+@needs_subcore_slices
+@pytest.mark.parametrize("target", ["v6e", "v7x"])
+def test_each_subcore_works_in_its_slice_of_vmem_shared(target):
+    """Each subcore copies its 8 columns of x into its slice of a shared table, adds
+    its number plus one there with gathers and scatters, and subcore 0 copies the
+    table out after a barrier: o = x + column // 8 + 1."""
+    with scjit.jax.sparsecore(target, checks="all"):
+        info = plsc.get_sparse_core_info()
+        lanes, subcores = info.num_lanes, info.num_subcores
+        cols = 8 * subcores
+        mesh = plsc.VectorSubcoreMesh(core_axis_name="core", subcore_axis_name="subcore", num_cores=1)
+
+        @pl.kernel(out_type=jax.ShapeDtypeStruct((8, cols), jnp.int32), mesh=mesh,
+                   scratch_types=[pltpu.VMEM_SHARED((8, cols), jnp.int32)])
+        def kernel(x_ref, o_ref, shared):
+            s = lax.axis_index("subcore")
+            mine = plsc.slice_subcore_vmem_from_shared(shared)
+            pltpu.sync_copy(x_ref.at[:, pl.ds(s * 8, 8)], mine)
+            lane = lax.iota(jnp.int32, lanes)
+            for first in range(0, 8, lanes // 8):
+                rows, col = first + lane // 8, lane % 8
+                v = plsc.load_gather(mine, [rows, col])
+                plsc.store_scatter(mine, [rows, col], v + s + 1)
+            plsc.subcore_barrier()
+
+            @pl.when(s == 0)
+            def _():
+                pltpu.sync_copy(shared, o_ref)
+
+        x = np.arange(8 * cols, dtype=np.int32).reshape(8, cols) * 7
+        np.testing.assert_array_equal(jax.jit(kernel)(x), x + np.arange(cols) // 8 + 1)
+        scir = scjit.jax.export(kernel, x, target=target)
+    assert f"view_subcore_slice %shared : vmem<8x8xi32>" in scir
+
+
+@pytest.mark.skipif(not hasattr(plsc, "slice_subcore_vmem_from_shared"),
+                    reason=f"JAX {jax.__version__}'s pltpu.bitcast is TensorCore-only (SparseCore from 0.12.0)")
+def test_pltpu_bitcast_packs_rows_and_plsc_bitcast_the_minor_dimension():
+    """pltpu.bitcast's default dim=-2 packs rows: word (0, b) of a (1, 16) int32 result
+    holds the bfloat16s (0, b) (low half) and (1, b); dim=-1 is plsc.bitcast's."""
+    with scjit.jax.sparsecore("v7x", checks="all"):
+        mesh = plsc.VectorSubcoreMesh(core_axis_name="core", subcore_axis_name="subcore", num_cores=1,
+                                      num_subcores=1)
+
+        @pl.kernel(out_type=(jax.ShapeDtypeStruct((1, 16), jnp.int32), jax.ShapeDtypeStruct((32,), jnp.int16)),
+                   mesh=mesh, scratch_types=[pltpu.VMEM((2, 16), jnp.bfloat16), pltpu.VMEM((1, 16), jnp.int32),
+                                             pltpu.VMEM((16,), jnp.int32), pltpu.VMEM((32,), jnp.int16)])
+        def kernel(x_ref, y_ref, rows_ref, minor_ref, xv, rows, yv, minor):
+            pltpu.sync_copy(x_ref, xv)
+            rows[...] = pltpu.bitcast(xv[...], jnp.int32)
+            pltpu.sync_copy(rows, rows_ref)
+            pltpu.sync_copy(y_ref, yv)
+            minor[...] = pltpu.bitcast(yv[...], jnp.int16, dim=-1)
+            pltpu.sync_copy(minor, minor_ref)
+
+        x = (np.arange(32, dtype=np.float32) - 7.5).astype(jnp.bfloat16).reshape(2, 16)
+        y = np.arange(16, dtype=np.int32) * 65537 + 3
+        rows, minor = jax.jit(kernel)(x, y)
+        bits = np.asarray(x).view(np.uint16).astype(np.uint32)
+        np.testing.assert_array_equal(np.asarray(rows).view(np.uint32), (bits[0] | bits[1] << 16)[None, :])
+        np.testing.assert_array_equal(minor, y.view(np.int16))
+        scir = scjit.jax.export(kernel, x, y)
+    assert "{dim = -2} : vector<1x16xi32>" in scir
+
+
 @needs_push_streams
 def test_a_source_semaphore_on_a_copy_into_vmem_is_rejected_as_jax_does():
     with scjit.jax.sparsecore("v7x"):

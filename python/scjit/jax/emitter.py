@@ -103,6 +103,12 @@ def memory_space(space: Any, default: str = "hbm") -> str:
                       "and semaphores")
 
 
+def _target_subcores(target: str) -> int:
+    """The vector subcores of each SparseCore of `target` (scjit's target table)."""
+    from .. import targets
+    return next(t["subcores"] for t in targets() if t["name"] == target)
+
+
 @dataclasses.dataclass(frozen=True)
 class RefType:
     """A .scir ref type: a memory space (or `dma_sem`/`sem`), a shape whose
@@ -594,9 +600,17 @@ class Emitter:
             text, rtype, op = "", RefType(ref.type.space, tuple(shape), elt), "view_bitcast"
         elif isinstance(t, state_types.ReshapeTransform):
             text, rtype, op = "", ref.type.with_shape(tuple(t.shape)), "view_reshape"
+        elif (internals.SharedMemRefSliceTransform is not None
+              and isinstance(t, internals.SharedMemRefSliceTransform)):
+            # Each of the chip's vector subcores sees its part of the minor
+            # dimension (JAX refused a dimension they do not divide already).
+            *outer, minor = ref.type.shape
+            shape = (*outer, None if minor is None else minor // _target_subcores(self.target))
+            text, rtype, op = "", RefType("vmem", shape, ref.type.elt), "view_subcore_slice"
         else:
             raise self.error(f"a ref transform {type(t).__name__}, which scjit's views do not "
-                             "have (it has indexing, bitcast, reshape and select_ref)")
+                             "have (it has indexing, bitcast, reshape, select_ref and "
+                             "slice_subcore_vmem_from_shared)")
         name = self.fresh()
         self.line(f"{name} = {op} {ref.text}{text} : {rtype}")
         return Ref(name, rtype)

@@ -480,7 +480,10 @@ class _Part:
 
 def _file(target: str, kname: str, decls: list[str], parts: Sequence[_Part],
           compiler_params: Any, devices: _DeviceAxes | None) -> str:
-    lines = [f'target "{target}"', "", f"kernel @{kname}({', '.join(decls)})"]
+    # The file names the JAX release it was traced with: jit-run checks it with
+    # that release's SC rules.
+    lines = [f'target "{target}"', f'jax "{internals.rules_release()}"', "",
+             f"kernel @{kname}({', '.join(decls)})"]
     for k, part in enumerate(parts):
         lines.append(f"    {_mesh_text(part.mesh)}")
         if k == 0 and devices is not None:

@@ -117,6 +117,9 @@ CORE_HOST_SPACE = jax_core.MemorySpace.Host
 # pltpu.bitcast(x, dtype, dim=-1), whose primitive the TensorCore shares.
 sc_bitcast_p = getattr(sc_primitives, "bitcast_p", None)
 
+# plsc.slice_subcore_vmem_from_shared's ref transform (JAX 0.12.0 on; None before).
+SharedMemRefSliceTransform = getattr(sc_core, "SharedMemRefSliceTransform", None)
+
 # lax primitives some releases lack (None then): log2 (0.11.2 on; before,
 # jnp.log2 is log(x) / log(2)), fmuladd (0.12.0 on), polynomial (0.12.1 on,
 # jnp.polyval) with the Horner expansion JAX lowers it by; mulhi is older than

@@ -314,17 +314,20 @@ def _sc_bitcast(ctx: Emitter, eqn: Any) -> None:
     ctx.define(out, f"bitcast {x.text} : {value_type(out.aval)}")
 
 
-@rule(tpu_primitives.bitcast_p, "pltpu.bitcast(x, dtype, dim=-1)", "bitcast",
-      "JAX 0.12 on (SparseCore has no rule for it before): along the minor dimension, as plsc.bitcast")
+@rule(tpu_primitives.bitcast_p, "pltpu.bitcast(x, dtype, dim=...)", "bitcast",
+      "dim=-1 (the minor dimension) as plsc.bitcast; dim=-2 (the default) is `bitcast {dim = -2}`, which "
+      "SparseCore lowers from JAX 0.12 on (GEN-1 before)")
 def _tpu_bitcast(ctx: Emitter, eqn: Any) -> None:
+    out = _out(eqn)
+    x = ctx.materialize(ctx.value(eqn.invars[0]))
+    rank = len(eqn.invars[0].aval.shape)
     dim = eqn.params.get("dim")
-    if dim is None:  # before JAX 0.12: TensorCore only, second-minor
-        raise ctx.error(ctx.missing(eqn.primitive))
-    x_aval = eqn.invars[0].aval
-    if dim != len(x_aval.shape) - 1:
-        raise ctx.error(f"pltpu.bitcast along dimension {dim} of a {len(x_aval.shape)}-D value: scjit's "
-                        "vectors bitcast along their minor dimension only (dim=-1)")
-    _sc_bitcast(ctx, eqn)
+    if dim is None:  # before JAX 0.12: always the second-minor dimension
+        dim = rank - 2
+    if dim not in (rank - 1, rank - 2):  # (pltpu.bitcast refuses the others itself)
+        raise ctx.error(f"pltpu.bitcast along dimension {dim} of a {rank}-D value")
+    attrs = " {dim = -2}" if dim == rank - 2 else ""
+    ctx.define(out, f"bitcast {x.text}{attrs} : {value_type(out.aval)}")
 
 
 # --- shapes ---------------------------------------------------------------------------
