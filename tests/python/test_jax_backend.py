@@ -3,6 +3,8 @@ the switch (context manager and global), kernels mixed with jnp code, vmap,
 input/output aliasing, the chip queries, errors as JAX raises them on a TPU, run-time
 findings, the compile cache, and the rules oracle."""
 
+import inspect
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -458,6 +460,31 @@ def test_pltpu_bitcast_packs_rows_and_plsc_bitcast_the_minor_dimension():
         np.testing.assert_array_equal(minor, y.view(np.int16))
         scir = scjit.jax.export(kernel, x, y)
     assert "{dim = -2} : vector<1x16xi32>" in scir
+
+
+@needs_push_streams
+def test_a_push_stream_with_a_destination_semaphore_warns_as_jax_does():
+    """JAX 0.12 lowers a copy out of VMEM as a push stream, which ignores its
+    destination semaphore, and says so (SparseCorePushStreamWarning) at the
+    kernel's line; `sem=None` says nothing."""
+    import warnings
+
+    from scjit.jax import internals
+
+    with scjit.jax.sparsecore("v7x"):
+        x = np.arange(32, dtype=np.int32).reshape(2, 16)
+        with pytest.warns(internals.PushStreamWarning,
+                          match=r"^Destination semaphore is ignored for push streams \(VMEM to HBM") as record:
+            jax.jit(push_stream_kernel(with_src_sem=False, sem_none=False))(x)
+        assert {w.filename for w in record} == {__file__}
+        # The kernel's sync_copy out of VMEM warns; its async_copy with sem=None does not.
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always", internals.PushStreamWarning)
+            np.testing.assert_array_equal(jax.jit(push_stream_kernel(with_src_sem=True, sem_none=True))(x), x)
+        source, first = inspect.getsourcelines(push_stream_kernel)
+        line_of = {key: first + next(i for i, l in enumerate(source) if key in l)
+                   for key in ("first = pltpu.async_copy", "pltpu.sync_copy(buf, o_ref.at[1])")}
+        assert {w.lineno for w in record} == {line_of["pltpu.sync_copy(buf, o_ref.at[1])"]}
 
 
 @needs_push_streams

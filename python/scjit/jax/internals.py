@@ -117,6 +117,9 @@ CORE_HOST_SPACE = jax_core.MemorySpace.Host
 # pltpu.bitcast(x, dtype, dim=-1), whose primitive the TensorCore shares.
 sc_bitcast_p = getattr(sc_primitives, "bitcast_p", None)
 
+# JAX 0.12's warning that a push stream ignores its destination semaphore (None before).
+PushStreamWarning = getattr(sc_core, "SparseCorePushStreamWarning", None)
+
 # plsc.slice_subcore_vmem_from_shared's ref transform (JAX 0.12.0 on; None before).
 SharedMemRefSliceTransform = getattr(sc_core, "SharedMemRefSliceTransform", None)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -837,12 +838,40 @@ def _dma_operands(ctx: Emitter, src: Any, dst: Any, sem: Any) -> str:
     return f"{s} -> {d}, {m}"
 
 
+def _warn_push_stream(ctx: Emitter, src: Any, dst: Any) -> None:
+    """JAX 0.12's SparseCorePushStreamWarning, as its lowering gives it: a local,
+    direct copy out of the vector subcore's VMEM (0.12.0: also VMEM_SHARED to SMEM,
+    on either subcore) given a destination semaphore, which push streams ignore."""
+    if internals.PushStreamWarning is None:
+        return
+    s_text, s = ctx.ref_operand(src, allow_indirect=True)
+    d_text, d = ctx.ref_operand(dst, allow_indirect=True)
+    if "idx(" in s_text or "idx(" in d_text:
+        return
+    first = internals.rules_release() == "0.12.0"
+    push = ctx.kernel_type == internals.tpu_core.CoreType.SC_VECTOR_SUBCORE and s.space == "vmem" and d.space != "vmem"
+    push = push or (first and s.space == "vmem_shared" and d.space == "smem")
+    if push:
+        kinds = "VMEM to HBM, VMEM_SHARED or SMEM" + (", or VMEM_SHARED to SMEM" if first else "")
+        message = (f"Destination semaphore is ignored for push streams ({kinds}) on SparseCore; pass `sem=None` "
+                   "to `async_copy` to suppress this warning.")
+        # At the kernel's line (JAX's own points at its lowering), once per line
+        # under Python's default filter (this module's registry, as warnings.warn's).
+        if ctx.loc is not None:
+            warnings.warn_explicit(message, internals.PushStreamWarning, ctx.loc.file, ctx.loc.line,
+                                   registry=globals().setdefault("__warningregistry__", {}))
+        else:
+            warnings.warn(message, internals.PushStreamWarning)
+
+
 @rule(tpu_primitives.dma_start_p, "pltpu.async_copy, pltpu.make_async_copy(...).start(), pltpu.async_remote_copy",
       "dma_start", "x.at[indices] in the first dimension is idx(...): a gather or scatter; "
       "a remote copy is `dma_start %src -> %dst, %recv src_sem %send {device = ...}`, a push stream's "
       "source semaphore (JAX 0.12) `src_sem %read`; `sem=None` is one scratch dma_sem")
 def _dma_start(ctx: Emitter, eqn: Any) -> None:
     src, dst, sem, src_sem, device_id = eqn.params["tree"].unflatten(eqn.invars)
+    if device_id is None and sem is not None:
+        _warn_push_stream(ctx, src, dst)
     line = f"dma_start {_dma_operands(ctx, src, dst, sem)}"
     if src_sem is not None:  # a remote copy's send semaphore, or a push stream's source one
         line += f" src_sem {ctx.ref_operand(src_sem)[0]}"
@@ -1305,6 +1334,7 @@ def _sync_copy(ctx: Emitter, jaxpr: Any) -> bool:
     src, dst, _, _, _ = start.params["tree"].unflatten(start.invars)
     saved = ctx.loc, ctx.primitive
     ctx.loc, ctx.primitive = location_of(start) or ctx.loc, "dma_start"
+    _warn_push_stream(ctx, src, dst)  # (sync_copy's copy has a semaphore)
     s, _ = ctx.ref_operand(src, allow_indirect=True)
     d, _ = ctx.ref_operand(dst, allow_indirect=True)
     ctx.line(f"copy {s} -> {d}" + (" add" if start.params["add"] else ""))
