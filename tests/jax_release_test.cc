@@ -170,6 +170,37 @@ TEST(JaxReleaseTest, LaterRulesHaveJaxsWords) {
   }
 }
 
+// JAX 0.12.0 checks a DMA's semaphore apart from its source and destination
+// (DMA-27), and a wait's source semaphore, which it waits on first, is the
+// "source" one (DMA-7; "destination" before, the semaphores being swapped).
+TEST(JaxReleaseTest, DmaOperandChecksAreWordedPerRelease) {
+  ExpectFirstErrors("  %v = get %w[0:16] : vector<16xi32>\n  copy %v -> %o\n",
+                    {{"0.11.2", "k.scir:6:8: error[DMA-4]: ValueError: DMA source/destination/semaphore arguments "
+                                "must be Refs."},
+                     {"0.12.0", "k.scir:6:8: error[DMA-4]: ValueError: DMA source/destination arguments must be "
+                                "Refs."}});
+  ExpectFirstErrors("  %n = const 0 : i32\n  dma_start %x -> %w[0:16], %n\n",
+                    {{"0.11.2", "k.scir:6:29: error[DMA-4]: ValueError: DMA source/destination/semaphore arguments "
+                                "must be Refs."},
+                     {"0.12.0", "k.scir:6:29: error[DMA-27]: ValueError: DMA destination semaphore must be a Ref."}});
+  const std::string wait = R"(kernel @k(in %x: hbm<16xi32>, out %o: hbm<16xi32>)
+    mesh scalar(cores = 1)
+    devices(x = 2)
+    scratch(%buf: smem<16xi32>, %send: dma_sem, %recv: dma_sem)
+{
+  %me = axis_index x : i32
+  dma_start %buf -> %o, %recv src_sem %send {x = 1}
+  dma_wait %buf -> %o, %recv src_sem %me {x = 1}
+}
+)";
+  for (const auto& [jax, name] : {std::pair{"0.11.1", "destination"}, std::pair{"0.12.1", "source"}}) {
+    testing::Checked r = testing::Check(wait, "", "k.scir", jax);
+    EXPECT_EQ(r.diagnostics.substr(0, r.diagnostics.find('\n')),
+              Cat("k.scir:8:38: error[DMA-7]: ValueError: Expected the ", name, " semaphore to be a reference"))
+        << r.diagnostics;
+  }
+}
+
 // A file's `jax "..."` line picks the release; CompileOptions::jax overrides it;
 // the printer keeps it.
 TEST(JaxReleaseTest, AFileNamesItsRelease) {

@@ -384,7 +384,7 @@ std::optional<Violation> IndirectSrcSem(const Ctx& c) {
                    ""};
 }
 
-std::optional<Violation> SrcSemNotRef(const Ctx& c) {  // DMA-6
+std::optional<Violation> SrcSemNotRef(const Ctx& c) {  // DMA-6 (_dma_start_abstract_eval)
   if (!c.op.has_src_sem) return std::nullopt;
   const Operand& s = c.op.operands[3];
   const Type& t = s.value->type;
@@ -408,7 +408,9 @@ std::optional<Violation> OperandsNotRefs(const Ctx& c) {  // DMA-4
     const Operand& o = c.op.operands[i];
     const Type& t = o.value->type;
     if (t.is_memory()) continue;
-    return Violation{DiagId::kDma4, o.loc, {},
+    // (JAX 0.12.0 on: the semaphore has a check, and words, of its own.)
+    DiagId id = i == 2 && !(c.jax < JaxRelease{0, 12, 0}) ? DiagId::kDma27 : DiagId::kDma4;
+    return Violation{id, o.loc, {},
                      Cat("the ", kRoles[i], " ", Print(o), " is ", KindWord(t), " (", t.ToString(), "), not a ref"),
                      i < 2 ? Cat("DMAs copy between refs: `store` the value into a vmem scratch ref and copy that")
                            : std::string("pass a DMA semaphore ref, e.g. `%sem` or `%sems[%i]`")};
@@ -440,10 +442,24 @@ std::optional<Violation> SrcSemShape(const Ctx& c) {  // DMA-5
                    "pass one DMA semaphore, e.g. `src_sem %send` or `src_sem %sends[%i]`"};
 }
 
+// A wait with a source semaphore (.wait() of a remote copy or a push stream)
+// first waits on that one (wait_send/wait_read: the semaphores swapped), which
+// JAX 0.12.0 on calls the source semaphore.
+std::optional<Violation> WaitSrcSemNotRef(const Ctx& c) {  // DMA-7 (_dma_wait_abstract_eval)
+  if (!c.op.has_src_sem) return std::nullopt;
+  const Operand& s = c.op.operands[3];
+  const Type& t = s.value->type;
+  if (t.is_memory()) return std::nullopt;
+  return Violation{DiagId::kDma7, s.loc, {{"sem_name", c.jax < JaxRelease{0, 12, 0} ? "destination" : "source"}},
+                   Cat("the send semaphore ", Print(s), " is ", KindWord(t), " (", t.ToString(), "), which the wait ",
+                       "waits on first"),
+                   "pass the DMA semaphore ref the copy was started with, e.g. `src_sem %send`"};
+}
+
 std::optional<Violation> WaitSemNotRef(const Ctx& c) {  // DMA-7
   const Operand& s = SemOperand(c.op);
   if (s.value->type.is_memory()) return std::nullopt;
-  return Violation{DiagId::kDma7, s.loc, {},
+  return Violation{DiagId::kDma7, s.loc, {{"sem_name", "destination"}},
                    Cat("the semaphore ", Print(s), " is ", KindWord(s.value->type), " (", s.value->type.ToString(), ")"),
                    ""};
 }
@@ -1383,11 +1399,12 @@ const std::vector<OpRule> kRules = {
     {DiagId::kDev6, {K::kDmaStart, K::kDmaWait}, DeviceIdRank},
     {DiagId::kSem5, {K::kDmaStart, K::kDmaWait}, DeviceCoordDtype},
     {DiagId::kDma3, {K::kDmaStart}, NegativePriority},
-    {DiagId::kDma4, {K::kDmaStart, K::kCopy}, OperandsNotRefs},
+    {DiagId::kDma4, {K::kDmaStart, K::kCopy}, OperandsNotRefs, {DiagId::kDma27}},
     {DiagId::kDma5, {K::kDmaStart}, StartSemShape},
-    {DiagId::kDma6, {K::kDmaStart, K::kDmaWait}, SrcSemNotRef},
+    {DiagId::kDma6, {K::kDmaStart}, SrcSemNotRef},
     {DiagId::kDma5, {K::kDmaStart}, SrcSemShape},
     // dma_wait: _dma_wait_abstract_eval.
+    {DiagId::kDma7, {K::kDmaWait}, WaitSrcSemNotRef},
     {DiagId::kDma7, {K::kDmaWait}, WaitSemNotRef},
     {DiagId::kDma8, {K::kDmaWait}, WaitSemNotDma},
     {DiagId::kDma8, {K::kDmaWait}, WaitSendSemNotDma},
