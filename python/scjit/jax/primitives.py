@@ -831,21 +831,23 @@ def _fetch_and_add(ctx: Emitter, eqn: Any) -> None:
 # --- DMAs and semaphores -------------------------------------------------------------------------
 
 
-def _dma_operands(ctx: Emitter, src: Any, dst: Any, sem: Any) -> str:
-    s, _ = ctx.ref_operand(src, allow_indirect=True)
-    d, _ = ctx.ref_operand(dst, allow_indirect=True)
+def _dma_operands(ctx: Emitter, src: Any, dst: Any, sem: Any, *, warn: bool = False) -> str:
+    """`src -> dst, sem`; `warn`: a copy JAX 0.12 may warn about (_warn_push_stream)."""
+    s = ctx.ref_operand(src, allow_indirect=True)
+    d = ctx.ref_operand(dst, allow_indirect=True)
+    if warn:
+        _warn_push_stream(ctx, s, d)
     m = ctx.no_sem().text if sem is None else ctx.ref_operand(sem)[0]
-    return f"{s} -> {d}, {m}"
+    return f"{s[0]} -> {d[0]}, {m}"
 
 
-def _warn_push_stream(ctx: Emitter, src: Any, dst: Any) -> None:
+def _warn_push_stream(ctx: Emitter, src: tuple[str, Any], dst: tuple[str, Any]) -> None:
     """JAX 0.12's SparseCorePushStreamWarning, as its lowering gives it: a local,
     direct copy out of the vector subcore's VMEM (0.12.0: also VMEM_SHARED to SMEM,
     on either subcore) given a destination semaphore, which push streams ignore."""
+    (s_text, s), (d_text, d) = src, dst  # ctx.ref_operand's, once per operand
     if internals.PushStreamWarning is None:
         return
-    s_text, s = ctx.ref_operand(src, allow_indirect=True)
-    d_text, d = ctx.ref_operand(dst, allow_indirect=True)
     if "idx(" in s_text or "idx(" in d_text:
         return
     first = internals.rules_release() == "0.12.0"
@@ -870,9 +872,7 @@ def _warn_push_stream(ctx: Emitter, src: Any, dst: Any) -> None:
       "source semaphore (JAX 0.12) `src_sem %read`; `sem=None` is one scratch dma_sem")
 def _dma_start(ctx: Emitter, eqn: Any) -> None:
     src, dst, sem, src_sem, device_id = eqn.params["tree"].unflatten(eqn.invars)
-    if device_id is None and sem is not None:
-        _warn_push_stream(ctx, src, dst)
-    line = f"dma_start {_dma_operands(ctx, src, dst, sem)}"
+    line = f"dma_start {_dma_operands(ctx, src, dst, sem, warn=device_id is None and sem is not None)}"
     if src_sem is not None:  # a remote copy's send semaphore, or a push stream's source one
         line += f" src_sem {ctx.ref_operand(src_sem)[0]}"
     if eqn.params["add"]:
@@ -1334,10 +1334,10 @@ def _sync_copy(ctx: Emitter, jaxpr: Any) -> bool:
     src, dst, _, _, _ = start.params["tree"].unflatten(start.invars)
     saved = ctx.loc, ctx.primitive
     ctx.loc, ctx.primitive = location_of(start) or ctx.loc, "dma_start"
-    _warn_push_stream(ctx, src, dst)  # (sync_copy's copy has a semaphore)
-    s, _ = ctx.ref_operand(src, allow_indirect=True)
-    d, _ = ctx.ref_operand(dst, allow_indirect=True)
-    ctx.line(f"copy {s} -> {d}" + (" add" if start.params["add"] else ""))
+    s = ctx.ref_operand(src, allow_indirect=True)
+    d = ctx.ref_operand(dst, allow_indirect=True)
+    _warn_push_stream(ctx, s, d)  # (sync_copy's copy has a semaphore)
+    ctx.line(f"copy {s[0]} -> {d[0]}" + (" add" if start.params["add"] else ""))
     ctx.loc, ctx.primitive = saved
     return True
 
