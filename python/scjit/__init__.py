@@ -19,6 +19,7 @@ launches at once.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import sys
 from typing import Any, Callable, Mapping, Sequence
@@ -26,12 +27,13 @@ from typing import Any, Callable, Mapping, Sequence
 import ml_dtypes
 import numpy as np
 
-from scjit import _scjit
-from scjit.errors import (CompileError, Error, InputError, RunError, RunWarning, UnsupportedError, from_failure,
-                          warn_findings)
+from scjit import _args, _scjit
+from scjit.errors import (CompileError, Error, InputError, InputTypeError, RunError, RunWarning, UnsupportedError,
+                          from_failure, warn_findings)
 
 __all__ = ["compile", "explain", "targets", "describe_target", "Kernel", "Param", "LaunchResult", "Error",
-           "CompileError", "InputError", "RunError", "RunWarning", "UnsupportedError", "__version__"]
+           "CompileError", "InputError", "InputTypeError", "RunError", "RunWarning", "UnsupportedError",
+           "__version__"]
 __version__ = _scjit.version
 
 _COMPILER = _scjit.Compiler()  # thread-safe; its memory cache serves the process
@@ -89,7 +91,7 @@ class _LaunchOptions:
     seed: int | None = None     # None: the fixed (core, subcore) order
     dma: str | None = None      # "eager" | "on_wait"; None: on_wait when checked
     checks: str | None = None   # "all" | "none" | "warn" | "strict" | "bounds,init,race,sync"; None: as compiled
-    time_limit: float = 0.0     # seconds; 0: none
+    time_limit: float = 0.0     # seconds; 0: none (float("inf") is made 0)
     log: Callable[[str], Any] | None = None  # debug_print output; None: sys.stderr
 
 
@@ -126,9 +128,11 @@ class Kernel:
     def with_options(self, *, threads: int | None = None, seed: int | None = None, dma: str | None = None,
                      checks: str | None = None, time_limit: float | None = None,
                      log: Callable[[str], Any] | None = None) -> "Kernel":
-        """The same kernel launching with these options (the others unchanged)."""
-        given = {k: v for k, v in dict(threads=threads, seed=seed, dma=dma, checks=checks, time_limit=time_limit,
-                                       log=log).items() if v is not None}
+        """The same kernel launching with these options (the others unchanged).
+        Raises InputError (IO-USAGE) for a bad value, InputTypeError for a value
+        of the wrong type."""
+        given = _args.launch_options(threads=threads, seed=seed, dma=dma, checks=checks, time_limit=time_limit,
+                                     log=log)
         return Kernel(self._compiled, dataclasses.replace(self._options, **given))
 
     def __call__(self, *args, **kwargs):
@@ -156,6 +160,15 @@ class Kernel:
         return launch
 
     def _bind(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> list:
+        """One array per parameter, as the launch binds them: the inputs given
+        (or copies of them, _needs_copy) and new output arrays."""
+        given = self._given(args, kwargs)
+        inputs = [None if p.direction == "out" else _as_array(p, given[p.name]) for p in self.params]
+        self._check_host_memory(inputs)
+        return [_launch_array(p, a) for p, a in zip(self.params, inputs)]
+
+    def _given(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """The value given for each in/inout parameter, by name."""
         inputs = self.inputs
         if len(args) > len(inputs):
             raise InputError(f"@{self.name} takes {len(inputs)} input array(s), got {len(args)}", code="IO-PARAM")
@@ -174,24 +187,66 @@ class Kernel:
         if missing:
             raise InputError(f"@{self.name} needs an array for " + ", ".join(f"%{m}" for m in missing),
                              code="IO-PARAM")
-        arrays = []
-        for p in self.params:
-            if p.direction == "out":
-                arrays.append(np.empty(p.shape, p.dtype))
-            else:
-                arrays.append(self._input_array(p, given[p.name]))
-        return arrays
+        return given
 
-    @staticmethod
-    def _input_array(p: Param, value) -> np.ndarray:
-        """The array a launch binds for in/inout parameter `p`: the caller's own
-        memory when it can be ("in" only: C-contiguous and writable), else a copy.
-        An inout parameter always gets a copy, returned as its output."""
-        if not isinstance(value, np.ndarray) and not hasattr(value, "__array__"):
-            value = np.asarray(value, dtype=p.dtype)  # Python scalars and lists take the parameter's dtype
-        a = np.asarray(value)
-        copy = p.direction == "inout" or not a.flags.c_contiguous or not a.flags.writeable
-        return np.array(a, order="C", copy=True) if copy else a
+    def _check_host_memory(self, inputs: list) -> None:
+        """IO-MEMORY, as jit-run's, when the arrays the launch would allocate
+        (outputs, and copies of inputs) exceed the host's memory: refused
+        before any is allocated, rather than left to the out-of-memory killer
+        once the launch writes them (numpy's pages are taken when written)."""
+        total = sum(_bytes(p) for p, a in zip(self.params, inputs) if a is None or _needs_copy(p, a))
+        host = _scjit.host_memory_bytes()
+        if total > host:
+            raise InputError(f"cannot allocate {total} bytes for the outputs and input copies of kernel "
+                             f"@{self.name}: the host has {host} bytes of memory", code="IO-MEMORY")
+
+
+def _as_array(p: Param, value: Any) -> np.ndarray:
+    """The value given for in/inout parameter `p` as a numpy array, not copied:
+    arrays (and objects with __array__, such as JAX's) as they are, Python
+    scalars and lists in p's dtype."""
+    try:
+        if isinstance(value, np.ndarray):
+            return value
+        if hasattr(value, "__array__"):
+            return np.asarray(value)
+        return np.asarray(value, dtype=p.dtype)
+    except (TypeError, ValueError, OverflowError) as e:  # ["a"], [2**70], ragged lists, None
+        raise InputError(f"%{p.name} ({p.type}) takes an array of {p.dtype} {p.shape}; the value given is not "
+                         f"one: {e}", code="IO-DTYPE") from None
+
+
+def _native(dtype: np.dtype) -> np.dtype:
+    # ">i4" holds the same ints as "<i4", in the other byte order.
+    return dtype if dtype.isnative else dtype.newbyteorder("=")
+
+
+def _needs_copy(p: Param, a: np.ndarray) -> bool:
+    """Whether the launch binds a copy of `a` rather than its memory: for an
+    inout parameter (the copy is its output: the caller's array is never
+    written), and for an array not C-contiguous, read-only or in the other byte
+    order (the kernel reads native bytes). Never for an array whose dtype or
+    shape is not p's: the launch refuses it (IO-DTYPE, IO-SHAPE) without
+    reading it, and it may be huge (a broadcast view)."""
+    if a.shape != p.shape or _native(a.dtype) != p.dtype:
+        return False
+    return p.direction == "inout" or not (a.flags.c_contiguous and a.flags.writeable and a.dtype.isnative)
+
+
+def _launch_array(p: Param, a: np.ndarray | None) -> np.ndarray:
+    """The array the launch binds to `p`: `a`, a native C-contiguous copy of
+    it, or for an out parameter (`a` None) a new array."""
+    try:
+        if a is None:
+            return np.empty(p.shape, p.dtype)
+        return a.astype(p.dtype, order="C", copy=True) if _needs_copy(p, a) else a
+    except MemoryError as e:  # less free memory than the host has
+        raise InputError(f"cannot allocate {_bytes(p)} bytes for %{p.name} ({p.type}): {e}",
+                         code="IO-MEMORY") from None
+
+
+def _bytes(p: Param) -> int:
+    return math.prod(p.shape) * p.dtype.itemsize
 
 
 def compile(source: str | os.PathLike, kernel: str | None = None, target: str | None = None, opt_level: int = 2,
@@ -222,21 +277,33 @@ def compile(source: str | os.PathLike, kernel: str | None = None, target: str | 
         "0.12.1" (docs/jax.md, "Versions"); None: 0.10.2's.
     Raises:
       CompileError (the kernel is rejected), InputError (a file that cannot be
-      read, a bad option), UnsupportedError.
+      read, a bad option; InputTypeError for an argument of the wrong type),
+      UnsupportedError.
     """
-    if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
-        name, text = _check(_scjit.read_source(os.fspath(source)))
-    else:
-        name, text = "<string>", source
-    if target is not None and not any(t["name"] == target for t in targets()):
-        names = ", ".join(t["name"] for t in targets())
-        raise InputError(f"unknown target '{target}'; expected one of {names}", code="IO-USAGE")
+    kernel = _args.string("kernel", kernel, none=True)
+    target = _target(target)
+    opt_level = _args.integer("opt_level", opt_level, 0, 3, "an int from 0 to 3")
+    checks = _args.checks(checks)
+    cache_dir = _args.path("cache_dir", cache_dir)
+    engine = _args.string("engine", engine)
+    devices = _args.devices(devices)
+    jax = _args.string("jax", jax, none=True)
+    name, text = _source(source)
     if cache_dir is None:
         cache_dir = os.environ.get("SCJIT_CACHE_DIR", "")
-    compiled = _check(_COMPILER.compile(name, text, kernel or "", target or "", opt_level, checks,
-                                        os.fspath(cache_dir), engine, "" if devices is None else str(devices),
-                                        jax or ""))
+    compiled = _check(_COMPILER.compile(name, text, kernel or "", target or "", opt_level, checks, cache_dir, engine,
+                                        devices, jax or ""))
     return Kernel(compiled)
+
+
+def _source(source: Any) -> tuple[str, str]:
+    """(name, text) of compile's `source`: a .scir file's path and text, or
+    ("<string>", the .scir text)."""
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
+        return _check(_scjit.read_source(_args.path("source", source)))
+    if not isinstance(source, str):  # bytes too: neither a path nor text scjit would guess the encoding of
+        raise _args.wrong_type("source", "a path (str or os.PathLike) to a .scir file, or .scir text (str)", source)
+    return "<string>", source
 
 
 def _looks_like_path(s: str) -> bool:
@@ -245,10 +312,27 @@ def _looks_like_path(s: str) -> bool:
     return "\n" not in s and "{" not in s
 
 
+def _target(name: Any) -> str | None:
+    """A target's name, or None."""
+    name = _args.string("target", name, none=True)
+    if name is not None and not any(t["name"] == name for t in targets()):
+        raise _unknown_target(name)
+    return name
+
+
+def _unknown_target(name: str) -> InputError:
+    return InputError(f"unknown target '{name}'; expected one of " + ", ".join(t["name"] for t in targets()),
+                      code="IO-USAGE")
+
+
 def explain(code: str) -> str:
     """The long explanation of a diagnostic code (any case), with a failing and a
-    fixed example: what `jit-run --explain CODE` prints."""
-    return _check(_scjit.explain(code))
+    fixed example: what `jit-run --explain CODE` prints. An unknown code is
+    InputError IO-USAGE, as it is jit-run's usage error."""
+    text = _scjit.explain(_args.string("code", code))
+    if isinstance(text, _scjit.Failure):
+        raise InputError(text.message, code="IO-USAGE")
+    return text
 
 
 def targets() -> list[dict]:
@@ -259,8 +343,7 @@ def targets() -> list[dict]:
 
 def describe_target(name: str) -> str:
     """What `jit-run --target-info NAME` prints."""
-    text = _scjit.describe_target(name)
+    text = _scjit.describe_target(_args.string("name", name))
     if text is None:
-        raise InputError(f"unknown target '{name}'; expected one of " + ", ".join(t["name"] for t in targets()),
-                         code="IO-USAGE")
+        raise _unknown_target(name)
     return text

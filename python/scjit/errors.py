@@ -42,7 +42,13 @@ class CompileError(Error):
 
 class InputError(Error, ValueError):
     """A bad argument: a file that cannot be read, an array of the wrong dtype or
-    shape, a parameter missing or unknown (IO-* codes)."""
+    shape, a parameter missing or unknown, an option's bad value (IO-* codes)."""
+
+
+class InputTypeError(InputError, TypeError):
+    """An argument of the wrong type (`opt_level="x"`, `explain(5)`): an
+    InputError (IO-USAGE) that is also a TypeError, the class Python's own
+    functions raise for one, so that either `except` catches it."""
 
 
 class UnsupportedError(Error, NotImplementedError):

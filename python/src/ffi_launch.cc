@@ -14,6 +14,8 @@
 //   checks      "" (as compiled), "all", "none", "warn", "bounds,sync"...
 //   dma         "" (default), "eager", "on_wait"
 //   seed        -1 for none
+//   time_limit  seconds (f64); 0: none. A launch that runs longer fails with
+//               RT-TIMEOUT, as a failed check does
 //   shared      0, or the address of the call site's SharedLaunch when the kernel
 //               has a device mesh and every device of a jax.shard_map calls with
 //               the same (gathered) operands: one of them runs the launch, the
@@ -104,6 +106,7 @@ struct CallOptions {
   std::string_view checks;
   std::string_view dma;
   int64_t seed;
+  double time_limit;
 };
 
 // Binds XLA's buffers to `kernel`'s parameters and launches it.
@@ -150,6 +153,7 @@ ffi::Error LaunchOnXlaBuffers(const Kernel* kernel, ffi::RemainingArgs args, ffi
   LaunchOptions options;
   options.threads = static_cast<int>(call.threads);
   if (call.seed >= 0) options.seed = static_cast<uint64_t>(call.seed);
+  options.time_limit_seconds = call.time_limit;
   if (call.dma == "eager") options.dma = DmaMode::kEager;
   if (call.dma == "on_wait") options.dma = DmaMode::kOnWait;
   if (!call.checks.empty()) {
@@ -203,10 +207,10 @@ ffi::Error TakeOutcome(const SharedLaunch::Outcome& outcome, ffi::RemainingRets 
 
 ffi::Error LaunchFromXla(ffi::RunId run, int32_t device, ffi::RemainingArgs args, ffi::RemainingRets rets,
                          int64_t kernel_address, int64_t threads, std::string_view checks, std::string_view dma,
-                         int64_t seed, int64_t shared) {
+                         int64_t seed, double time_limit, int64_t shared) {
   const Kernel* kernel = reinterpret_cast<const Kernel*>(kernel_address);
   if (kernel == nullptr) return Invalid("scjit_launch: no kernel");
-  CallOptions call{threads, checks, dma, seed};
+  CallOptions call{threads, checks, dma, seed, time_limit};
   if (shared == 0) return LaunchOnXlaBuffers(kernel, args, rets, call);
   auto* sharing = reinterpret_cast<SharedLaunch*>(shared);
   SharedLaunch::Turn turn = sharing->Arrive(run.run_id, device);
@@ -235,4 +239,5 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(ScjitLaunch, scjit::LaunchFromXla,
                                   .Attr<std::string_view>("checks")
                                   .Attr<std::string_view>("dma")
                                   .Attr<int64_t>("seed")
+                                  .Attr<double>("time_limit")
                                   .Attr<int64_t>("shared"));

@@ -293,6 +293,9 @@ PYBIND11_MODULE(_scjit, m) {
     for (const TargetInfo& t : Targets()) out.append(TargetDict(t));
     return out;
   });
+  // The most memory a launch's arrays may take (physical, or the cgroup's limit),
+  // which the package checks before it allocates them (IO-MEMORY).
+  m.def("host_memory_bytes", [] { return Buffer::HostMemoryBytes(); });
   m.def("describe_target", [](const std::string& name) -> py::object {
     const TargetInfo* t = FindTarget(name);
     if (t == nullptr) return py::none();

@@ -3,7 +3,9 @@ the switch (context manager and global), kernels mixed with jnp code, vmap,
 input/output aliasing, the chip queries, errors as JAX raises them on a TPU, run-time
 findings, the compile cache, and the rules oracle."""
 
+import contextlib
 import inspect
+import math
 
 import jax
 import jax.numpy as jnp
@@ -201,6 +203,74 @@ def test_unknown_targets_are_refused():
     with pytest.raises(scjit.InputError, match="unknown target 'v9'"):
         with scjit.jax.sparsecore("v9"):
             pass
+
+
+def spin_kernel(steps):
+    """Each vector subcore of core 0 turns its row v into v * 3 + 1, `steps` times."""
+    mesh = plsc.VectorSubcoreMesh(core_axis_name="core", subcore_axis_name="subcore", num_cores=1)
+    lanes = plsc.get_sparse_core_info().num_lanes
+
+    @pl.kernel(out_type=jax.ShapeDtypeStruct((16, lanes), jnp.int32), mesh=mesh,
+               scratch_types=[pltpu.VMEM((lanes,), jnp.int32)])
+    def spin(x_ref, o_ref, buf):
+        s = jax.lax.axis_index("subcore")
+        pltpu.sync_copy(x_ref.at[s], buf)
+        buf[...] = lax.fori_loop(0, steps, lambda i, v: v * 3 + 1, buf[...])
+        pltpu.sync_copy(buf, o_ref.at[s])
+
+    return spin
+
+
+def test_a_launch_past_the_time_limit_fails_with_rt_timeout():
+    x = np.zeros((16, 16), np.int32)
+    for switch in (scjit.jax.sparsecore, scjit.jax.enable):
+        with contextlib.ExitStack() as stack:
+            if switch is scjit.jax.enable:
+                stack.callback(scjit.jax.disable)
+                assert switch("v7x", time_limit=0.05).time_limit == 0.05
+            else:
+                stack.enter_context(switch("v7x", time_limit=0.05))
+            # As every failed run-time check under jax.jit: JAX's runtime error
+            # (a ValueError on its fast path), whose text is the finding.
+            with pytest.raises((jax.errors.JaxRuntimeError, ValueError)) as e:
+                jax.block_until_ready(jax.jit(spin_kernel(2**30))(x))
+        assert "error[RT-TIMEOUT]: kernel @spin ran longer than 0.05 s and was stopped" in str(e.value)
+    # float("inf") is no limit, as 0.
+    with scjit.jax.sparsecore("v7x", time_limit=math.inf) as options:
+        assert options.time_limit == 0
+        expected = np.zeros(16, np.uint32)
+        for _ in range(1000):
+            expected = expected * 3 + 1
+        np.testing.assert_array_equal(jax.jit(spin_kernel(1000))(x), np.tile(expected.view(np.int32), (16, 1)))
+
+
+@pytest.mark.parametrize("options,message", [
+    (dict(time_limit=-1), "time_limit must be a number of seconds, 0 or more (0 or float('inf'): no limit), got -1"),
+    (dict(time_limit=math.nan), "time_limit must be a number of seconds, 0 or more (0 or float('inf'): no limit), "
+                                "got nan"),
+    (dict(threads=-1), "threads must be an int from 0 (the host's cores) to 1024, got -1"),
+    (dict(seed=-1), "seed must be an int from 0 to 2**64 - 1, or None (the fixed order), got -1"),
+    (dict(dma="bogus"), "dma must be 'eager', 'on_wait' or None (on_wait when checked), got 'bogus'"),
+])
+def test_bad_options_are_usage_errors_where_given(options, message):
+    for switch in (scjit.jax.sparsecore, scjit.jax.enable):
+        with pytest.raises(scjit.InputError) as e:
+            with switch("v7x", **options):
+                pass
+        assert e.value.code == "IO-USAGE" and str(e.value) == message
+    assert scjit.jax.enabled() is None
+
+
+@pytest.mark.parametrize("options,name", [(dict(time_limit="1"), "time_limit"), (dict(threads="1"), "threads"),
+                                          (dict(checks=5), "checks"), (dict(check_rules="yes"), "check_rules"),
+                                          (dict(seed=1.5), "seed"), (dict(), "target")])
+def test_options_of_the_wrong_type_are_type_errors(options, name):
+    target = 7 if name == "target" else "v7x"
+    with pytest.raises(TypeError) as e:  # an InputError too
+        with scjit.jax.sparsecore(target, **options):
+            pass
+    assert isinstance(e.value, scjit.InputError) and e.value.code == "IO-USAGE"
+    assert str(e.value).startswith(f"{name} must be ")
 
 
 # --- kernels of several meshes (mpmd_map) -----------------------------------------------------

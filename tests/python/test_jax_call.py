@@ -2,6 +2,7 @@
 FFI target scjit_launch, mixed with jnp code, under vmap, with inout aliasing,
 bf16, debug_print, and a failed check as jax's runtime error."""
 
+import math
 import pathlib
 
 import jax
@@ -82,3 +83,29 @@ def test_launch_options_reach_the_launch():
     # As warnings the launch goes on (the out-of-range entry is clamped).
     out = jax.jit(kernel_call(k, checks="warn", threads=1, dma="eager", seed=5))(np.zeros((4096, 128), np.int32), ids)
     assert out.shape == (4096, 128)
+
+
+def test_a_launch_past_its_time_limit_is_a_runtime_error_with_rt_timeout():
+    k = scjit.compile(ROOT / "tests" / "bugs" / "timeout_infinite_loop.scir")
+    with pytest.raises(jax.errors.JaxRuntimeError) as e:
+        jax.block_until_ready(jax.jit(kernel_call(k, time_limit=0.05))(np.zeros(16, np.int32)))
+    assert "error[RT-TIMEOUT]: kernel @timeout_infinite_loop ran longer than 0.05 s and was stopped" in str(e.value)
+
+
+def test_bad_launch_options_are_usage_errors_before_the_program_runs():
+    k = scjit.compile(ROOT / "examples" / "add_one_manual.scir")
+    for options in (dict(time_limit=math.nan), dict(threads=-1), dict(seed=-5), dict(dma="bogus")):
+        with pytest.raises(scjit.InputError) as e:
+            kernel_call(k, **options)
+        assert e.value.code == "IO-USAGE"
+    with pytest.raises(TypeError) as e:
+        kernel_call(k, threads="x")
+    assert isinstance(e.value, scjit.InputError) and e.value.code == "IO-USAGE"
+
+
+def test_numpy_arrays_in_the_other_byte_order_are_read_by_their_values():
+    f = kernel_call(scjit.compile(ROOT / "examples" / "add_one_manual.scir"))
+    x = np.arange(32 * 1024, dtype=">i4").reshape(32, 1024)
+    out = np.asarray(f(x))
+    assert out.dtype == np.dtype("=i4")
+    assert out.tobytes() == (np.arange(32 * 1024, dtype=np.int32).reshape(32, 1024) + 1).tobytes()

@@ -30,6 +30,7 @@ from typing import Any, Iterator
 import jax
 
 import scjit
+from scjit import _args
 
 from . import execute, internals, oracle, tracing
 from .internals import jax_core, mlir, mpmd, sharding_impls, tpu_core, tpu_info
@@ -45,7 +46,8 @@ class Options:
     """How kernels run: the target chip, and scjit's launch options (threads:
     0 for the host's cores; checks: "all", "none", "warn", "strict",
     "bounds,sync" (docs/runtime.md); dma:
-    None, "eager" or "on_wait"; seed: None for the fixed order). check_rules:
+    None, "eager" or "on_wait"; seed: None for the fixed order; time_limit:
+    seconds a launch may run, 0 for none, RT-TIMEOUT past it). check_rules:
     lower every kernel through JAX's own SparseCore lowering too and raise
     scjit.jax.RulesDisagreementError when it judges the kernel otherwise than
     scjit's rules (slow; scjit.jax.oracle)."""
@@ -56,6 +58,7 @@ class Options:
     dma: str | None = None
     seed: int | None = None
     check_rules: bool = False
+    time_limit: float = 0.0  # float("inf") is made 0
 
 
 _context: contextvars.ContextVar[Options | None] = contextvars.ContextVar("scjit_jax_options", default=None)
@@ -78,10 +81,11 @@ def enabled() -> Options | None:
 
 @contextlib.contextmanager
 def sparsecore(target: str = "v7x", *, threads: int = 0, checks: str = "all", dma: str | None = None,
-               seed: int | None = None, check_rules: bool = False) -> Iterator[Options]:
+               seed: int | None = None, check_rules: bool = False, time_limit: float = 0.0) -> Iterator[Options]:
     """Within the block (this thread or task), SparseCore kernels run on scjit
-    as `target` ("v5p", "v6e", "v7x", "v8i"); see the module's doc and Options."""
-    options = _make_options(target, threads, checks, dma, seed, check_rules)
+    as `target` ("v5p", "v6e", "v7x", "v8i"); see the module's doc and Options.
+    Raises scjit.InputError (IO-USAGE) for a bad option."""
+    options = _make_options(target, threads, checks, dma, seed, check_rules, time_limit)
     _install()
     token = _context.set(options)
     _chip_changed()
@@ -94,11 +98,11 @@ def sparsecore(target: str = "v7x", *, threads: int = 0, checks: str = "all", dm
 
 
 def enable(target: str = "v7x", *, threads: int = 0, checks: str = "all", dma: str | None = None,
-           seed: int | None = None, check_rules: bool = False) -> Options:
+           seed: int | None = None, check_rules: bool = False, time_limit: float = 0.0) -> Options:
     """From now on, in every thread, SparseCore kernels run on scjit as
     `target` (until `disable`). A `sparsecore` block still takes precedence."""
     global _global
-    options = _make_options(target, threads, checks, dma, seed, check_rules)
+    options = _make_options(target, threads, checks, dma, seed, check_rules, time_limit)
     _install()
     with _lock:
         _global = options
@@ -116,13 +120,15 @@ def disable() -> None:
     _chip_changed()
 
 
-def _make_options(target, threads, checks, dma, seed, check_rules) -> Options:
-    if target not in DEVICE_KINDS:
+def _make_options(target, threads, checks, dma, seed, check_rules, time_limit) -> Options:
+    """The Options, each checked as scjit.Kernel.with_options checks it (scjit's
+    InputError, IO-USAGE), so that a mistake fails here rather than inside
+    jax.jit's lowering or the launch."""
+    if _args.string("target", target) not in DEVICE_KINDS:
         raise scjit.InputError(f"unknown target '{target}'; JAX 0.10.2 knows " + ", ".join(DEVICE_KINDS),
                                code="IO-USAGE")
-    if dma not in (None, "eager", "on_wait"):
-        raise scjit.InputError(f"dma must be None, 'eager' or 'on_wait', got {dma!r}", code="IO-USAGE")
-    return Options(target, threads, checks, dma, seed, check_rules)
+    launch = _args.launch_options(threads=threads, checks=checks, dma=dma, seed=seed, time_limit=time_limit)
+    return Options(target, check_rules=_args.flag("check_rules", check_rules), **launch)
 
 
 def _install() -> None:
@@ -206,7 +212,8 @@ def _mpmd_map_lowering(ctx: mlir.LoweringRuleContext, *in_nodes, **params):
     operands = [in_nodes[by_name[p.name].operand] for p in kernel.inputs]
     ffi_ctx = ctx.replace(avals_in=[ctx.avals_in[by_name[p.name].operand] for p in kernel.inputs],
                           avals_out=[ctx.avals_out[by_name[p.name].result] for p in kernel.outputs])
-    launch = dict(threads=options.threads, checks=options.checks, dma=options.dma or "", seed=options.seed)
+    launch = dict(threads=options.threads, checks=options.checks, dma=options.dma or "", seed=options.seed,
+                  time_limit=options.time_limit)
     if exported.devices:
         # Every chip in one launch: see execute.chips_call.
         _check_all_manual(ctx, exported)

@@ -21,7 +21,7 @@ import jax
 import numpy as np
 
 import scjit
-from scjit import _scjit
+from scjit import _args, _scjit
 
 FFI_TARGET = "scjit_launch"
 
@@ -45,14 +45,20 @@ def _register() -> None:
 
 
 def ffi_attributes(kernel: scjit.Kernel, *, threads: int = 0, checks: str = "", dma: str = "",
-                   seed: int | None = None) -> dict:
-    """The attributes of a `scjit_launch` call of `kernel` (it is kept alive)."""
+                   seed: int | None = None, time_limit: float = 0.0) -> dict:
+    """The attributes of a `scjit_launch` call of `kernel` (it is kept alive).
+    The options are checked here, as scjit.Kernel.with_options checks them
+    (scjit.InputError, IO-USAGE): the handler would only meet a bad one when
+    the program runs. "" is the kernel's checks, and the default dma."""
+    options = _args.launch_options(threads=threads, checks=checks, dma=dma or None, seed=seed,
+                                   time_limit=time_limit)
     _register()
     address = kernel._compiled.address
     with _lock:
         _kept[address] = kernel
-    return dict(kernel=np.int64(address), threads=np.int64(threads), checks=checks, dma=dma,
-                seed=np.int64(-1 if seed is None else seed), shared=np.int64(0))
+    return dict(kernel=np.int64(address), threads=np.int64(options.get("threads", 0)),
+                checks=options.get("checks", ""), dma=options.get("dma", ""), seed=np.int64(options.get("seed", -1)),
+                time_limit=np.float64(options.get("time_limit", 0.0)), shared=np.int64(0))
 
 
 def io_aliases(kernel: scjit.Kernel) -> dict[int, int]:
@@ -66,26 +72,37 @@ def io_aliases(kernel: scjit.Kernel) -> dict[int, int]:
     return aliases
 
 
-def kernel_call(kernel: scjit.Kernel, *, threads: int = 0, checks: str = "", dma: str = "", seed: int | None = None):
+def kernel_call(kernel: scjit.Kernel, *, threads: int = 0, checks: str = "", dma: str = "", seed: int | None = None,
+                time_limit: float = 0.0):
     """A JAX function that runs `kernel`: it takes one array per in/inout
     parameter (in parameter order) and returns the out/inout parameters' arrays
     (a tuple when there are several). Launch options as scjit.Kernel.with_options.
-    A failed run-time check raises jax's runtime error with every finding."""
-    attributes = ffi_attributes(kernel, threads=threads, checks=checks, dma=dma, seed=seed)
+    A failed run-time check (or RT-TIMEOUT past `time_limit` seconds) raises
+    jax's runtime error with every finding."""
+    attributes = ffi_attributes(kernel, threads=threads, checks=checks, dma=dma, seed=seed, time_limit=time_limit)
     out_types = [jax.ShapeDtypeStruct(p.shape, p.dtype) for p in kernel.outputs]
     call = jax.ffi.ffi_call(FFI_TARGET, out_types, input_output_aliases=io_aliases(kernel),
                             vmap_method="sequential")
 
     def run(*arrays):
-        outs = call(*arrays, **attributes)
+        outs = call(*map(_native_byte_order, arrays), **attributes)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     run.__name__ = f"scjit_{kernel.name}"
     return run
 
 
+def _native_byte_order(array):
+    """A numpy array in the other byte order (">i4" on x86) as a native copy,
+    with the same values, as scjit.Kernel's launch takes it (JAX refuses such
+    arrays); anything else as it is."""
+    if isinstance(array, np.ndarray) and not array.dtype.isnative:
+        return array.astype(array.dtype.newbyteorder("="))
+    return array
+
+
 def chips_call(kernel: scjit.Kernel, axis_names: tuple, *, threads: int = 0, checks: str = "", dma: str = "",
-               seed: int | None = None):
+               seed: int | None = None, time_limit: float = 0.0):
     """Inside `jax.shard_map` over a mesh of axes `axis_names` (major first, all
     manual, `kernel.devices` devices in all): a JAX function that takes this
     device's shard of each in/inout parameter and returns its shard of each
@@ -94,7 +111,7 @@ def chips_call(kernel: scjit.Kernel, axis_names: tuple, *, threads: int = 0, che
     logical id) and calls `scjit_launch` with them; the first to come runs the
     launch on every chip, the others take copies of its results (a
     SharedLaunch per call site), so the kernel runs, prints and fails once."""
-    attributes = ffi_attributes(kernel, threads=threads, checks=checks, dma=dma, seed=seed)
+    attributes = ffi_attributes(kernel, threads=threads, checks=checks, dma=dma, seed=seed, time_limit=time_limit)
     sharing = _scjit.SharedLaunch(kernel.devices)
     with _lock:
         _kept[sharing.address] = sharing
