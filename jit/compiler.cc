@@ -235,7 +235,12 @@ absl::Status Lower(Compilation& c) {
 
 absl::Status Optimize(Compilation& c) {
   if (c.options.engine == Engine::kInterp) return absl::OkStatus();  // nothing to optimize
-  return c.session->Optimize(c.emitted);
+  absl::StatusOr<int64_t> frame = c.session->Optimize(c.emitted);
+  if (!frame.ok()) return frame.status();
+  // The subcores' stacks must hold what the backend's tier makes of the frame.
+  c.info.layout.frame_bytes = std::max(c.info.layout.frame_bytes, *frame);
+  for (LaunchLayout& part : c.info.layout.more_parts) part.frame_bytes = std::max(part.frame_bytes, *frame);
+  return absl::OkStatus();
 }
 
 // The stages every compilation runs, in order, each timed into CompileTimes

@@ -58,6 +58,40 @@ llvm::CodeGenOptLevel CodeGenLevel(int level) {
 
 std::once_flag native_target_once;
 
+// Above this many IR instructions a kernel is compiled by the linear tiers:
+// optimized at -O1 (-O2's GVN costs time quadratic in a function's loads and
+// blocks) and compiled with the backend's fast instruction selection and
+// register allocation (the greedy allocator's live-range splitting grows
+// quadratically too). A long straight-line kernel with its checks compiled in
+// (a hundred instructions an access) took minutes; now its compile time is
+// near linear. The kernels of the examples and benchmarks stay far below it.
+constexpr size_t kLargeKernelInstructions = 20000;
+constexpr char kFastCodegenFlag[] = "scjit.fast_codegen";
+
+size_t InstructionCount(const llvm::Module& m) {
+  size_t n = 0;
+  for (const llvm::Function& f : m) n += f.getInstructionCount();
+  return n;
+}
+
+// A bound on the stack the fast register allocator's code may use: a slot
+// for every value of the largest function, twice over (spills of the parts a
+// value is split into, call frames).
+int64_t FastCodegenFrameBound(const llvm::Module& m) {
+  const llvm::DataLayout& dl = m.getDataLayout();
+  uint64_t most = 0;
+  for (const llvm::Function& f : m) {
+    uint64_t bytes = 0;
+    for (const llvm::BasicBlock& block : f) {
+      for (const llvm::Instruction& i : block) {
+        if (!i.getType()->isVoidTy() && i.getType()->isSized()) bytes += dl.getTypeAllocSize(i.getType()).getFixedValue();
+      }
+    }
+    most = std::max(most, bytes);
+  }
+  return static_cast<int64_t>(2 * most);
+}
+
 }  // namespace
 
 namespace jit_internal {
@@ -112,7 +146,12 @@ class PooledIRCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
       if (!made) return made.takeError();
       machine = std::move(*made);
     }
+    // (Optimize marks a large kernel for the linear tier; its frame bound
+    // went into the kernel's layout.)
+    llvm::CodeGenOptLevel level = machine->getOptLevel();
+    if (m.getModuleFlag(kFastCodegenFlag) != nullptr) machine->setOptLevel(llvm::CodeGenOptLevel::None);
     llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> object = llvm::orc::SimpleCompiler(*machine, cache_)(m);
+    machine->setOptLevel(level);
     std::lock_guard<std::mutex> lock(mu_);
     free_.push_back(std::move(machine));
     return object;
@@ -206,7 +245,7 @@ JitSession::~JitSession() {
   }
 }
 
-absl::Status JitSession::Optimize(EmittedKernel& kernel) {
+absl::StatusOr<int64_t> JitSession::Optimize(EmittedKernel& kernel) {
   llvm::Module& m = *kernel.module;
   std::lock_guard<std::mutex> lock(machine_mu_);
   m.setTargetTriple(machine_->getTargetTriple().str());
@@ -232,10 +271,14 @@ absl::Status JitSession::Optimize(EmittedKernel& kernel) {
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm = opt_level_ == 0 ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
-                                                : pb.buildPerModuleDefaultPipeline(Level(opt_level_));
+  bool large = opt_level_ > 0 && InstructionCount(m) > kLargeKernelInstructions;
+  int level = large ? 1 : opt_level_;
+  llvm::ModulePassManager mpm = level == 0 ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
+                                           : pb.buildPerModuleDefaultPipeline(Level(level));
   mpm.run(m, mam);
-  return absl::OkStatus();
+  if (!large) return 0;
+  m.addModuleFlag(llvm::Module::Warning, kFastCodegenFlag, 1);
+  return FastCodegenFrameBound(m);
 }
 
 absl::StatusOr<std::string> JitSession::Assembly(const EmittedKernel& kernel) {

@@ -41,8 +41,12 @@ class JitSession {
   ~JitSession();
 
   // Prepares `kernel.module` for this host (triple, data layout, CPU features)
-  // and runs the optimization pipeline of the session's level on it.
-  absl::Status Optimize(EmittedKernel& kernel);
+  // and runs the optimization pipeline of the session's level on it. A
+  // large kernel (over kLargeKernelInstructions) is optimized at -O1 and
+  // marked for the backend's linear tier, whose frame holds a slot for about
+  // every value: the result is then the bytes of stack its functions may
+  // need (a bound), else 0.
+  absl::StatusOr<int64_t> Optimize(EmittedKernel& kernel);
   // The host assembly of an optimized module (the module is not changed).
   absl::StatusOr<std::string> Assembly(const EmittedKernel& kernel);
   // Compiles an optimized kernel to host code; returns its entry point, and

@@ -71,6 +71,7 @@ absl::StatusOr<RunOptions> Decide(const LaunchOptions& o, const internal::Compil
   r.time_limit_start = o.time_limit_start;
   r.log = o.log;
   r.link = o.link;
+  r.interrupt = o.interrupt;
   r.stacks = k.code->stacks.get();
   r.memory = k.code->memory.get();
   r.workers = k.code->workers.get();

@@ -4,6 +4,7 @@
 #ifndef SCJIT_RUNTIME_LAUNCH_H_
 #define SCJIT_RUNTIME_LAUNCH_H_
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -51,6 +52,7 @@ struct RunOptions {
   std::optional<std::chrono::steady_clock::time_point> time_limit_start;  // default: the launch's start
   std::function<void(std::string_view)> log;  // debug_print output (null: discarded)
   ChipLink* link = nullptr;  // the processes holding the other chips (null: every chip here)
+  const std::atomic<bool>* interrupt = nullptr;  // LaunchOptions::interrupt
   // Where subcores' fiber stacks come from; launches that share a pool reuse
   // stacks (much faster for small kernels). Null, or too small for the kernel's
   // frame: a pool for this launch only.

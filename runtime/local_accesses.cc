@@ -310,6 +310,11 @@ std::optional<AccessProblem> LocalAccesses::UnwrittenList(const scjit_dma& dma) 
 
 std::optional<AccessProblem> LocalAccesses::StartDma(const scjit_dma& dma, const int32_t* indices, int site, int sem,
                                                      int64_t credit, std::shared_ptr<SharedDma> shared, Sides sides) {
+  if (in_flight_.size() + records_in_flight_count_ >= kMaxInFlight) {
+    AccessProblem problem;
+    problem.kind = AccessProblem::Kind::kTooMany;
+    return problem;
+  }
   // An index list in VMEM is read now, at the start (UnwrittenList checked
   // its entries hold values before).
   absl::InlinedVector<Span, 2> list = ListSpans(dma);
@@ -374,6 +379,7 @@ void LocalAccesses::Fly(InFlight d, int64_t credit) {
   if (d.reads.empty() && d.writes.empty()) {  // at most a record to retire: no bits, no scans
     if (d.shared != nullptr) {
       records_in_flight_[static_cast<size_t>(d.sem)].push_back(RecordInFlight{d.end, std::move(d.shared)});
+      ++records_in_flight_count_;
     }
     return;
   }
@@ -410,6 +416,7 @@ void LocalAccesses::Consume(int sem, int64_t amount, absl::FunctionRef<void(Shar
        !records.empty() && records.front().end <= consumed;) {
     std::shared_ptr<SharedDma> s = std::move(records.front().shared);
     records.pop_front();
+    --records_in_flight_count_;
     retired(*s);
   }
   for (size_t i = 0; i < in_flight_.size();) {

@@ -39,6 +39,7 @@ struct AccessProblem {
     kUnwritten,  // an index list entry not written (RT-INIT: it decides what moves)
     kDmaWrites,  // the byte is being written (or added into) by a DMA in flight (RT-RACE)
     kDmaReads,   // a write of a byte a DMA in flight reads (RT-RACE)
+    kTooMany,    // a DMA started with kMaxInFlight in flight already (RT-SYNC)
   };
   Kind kind = Kind::kUnwritten;
   bool write = false;             // the access at fault writes the byte (else reads it)
@@ -49,6 +50,14 @@ struct AccessProblem {
 
 class LocalAccesses {
  public:
+  // The DMAs a subcore may have in flight (started, not yet retired by a
+  // wait) under the checks. Each is a record the race check compares the
+  // accesses of the subcore, and of the others, with: a kernel that piles up
+  // DMAs without waiting would make their cost grow without bound. No public
+  // figure gives a SparseCore's DMA queue depth; this is far above what the
+  // kernels we know keep in flight (docs/runtime.md, "Limits").
+  static constexpr size_t kMaxInFlight = 1024;
+
   // `arenas`: [lo, hi) of each memory of the subcore (VMEM, SMEM); the state
   // byte of p is p + shadow_delta. `semaphores`: how many the subcore has.
   // `init`, `race`: the checks on (without init every byte counts as written;
@@ -166,6 +175,7 @@ class LocalAccesses {
     std::shared_ptr<SharedDma> shared;
   };
   std::vector<std::deque<RecordInFlight>> records_in_flight_;
+  size_t records_in_flight_count_ = 0;  // over every semaphore
 };
 
 }  // namespace scjit

@@ -32,6 +32,15 @@ constexpr size_t kStackHeadroom = size_t{256} << 10;
 
 int64_t AlignUp(int64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 
+// `seconds` after `start`, saturated: a limit past the clock's range (1e10 s,
+// infinity) is no deadline rather than an overflow into the past.
+std::chrono::steady_clock::time_point DeadlineAfter(std::chrono::steady_clock::time_point start, double seconds) {
+  using Clock = std::chrono::steady_clock;
+  double room = std::chrono::duration<double>(Clock::time_point::max() - start).count();
+  if (!(seconds < room / 2)) return Clock::time_point::max();
+  return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
 // HLO-style dtype names, as the SparseCore log recorder prints them.
 std::string_view HloName(ElementType e) {
   switch (e) {
@@ -108,16 +117,26 @@ int32_t Subcore::Park(Wait wait, int site) {
 
 int32_t Subcore::Tick(int site) {
   ctx.tick = SCJIT_TICK_PERIOD;
-  if (machine_->PastDeadline()) {
-    const RunOptions& o = machine_->options();
-    Diagnostic d = layout().SiteDiagnostic(DiagId::kRtTimeout, site,
-                                           {{"what", Cat("kernel @", machine_->layout().kernel)},
-                                            {"seconds", absl::StrFormat("%g", o.time_limit_seconds)}});
-    d.notes.push_back(Cat(machine_->SubcoreName(index_), " was still in this loop"));
-    findings_.push_back(Made(std::move(d), /*name_subcore=*/false));
-    return kStatusFailed;
-  }
+  if (int32_t status = OutOfTime(site, "was still in this loop"); status != 0) return status;
   return Park(Wait::kTick, -1);
+}
+
+int32_t Subcore::Spend(int64_t bytes, int site) {
+  work_ += bytes + kWorkPerCall;
+  if (work_ < kWorkBetweenClocks) return 0;
+  work_ = 0;
+  return OutOfTime(site, "was still moving bytes here");
+}
+
+int32_t Subcore::OutOfTime(int site, std::string_view doing) {
+  if (machine_->Interrupted()) return kStatusCancelled;
+  if (!machine_->PastDeadline()) return 0;
+  Diagnostic d = layout().SiteDiagnostic(DiagId::kRtTimeout, site,
+                                         {{"what", Cat("kernel @", machine_->layout().kernel)},
+                                          {"seconds", absl::StrFormat("%g", machine_->options().time_limit_seconds)}});
+  d.notes.push_back(Cat(machine_->SubcoreName(index_), " ", doing));
+  findings_.push_back(Made(std::move(d), /*name_subcore=*/false));
+  return kStatusFailed;
 }
 
 int32_t Subcore::Refuse(DiagId id, int site, std::string detail) {
@@ -282,6 +301,7 @@ void Subcore::Complete(int sem, int64_t bytes, bool settling) {
     StartedDma& p = s.pending.front();  // Execute starts no DMA: p stays put
     Execute(p.dma, p.site, p.credit, &p.indices, sem, settling, p.shared);
     s.pending.pop_front();
+    --pending_dmas_;
   }
 }
 
@@ -290,8 +310,9 @@ int32_t Subcore::DmaStart(const scjit_dma& dma, int site) {
   Count(RuntimeOp::kDmaStart);
   int32_t status = 0;
   if (!ValidSemaphore(dma.sem, site, &status) || !ValidDma(dma, site, &status)) return status;
-  if (dma.device >= 0) return RemoteDmaStart(dma, site);
   int64_t bytes = MovedBytes(dma);
+  if ((status = Spend(bytes, site)) != 0) return status;
+  if (dma.device >= 0) return RemoteDmaStart(dma, site);
   int64_t credit = Credit(dma, bytes);
   dma_bytes_ += bytes;
   std::shared_ptr<SharedDma> shared;
@@ -302,6 +323,10 @@ int32_t Subcore::DmaStart(const scjit_dma& dma, int site) {
     Execute(dma, site, credit, &indices_, dma.sem, false, shared);
     return 0;
   }
+  // Each waits in memory until its wait moves it: as many as the checks follow.
+  if (pending_dmas_ >= LocalAccesses::kMaxInFlight) {
+    return Fail(AccessFinding(AccessProblem{.kind = AccessProblem::Kind::kTooMany}, site));
+  }
   // The list is read now: the DMA moves the rows the indices named at its start.
   PendingDmas& pending = sems_[dma.sem].pending;
   StartedDma& p = pending.emplace_back(dma, site, credit);
@@ -310,6 +335,7 @@ int32_t Subcore::DmaStart(const scjit_dma& dma, int site) {
     pending.pop_back();
     return status;
   }
+  ++pending_dmas_;
   return 0;
 }
 
@@ -364,7 +390,7 @@ int32_t Subcore::RemoteDmaStart(const scjit_dma& dma, int site) {
   int64_t bytes = MovedBytes(dma);
   int64_t credit = Credit(dma, bytes);
   std::shared_ptr<SharedDma> record;
-  if ((status = StartRemoteAccesses(moved, site, credit, &record)) != 0) return status;
+  if ((status = StartRemoteAccesses(moved, site, credit, global, &record)) != 0) return status;
   dma_bytes_ += bytes;
   Effect e;
   e.kind = Effect::Kind::kRemoteDma;
@@ -391,12 +417,13 @@ int32_t Subcore::RemoteDmaStart(const scjit_dma& dma, int site) {
 // Its source bytes in the sender's own memories are marked read in flight
 // until the sender's wait, as a local DMA's are; the receiver's side is added
 // when the bytes land (Machine::LandRemoteDma).
-int32_t Subcore::StartRemoteAccesses(const scjit_dma& dma, int site, int64_t credit,
+int32_t Subcore::StartRemoteAccesses(const scjit_dma& dma, int site, int64_t credit, int receiver,
                                      std::shared_ptr<SharedDma>* record) {
   if (local_ == nullptr || machine_->clocks() == nullptr) return 0;
   NewRecord(site, record, /*pooled=*/false);
   SharedDma& r = **record;
   r.remote = true;
+  r.recv_subcore = receiver;  // (its recv_end stays 0 until that subcore's wait)
   if (Shared(dma.dst.space)) {
     ForEachRun(dma, nullptr, [&](uint8_t* to, int64_t to_stride, const uint8_t*, int64_t, int64_t n) {
       ForEachSpan(to, to_stride, n, dma.elem_bytes, [&](const uint8_t* at, int64_t bytes) {
@@ -446,10 +473,12 @@ int32_t Subcore::Copy(const scjit_dma& dma, int site) {
   Count(RuntimeOp::kCopy);
   int32_t status = 0;
   if (!ValidDma(dma, site, &status)) return status;
+  int64_t bytes = MovedBytes(dma);
+  if ((status = Spend(bytes, site)) != 0) return status;
   if ((status = ReadIndices(dma, site, &indices_)) != 0) return status;
   std::shared_ptr<SharedDma> shared;
   if ((status = StartAccesses(dma, indices_, site, -1, 0, &shared)) != 0) return status;
-  dma_bytes_ += MovedBytes(dma);
+  dma_bytes_ += bytes;
   bool deferred = Execute(dma, site, 0, &indices_, -1, false, shared);
   if (shared != nullptr) {  // a copy retires at once
     TickClock();
@@ -664,8 +693,7 @@ void Subcore::Consumed(int sem, int64_t amount, int site) {
   local_->Consume(sem, amount, [&](SharedDma& retired) {
     TickClock();
     uint32_t now = clock()[static_cast<size_t>(index_)];
-    if (retired.subcore != index_) {  // a remote copy this subcore received
-      retired.recv_subcore = index_;
+    if (retired.subcore != index_) {  // a remote copy this subcore received (its recv_subcore)
       retired.recv_end = now;
     } else if (retired.end == 0) {  // (a copy to its own chip retires at its first wait)
       retired.end = now;
@@ -808,6 +836,16 @@ Diagnostic Subcore::AccessFinding(const AccessProblem& problem, int site) {
   const LaunchLayout& l = layout();
   const Site& s = l.sites[site];
   std::string op = s.text.empty() ? s.op : Cat(s.op, " ", s.text);
+  if (problem.kind == AccessProblem::Kind::kTooMany) {  // a capacity: the launch stops, whatever --check says
+    Diagnostic d = Finding(DiagId::kRtSync, site,
+                           {{"detail", Cat(op, " would be DMA ", LocalAccesses::kMaxInFlight + 1,
+                                           " of this subcore in flight (started, not yet waited); scjit follows at "
+                                           "most ", LocalAccesses::kMaxInFlight, " per subcore")}});
+    d.severity = Severity::kError;
+    d.help = "wait for DMAs before starting more (the waits on a semaphore retire its DMAs in start order), or "
+             "run with --unchecked, which moves each DMA at its start and follows none";
+    return d;
+  }
   std::string what = DescribeByte(problem.byte);
   if (problem.kind == AccessProblem::Kind::kUnwritten) {  // an index list's entry: it decides what moves
     return Finding(DiagId::kRtInit, site,
@@ -988,6 +1026,13 @@ uint8_t* Machine::Resolve(const BufferAddress& where, int to) const {
 bool Machine::PastDeadline() {
   if (options_.time_limit_seconds <= 0 || std::chrono::steady_clock::now() < deadline_) return false;
   return !timed_out_.exchange(true);  // one finding per launch
+}
+
+bool Machine::Interrupted() {
+  if (options_.interrupt == nullptr || !options_.interrupt->load(std::memory_order_relaxed)) return false;
+  interrupted_ = true;
+  stopping_ = true;
+  return true;
 }
 
 bool Machine::Contains(const scjit_ref& r, int elem_bytes, int subcore) const {
@@ -1281,9 +1326,7 @@ void Machine::AddSubcores(const MachinePart& part) {
 
 absl::StatusOr<std::optional<LaunchResult>> Machine::Prepare(std::span<const ParamBuffer> params,
                                                              std::chrono::steady_clock::time_point start) {
-  deadline_ = options_.time_limit_start.value_or(start) +
-              std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                  std::chrono::duration<double>(options_.time_limit_seconds));
+  deadline_ = DeadlineAfter(options_.time_limit_start.value_or(start), options_.time_limit_seconds);
   auto param_error = [](std::string detail) {
     return DiagnosticStatus(MakeDiagnostic(DiagId::kIoParam, nullptr, Location{}, {{"detail", std::move(detail)}}));
   };
@@ -1403,6 +1446,7 @@ absl::StatusOr<LaunchResult> Machine::Run(std::span<const ParamBuffer> params) {
   if (status.ok()) WarnComputedOutputs();
   FinishDeferredPoison();
   if (!status.ok()) return status;
+  if (interrupted_) return absl::CancelledError(Cat("kernel @", layout_.kernel, " was interrupted"));
   Stage(params, /*in=*/false);
   StageSemaphores(params, /*in=*/false);
 

@@ -163,6 +163,10 @@ class Subcore {
   const LaunchLayout& layout() const { return *part_->layout; }
 
   int32_t Tick(int site);
+  // A DMA of `bytes` at `site` is about to move: counts the work, and every
+  // kWorkBetweenClocks bytes of it looks at the clock, as a loop's ticks do
+  // (a loop of large copies ticks too seldom to honour a time limit).
+  int32_t Spend(int64_t bytes, int site);
   int32_t DmaStart(const scjit_dma& dma, int site);
   int32_t DmaWait(const scjit_dma& dma, int site);
   int32_t Copy(const scjit_dma& dma, int site);
@@ -196,6 +200,10 @@ class Subcore {
   // Suspends until the machine resumes this subcore; returns the status to give
   // the kernel (kStatusCancelled when the launch stopped meanwhile).
   int32_t Park(Wait wait, int site);
+  // kStatusCancelled once the launch is interrupted; kStatusFailed with an
+  // RT-TIMEOUT at `site` (the subcore `doing` something) once past its time
+  // limit; else 0.
+  int32_t OutOfTime(int site, std::string_view doing);
   // Records finding `d` of this subcore; returns kStatusFailed for an error.
   int32_t Fail(Diagnostic d);
   // A finding at `site` (the machine names the subcore when it merges them).
@@ -226,8 +234,10 @@ class Subcore {
   int32_t PushStreamStart(const scjit_dma& dma, int site, int64_t credit);
   // Race check of a remote copy: its record (*record; null without the race
   // check), and its source marked read in flight until the wait on %send; a
-  // finding's status when that source is being written.
-  int32_t StartRemoteAccesses(const scjit_dma& dma, int site, int64_t credit, std::shared_ptr<SharedDma>* record);
+  // finding's status when that source is being written. `receiver`: the
+  // global index of the subcore it lands on.
+  int32_t StartRemoteAccesses(const scjit_dma& dma, int site, int64_t credit, int receiver,
+                              std::shared_ptr<SharedDma>* record);
 
   // Moves pending DMAs of `s` (start order) until it holds, or will hold after
   // the next settle, `bytes` (or all).
@@ -273,6 +283,12 @@ class Subcore {
   const MachinePart* part_;
   int index_, core_, subcore_;
   std::vector<Semaphore> sems_;
+  size_t pending_dmas_ = 0;  // over every semaphore's `pending`
+  // Spend's count of bytes moved since the clock was last looked at; a DMA
+  // counts kWorkPerCall more (its own cost, however few bytes it moves).
+  static constexpr int64_t kWorkBetweenClocks = int64_t{16} << 20;
+  static constexpr int64_t kWorkPerCall = 4096;
+  int64_t work_ = 0;
   std::vector<Effect> outbox_;
   std::vector<SubcoreFinding> findings_;
   // Warnings of this epoch, by site; the machine keeps the first of each site.
@@ -311,6 +327,8 @@ class Machine {
   bool stopping() const { return stopping_.load(std::memory_order_relaxed); }
   // True (once) when the launch has run past its time limit.
   bool PastDeadline();
+  // True when RunOptions::interrupt is set; the launch then stops.
+  bool Interrupted();
   SubcoreScheduler& scheduler() { return *scheduler_; }
   uint8_t* smem_of(int subcore) { return subcores_[subcore]->ctx.smem; }
   const Subcore& subcore(int i) const { return *subcores_[i]; }
@@ -500,6 +518,7 @@ class Machine {
   std::vector<std::span<const uint32_t>> forget_bounds_;  // Forget's argument (kept: it runs after every barrier)
   std::atomic<bool> stopping_{false};
   std::atomic<bool> timed_out_{false};
+  std::atomic<bool> interrupted_{false};
   std::atomic<uint64_t> shared_moves_{0};  // NextSharedMove
   std::chrono::steady_clock::time_point deadline_;
   std::mt19937_64 rng_;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <utility>
 
+#include "lowering/base/regular_file.h"
 #include "absl/strings/str_format.h"
 #include "lowering/base/diagnostic.h"
 #include "lowering/base/float8.h"
@@ -602,11 +603,9 @@ absl::StatusOr<NpyArray> ParseNpy(std::string_view bytes, std::string_view path,
 }
 
 absl::StatusOr<NpyArray> ReadNpyArray(const std::string& path, std::optional<ElementType> raw_as) {
-  errno = 0;
-  File file(std::fopen(path.c_str(), "rb"));
-  if (file == nullptr) {
-    return NpyError(DiagId::kIoOpen, path, "reason", ErrnoText(errno));
-  }
+  absl::StatusOr<std::FILE*> opened = OpenRegularFile(path);
+  if (!opened.ok()) return NpyError(DiagId::kIoOpen, path, "reason", std::string(opened.status().message()));
+  File file(*opened);
   auto read_error = [&]() {
     return NpyError(DiagId::kIoOpen, path, "reason", ErrnoText(errno));
   };

@@ -61,11 +61,37 @@ SCJIT_AVX2_CLONES void MinInto(uint32_t* a, const uint32_t* b, size_t n) {
 // `a` ended before `b` started: b's subcore had seen the wait that retired a.
 bool Before(const SharedDma& a, const SharedDma& b) { return a.EndedFor(b.start); }
 
+// True when whoever is ordered after `d`'s end, however it ends, is ordered
+// after `e`'s: both are of one subcore, `e` has ended, and each way `d` may
+// end (its sender's wait; a remote copy's receiver's) comes after the same
+// way of `e` (a wait not yet made comes later). Without this, the records of
+// an exchange between two chips, each copy waited, would pile up until every
+// chip of the launch synchronised.
+bool EndsBefore(const SharedDma& e, const SharedDma& d) {
+  if (e.subcore != d.subcore || e.end == 0 || (d.end != 0 && d.end < e.end)) return false;
+  if (!d.remote) return true;
+  return e.remote && e.recv_subcore == d.recv_subcore && e.recv_end != 0 &&
+         (d.recv_end == 0 || d.recv_end >= e.recv_end);
+}
+
 bool Overlaps(const absl::InlinedVector<std::pair<uintptr_t, uintptr_t>, 1>& runs, uintptr_t lo, uintptr_t hi) {
   for (const auto& [a, b] : runs) {
     if (a < hi && lo < b) return true;
   }
   return false;
+}
+
+// True when `d` covers `e` wholly: the same runs (rows expanded or not),
+// and `e` ends before `d` (EndsBefore).
+bool Covers(const SharedDma& d, const SharedDma& e) {
+  if (!EndsBefore(e, d) || e.runs.size() != d.runs.size() || e.rows.has_value() != d.rows.has_value()) return false;
+  for (size_t k = 0; k < e.runs.size(); ++k) {
+    if (e.runs[k].lo != d.runs[k].lo || e.runs[k].hi != d.runs[k].hi || e.runs[k].kind != d.runs[k].kind) return false;
+  }
+  if (!e.rows) return true;
+  const SharedDma::Rows& a = *e.rows;
+  const SharedDma::Rows& b = *d.rows;
+  return a.base == b.base && a.stride == b.stride && a.bytes == b.bytes && a.kind == b.kind && a.list == b.list;
 }
 
 }  // namespace
@@ -145,7 +171,13 @@ void SharedAccesses::Hold(Region& r, const std::shared_ptr<SharedDma>& dma, uint
   r.kinds |= kinds;
   r.held_lo = std::min(r.held_lo, lo);
   r.held_hi = std::max(r.held_hi, hi);
-  if (r.held.empty() || r.held.back() != dma) r.held.push_back(dma);
+  if (!r.held.empty() && r.held.back() == dma) return;
+  // The same subcore's last held access, ended before this one and moving the
+  // same runs, is covered by it (as in Map): a loop reading one table slice
+  // round after round, on chips that never synchronise with the rest (whose
+  // holds Forget cannot drop), keeps one record, not one per round.
+  if (!r.held.empty() && Covers(*dma, *r.held.back())) r.held.pop_back();
+  r.held.push_back(dma);
 }
 
 bool SharedAccesses::HoldWhole(const std::shared_ptr<SharedDma>& dma) {
@@ -199,14 +231,19 @@ void SharedAccesses::Map(const std::shared_ptr<SharedDma>& dma, const SharedDma:
     Cover(run.lo, run.hi);
     for (auto it : cover_) {
       auto& entries = it->second.entries;
+      // One pair waiting on its bytes (Pending) per subcore and kind of the
+      // other access, the earliest started (Waiting): DMAs piled up in flight
+      // on the same bytes make pairs linear in their number, not quadratic.
       for (const Entry& e : entries) {
+        if (dma->reported) break;
         if (e.dma == dma) continue;
         bool conflict = (e.kind | run.kind) != SharedDma::kRead && !(e.kind == SharedDma::kAdd && run.kind == SharedDma::kAdd);
-        if (!conflict || Before(*e.dma, *dma)) continue;
-        if (dma->reported || e.dma->reported) continue;
-        SharedRace race{e.dma, dma, it->first, e.kind, run.kind};
+        if (!conflict) continue;
         bool plain = (e.kind | run.kind) == (SharedDma::kRead | SharedDma::kWrite) ||
                      (e.kind == SharedDma::kWrite && run.kind == SharedDma::kWrite);
+        if (plain && Waiting(e.dma->subcore, e.kind)) continue;
+        if (Before(*e.dma, *dma) || e.dma->reported) continue;
+        SharedRace race{e.dma, dma, it->first, e.kind, run.kind};
         if (plain) {  // decided by the bytes, once they have moved
           Pending p{race, it->first, it->second.hi, {}};
           if (e.kind == SharedDma::kRead) p.witnesses = Witnesses(entries, *e.dma, *dma);
@@ -214,26 +251,42 @@ void SharedAccesses::Map(const std::shared_ptr<SharedDma>& dma, const SharedDma:
           bool unwitnessed = e.kind != run.kind && p.witnesses.empty();
           if (!unwitnessed) {
             pending_.push_back(std::move(p));
+            Wait(e.dma->subcore, e.kind);
             continue;
           }
         }
         dma->reported = true;
         races->push_back(std::move(race));
       }
+      ClearWaiting();
       // An earlier access of the same subcore that this one covers (same bytes,
-      // at least as strong) can no longer race alone: whoever is unordered
-      // with it is unordered with this one.
+      // at least as strong, ended first) can no longer race alone: whoever is
+      // unordered with it is unordered with this one.
       auto covered = [&](const Entry& e) {
         bool covers = e.kind == run.kind || (run.kind == SharedDma::kWrite && e.kind == SharedDma::kRead);
-        // (And it ended first: whoever saw this one's end saw its end. A
-        // remote copy's receiver may see its end alone.)
-        return covers && e.dma->subcore == dma->subcore && e.dma->end != 0 &&
-               (dma->end == 0 || dma->end >= e.dma->end) && !e.dma->remote && !dma->remote;
+        return covers && EndsBefore(*e.dma, *dma);
       };
       entries.erase(std::remove_if(entries.begin(), entries.end(), covered), entries.end());
       entries.push_back(Entry{dma, run.kind});
     }
   }
+}
+
+bool SharedAccesses::Waiting(int subcore, SharedDma::Kind kind) const {
+  auto i = static_cast<size_t>(subcore);
+  return i < waiting_.size() && (waiting_[i] & kind) != 0;
+}
+
+void SharedAccesses::Wait(int subcore, SharedDma::Kind kind) {
+  auto i = static_cast<size_t>(subcore);
+  if (i >= waiting_.size()) waiting_.resize(i + 1, 0);
+  if (waiting_[i] == 0) waiting_subcores_.push_back(subcore);
+  waiting_[i] |= kind;
+}
+
+void SharedAccesses::ClearWaiting() {
+  for (int i : waiting_subcores_) waiting_[static_cast<size_t>(i)] = 0;
+  waiting_subcores_.clear();
 }
 
 std::vector<std::shared_ptr<SharedDma>> SharedAccesses::Witnesses(const absl::InlinedVector<Entry, 2>& entries,

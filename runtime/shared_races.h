@@ -59,7 +59,7 @@ struct SharedDma {
   uint32_t end = 0;  // its subcore's own clock entry at the wait that retired it; 0: in flight
   int end_site = -1;
   // A copy to another chip is also retired by its receiver's wait on %recv:
-  // that subcore's clock entry then (0: not yet). Whoever is ordered after
+  // that subcore (known from the start) and its clock entry then (0: not yet). Whoever is ordered after
   // either wait is ordered after the copy (Subcore::StartRemoteAccesses).
   bool remote = false;
   int recv_subcore = -1;
@@ -195,6 +195,15 @@ class SharedAccesses {
   void Map(const std::shared_ptr<SharedDma>& dma, const SharedDma::Run& run, std::vector<SharedRace>* races);
   // Puts `r`'s held accesses in the map (and those of runs[0, upto) of `dma`).
   void MapRegion(Region& r, const std::shared_ptr<SharedDma>& dma, size_t upto, std::vector<SharedRace>* races);
+
+  // Map's pairs of one segment waiting on their bytes, by the other access's
+  // subcore: its kinds (waiting_, kept zero between segments), and the
+  // subcores set.
+  bool Waiting(int subcore, SharedDma::Kind kind) const;
+  void Wait(int subcore, SharedDma::Kind kind);
+  void ClearWaiting();
+  std::vector<uint8_t> waiting_;
+  std::vector<int> waiting_subcores_;
 
   std::vector<Region> regions_;            // sorted by lo, disjoint
   RecordPool nodes_;  // before segments_: outlives it

@@ -289,7 +289,7 @@ TEST(MalformedInputTest, OversizedFileIsALimit) {
   std::string text(kMaxSourceBytes + 1, ' ');
   testing::Loaded loaded = Load(text, "big.scir");
   EXPECT_EQ(loaded.diagnostics,
-            "big.scir: error[IR-LIMIT]: the file holds 67108865 bytes; the limit is 67108864\n");
+            "big.scir: error[IR-LIMIT]: the file holds more than 67108864 bytes, the limit\n");
 }
 
 TEST(MalformedInputTest, LongLinesAreShownAsAWindow) {

@@ -594,7 +594,11 @@ TEST(NpyFileTest, OpenAndWriteErrors) {
   EXPECT_EQ(Message(r.status()),
             "error[IO-OPEN]: cannot read '/nonexistent-dir/x.npy': No such file or directory");
   EXPECT_EQ(Message(ReadNpyArray(::testing::TempDir()).status()),
-            "error[IO-OPEN]: cannot read '" + ::testing::TempDir() + "': Is a directory");
+            "error[IO-OPEN]: cannot read '" + ::testing::TempDir() + "': it is a directory");
+  // What is not a regular file is refused before it is read: /dev/zero would
+  // read without end, a FIFO nobody writes would block.
+  EXPECT_EQ(Message(ReadNpyArray("/dev/zero").status()),
+            "error[IO-OPEN]: cannot read '/dev/zero': it is not a regular file (a character device)");
   EXPECT_EQ(Message(WriteNpy("/nonexistent-dir/x.npy", MakeArray(ElementType::kI32, {2}))),
             "error[IO-WRITE]: cannot write '/nonexistent-dir/x.npy': No such file or directory");
 }

@@ -43,7 +43,7 @@ struct CliOptions {
   std::optional<std::string> target_info;  // a chip's name, "" for every chip
   std::optional<std::string> save_inputs;  // a directory
   std::optional<double> rtol, atol;
-  double time_limit = 600;  // seconds; 0: none
+  double time_limit = kDefaultTimeLimitSeconds;  // seconds; 0: none
   bool help = false;
 
   // Options as given (`--threads`, `-O2`), in order, for "not implemented yet".

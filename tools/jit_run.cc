@@ -7,7 +7,11 @@
 // with --expect); 2 usage or input error; 3 the kernel was rejected (parse,
 // type or SC rule error).
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -33,6 +37,7 @@ namespace {
 constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
+constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
 constexpr int kExitRejected = 3;
 
 absl::Status Usage(std::string detail) {
@@ -148,6 +153,27 @@ struct Buffers {
     return absl::OkStatus();
   }
 };
+
+// Set by SIGINT (Ctrl-C) while a launch runs: the launch stops at its next
+// loop tick or DMA (LaunchOptions::interrupt) and jit-run exits 130, as a
+// shell expects of a command stopped by SIGINT. (A signal handler can only
+// reach a flag of static storage.)
+std::atomic<bool> interrupted{false};
+
+void OnInterrupt(int) { interrupted.store(true, std::memory_order_relaxed); }
+
+// Writes `text` to `path`, or an IO-WRITE error with the system's reason: a
+// full disk shows at the flush before fclose, which an ofstream hides.
+absl::Status WriteText(const std::string& path, std::string_view text) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  int error = f == nullptr ? errno : 0;
+  if (f != nullptr) {
+    if (std::fwrite(text.data(), 1, text.size(), f) != text.size() || std::fflush(f) != 0) error = errno;
+    if (std::fclose(f) != 0 && error == 0) error = errno;
+  }
+  if (error == 0) return absl::OkStatus();
+  return DiagnosticStatus(CatalogDiagnostic("IO-WRITE", {{"path", path}, {"reason", std::strerror(error)}}));
+}
 
 // --save-inputs DIR: DIR, created if missing, or a located IO-WRITE error.
 absl::Status MakeDirectory(const std::string& dir) {
@@ -425,8 +451,18 @@ int Main(int argc, char** argv) {
     return kExitOk;
   }
 
+  // --time-limit bounds the compile (judged once it ends: LLVM cannot be
+  // stopped half way), then the first launch with its inputs. (Under mpirun
+  // every rank compiles; the launches' deadlines stop them together.)
+  TimeLimit compile_limit{options.time_limit};
   absl::StatusOr<Kernel> kernel = compiler.Compile(*source, compile);
   if (!kernel.ok()) return CompileFailure(kernel.status());
+  if (ranks.link == nullptr && compile_limit.Passed()) {
+    Diagnostic d = CatalogDiagnostic("RT-TIMEOUT", {{"what", Cat("compiling kernel @", kernel->name())},
+                                                    {"seconds", absl::StrFormat("%g", compile_limit.seconds)}});
+    d.help = "raise the limit with --time-limit";
+    return PrintStatus(DiagnosticStatus(d), kExitFailed);
+  }
   PrintWarnings(kernel->warnings());
   if (absl::Status s = CheckBindings(*kernel, options); !s.ok()) return PrintStatus(s, kExitUsage);
   PrintWarnings(DefaultIndexWarnings(*kernel, options));
@@ -434,7 +470,7 @@ int Main(int argc, char** argv) {
   // With --repeat or --time: one uncounted warm-up launch, then N timed ones,
   // each on freshly staged inputs.
   int launches = options.repeat + (options.repeat > 1 || options.time ? 1 : 0);
-  // --time-limit bounds the first launch from here: generating its inputs counts.
+  // The first launch's limit counts from here: generating its inputs counts.
   TimeLimit limit{options.time_limit};
   absl::StatusOr<Buffers> buffers = Buffers();
   if (ranks.link != nullptr) {
@@ -471,12 +507,18 @@ int Main(int argc, char** argv) {
   launch.time_limit_start = limit.start;
   launch.log = [](std::string_view text) { std::cerr << text; };
   launch.link = ranks.link.get();
+  launch.interrupt = &interrupted;
+  std::signal(SIGINT, OnInterrupt);
 
   std::vector<double> times;
   LaunchResult result;
   for (int l = 0; l < launches; ++l) {
     if (l > 0) (void)buffers->Restage();
     absl::StatusOr<LaunchResult> r = kernel->Launch(buffers->live, launch);
+    if (!r.ok() && absl::IsCancelled(r.status()) && interrupted) {
+      std::cerr << "jit-run: interrupted\n";
+      return kExitInterrupted;
+    }
     if (!r.ok()) return PrintStatus(r.status(), FailureExit(r.status()));
     result = *std::move(r);
     if (l > 0 || launches == 1) times.push_back(result.stats.wall_ms);
@@ -523,12 +565,8 @@ int Main(int argc, char** argv) {
         seconds > 0 ? elements / seconds : 0.0, seconds > 0 ? result.stats.dma_bytes / seconds : 0.0);
   }
   if (options.report) {
-    std::ofstream out(*options.report);
-    out << ReportJson(*kernel, result, times);
-    if (!out) {
-      return PrintStatus(DiagnosticStatus(CatalogDiagnostic("IO-WRITE", {{"path", *options.report},
-                                                                         {"reason", "write failed"}})),
-                         kExitUsage);
+    if (absl::Status s = WriteText(*options.report, ReportJson(*kernel, result, times)); !s.ok()) {
+      return PrintStatus(s, kExitUsage);
     }
   }
   return exit_code;

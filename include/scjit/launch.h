@@ -6,6 +6,7 @@
 #ifndef SCJIT_INCLUDE_SCJIT_LAUNCH_H_
 #define SCJIT_INCLUDE_SCJIT_LAUNCH_H_
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -49,6 +50,12 @@ struct Checks {
   friend bool operator==(const Checks&, const Checks&) = default;
 };
 
+// The time limit of a launch when none is given, the same from every
+// interface (jit-run's --time-limit, LaunchOptions, the Python module,
+// scjit.jax): a kernel that runs away stops with RT-TIMEOUT after ten minutes
+// instead of holding the host until it is killed.
+inline constexpr double kDefaultTimeLimitSeconds = 600;
+
 // A time limit that several steps share: `seconds` (0: none) counted from
 // `start`. jit-run's --time-limit is one: it bounds generating the inputs
 // (Generate) and the launch (LaunchOptions::time_limit_start) together.
@@ -81,10 +88,11 @@ struct LaunchOptions {
   // are compiled into the code: a kernel compiled without them cannot have them
   // at launch.
   std::optional<Checks> checks;
-  // Stops a launch that runs longer (RT-TIMEOUT); 0: no limit. It bounds the
+  // Stops a launch that runs longer (RT-TIMEOUT); 0: no limit; a limit past
+  // the clock's range (1e10, infinity) is none too. It bounds the
   // whole launch: the arenas, the poison fill of `out` buffers and the staging
   // of parameters as well as the kernel.
-  double time_limit_seconds = 0;
+  double time_limit_seconds = kDefaultTimeLimitSeconds;
   // When the limit starts counting; default: when Launch is called. jit-run
   // gives the start of its TimeLimit, so that generating the inputs counts too.
   std::optional<std::chrono::steady_clock::time_point> time_limit_start;
@@ -97,6 +105,11 @@ struct LaunchOptions {
   // runs every chip. Not owned; it must outlive the launch. Only rank 0 calls
   // `log` (with every chip's output).
   ChipLink* link = nullptr;
+  // Stops the launch soon after it becomes true, as the time limit does (at
+  // the next loop tick or DMA), and Launch then returns a CANCELLED status.
+  // A signal handler may set it (jit-run's SIGINT handler does, and the
+  // Python module's: KeyboardInterrupt). Not owned; it must outlive the launch.
+  const std::atomic<bool>* interrupt = nullptr;
 };
 
 struct SubcoreStats {

@@ -70,6 +70,11 @@ llvm::AllocaInst* Emitter::EntryAlloca(llvm::Type* ty) {
   return b_.CreateAlloca(ty);
 }
 
+llvm::Value* Emitter::OutSlot() {
+  if (out_slot_ == nullptr) out_slot_ = EntryAlloca(b_.getInt32Ty());
+  return out_slot_;
+}
+
 // ------------------------------------------------------------------------------------
 // Runtime calls.
 
@@ -604,6 +609,7 @@ absl::Status Emitter::Run() {
   ctx_arg_ = fn_->getArg(0);
   ctx_arg_->setName("ctx");
   entry_ = llvm::BasicBlock::Create(ctx_, "entry", fn_);
+  out_slot_ = nullptr;
   llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "body", fn_);
   exit_ = llvm::BasicBlock::Create(ctx_, "exit", fn_);
   b_.SetInsertPoint(exit_);

@@ -175,7 +175,7 @@ absl::Status Emitter::EmitMemory(const Op& op) {
       // The word's byte offset in the target subcore's SMEM.
       llvm::Value* offset = b_.CreatePtrDiff(b_.getInt8Ty(), view->ptr, smem_);
       llvm::Value* target = ValueOf(op.FindAttr("subcore")->value.operand);
-      llvm::Value* old = EntryAlloca(b_.getInt32Ty());
+      llvm::Value* old = OutSlot();
       CallChecked(RuntimeFn::kFetchAndAdd, {ctx_arg_, offset, ValueOf(ops[1]), target, I32(site), old});
       Set(op.results[0], b_.CreateLoad(b_.getInt32Ty(), old));
       return absl::OkStatus();
@@ -282,7 +282,7 @@ absl::Status Emitter::EmitSync(const Op& op) {
       absl::StatusOr<RefVal> sem = View(op, ops[0], site);
       if (!sem.ok()) return sem.status();
       if (op.kind == OpKind::kSemRead) {
-        llvm::Value* out = EntryAlloca(b_.getInt32Ty());
+        llvm::Value* out = OutSlot();
         CallChecked(RuntimeFn::kSemRead, {ctx_arg_, sem->ptr, I32(site), out});
         Set(op.results[0], b_.CreateLoad(b_.getInt32Ty(), out));
         return absl::OkStatus();

@@ -186,7 +186,7 @@ llvm::Value* Emitter::LaneOrigin(const Operand& vec, llvm::Value* origin, llvm::
   b_.CreateCondBr(any, cold, cont, llvm::MDBuilder(ctx_).createUnlikelyBranchWeights());
   b_.SetInsertPoint(cold);
   TagOp(nullptr);
-  llvm::Value* slot = EntryAlloca(b_.getInt32Ty());
+  llvm::Value* slot = OutSlot();
   CallChecked(RuntimeFn::kLaneOrigin, {ctx_arg_, origin, b_.CreateSExtOrTrunc(lane, b_.getInt64Ty()), slot});
   llvm::Value* named = b_.CreateLoad(b_.getInt32Ty(), slot);
   TagOp(current_op_);
@@ -283,7 +283,7 @@ std::pair<llvm::Value*, llvm::Value*> Emitter::ShadowAndOrigin(llvm::Value* stat
 
 llvm::Value* Emitter::RecordRead(int site, llvm::Value* address, llvm::BasicBlock* here, llvm::BasicBlock* cont,
                                  LoadLanes lanes) {
-  llvm::Value* slot = EntryAlloca(b_.getInt32Ty());
+  llvm::Value* slot = OutSlot();
   llvm::Value* lane0 = lanes.lane0 != nullptr ? lanes.lane0 : llvm::ConstantPointerNull::get(b_.getPtrTy());
   CallChecked(RuntimeFn::kUnwrittenRead,
               {ctx_arg_, I32(site), address, lane0, lanes.bytes != nullptr ? lanes.bytes : I64(0), slot});

@@ -202,6 +202,10 @@ class Emitter {
   // A stack slot of type `ty` in the entry block (so that every use dominates
   // it and loops do not grow the frame).
   llvm::AllocaInst* EntryAlloca(llvm::Type* ty);
+  // The function's one i32 slot for a runtime call's result (the call writes
+  // it, the load right after reads it): a slot per call made thousands of
+  // stack objects in long kernels, which the backend's cost grew with.
+  llvm::Value* OutSlot();
   // Float minimum/maximum (and their reductions) of operands whose NaNs are
   // quieted first: LLVM 19's x86 lowering tests an operand for quiet NaNs only
   // (vfpclass QNaN|-0), so a signalling NaN read from memory lost to a number
@@ -675,6 +679,7 @@ class Emitter {
   llvm::BasicBlock* exit_ = nullptr;
   llvm::PHINode* exit_status_ = nullptr;
   llvm::BasicBlock* entry_ = nullptr;
+  llvm::AllocaInst* out_slot_ = nullptr;  // OutSlot's
   absl::flat_hash_map<const Value*, Val> vals_;
   llvm::Value* vmem_ = nullptr;
   llvm::Value* smem_ = nullptr;

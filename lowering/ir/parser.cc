@@ -393,8 +393,7 @@ std::unique_ptr<Module> Parser::ParseModule() {
   module_ = module.get();
   if (file_->text().size() > kMaxSourceBytes) {
     Report(DiagId::kIrLimit, Location{},
-           {{"detail", Cat("the file holds ", file_->text().size(), " bytes; the limit is ",
-                           kMaxSourceBytes)}});
+           {{"detail", Cat("the file holds more than ", kMaxSourceBytes, " bytes, the limit")}});
     module->complete = false;
     return module;
   }

@@ -91,7 +91,7 @@ class _LaunchOptions:
     seed: int | None = None     # None: the fixed (core, subcore) order
     dma: str | None = None      # "eager" | "on_wait"; None: on_wait when checked
     checks: str | None = None   # "all" | "none" | "warn" | "strict" | "bounds,init,race,sync"; None: as compiled
-    time_limit: float = 0.0     # seconds; 0: none (float("inf") is made 0)
+    time_limit: float = _args.DEFAULT_TIME_LIMIT  # seconds (600); 0 or float("inf"): none
     log: Callable[[str], Any] | None = None  # debug_print output; None: sys.stderr
 
 

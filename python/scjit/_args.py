@@ -15,7 +15,12 @@ import numbers
 import os
 from typing import Any, Callable
 
+from scjit import _scjit
 from scjit.errors import InputError, InputTypeError
+
+# A launch's time limit when none is given (seconds): the library's, as
+# jit-run's --time-limit default is.
+DEFAULT_TIME_LIMIT = float(_scjit.default_time_limit)
 
 # A launch's most host threads: the launch itself refuses more (IO-USAGE), but
 # only once it runs; checked here so that scjit.jax's options fail where given.

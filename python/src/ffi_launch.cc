@@ -30,6 +30,7 @@
 // integers"), so they are unpacked into a buffer of the launch's before it and
 // packed back into XLA's after it.
 #include "python/src/ffi_launch.h"
+#include "python/src/interrupt.h"
 
 #include <cstdio>
 #include <cstring>
@@ -165,6 +166,8 @@ ffi::Error LaunchOnXlaBuffers(const Kernel* kernel, ffi::RemainingArgs args, ffi
     std::fwrite(text.data(), 1, text.size(), stderr);
     std::fflush(stderr);
   };
+  InterruptGuard guard;  // Ctrl-C stops the launch; Python raises KeyboardInterrupt after
+  options.interrupt = guard.flag();
   absl::StatusOr<LaunchResult> result = kernel->Launch(buffers, options);
   if (!result.ok()) return Invalid(std::string(result.status().message()));
   if (result->failed()) return ffi::Error(ffi::ErrorCode::kInternal, result->RenderFindings());

@@ -16,6 +16,7 @@
 #include "scjit/scjit.h"
 #ifdef SCJIT_XLA_FFI
 #include "python/src/ffi_launch.h"
+#include "python/src/interrupt.h"
 #include "python/src/shared_launch.h"
 #endif
 
@@ -140,10 +141,17 @@ py::object Launch(const Kernel& kernel, const std::vector<ArrayRef>& arrays, int
     buffers[i] = *std::move(b);
   }
   absl::StatusOr<LaunchResult> result;
+  bool interrupted = false;
   {
+    InterruptGuard guard;
+    options.interrupt = guard.flag();
     py::gil_scoped_release release;
     result = kernel.Launch(buffers, options);
+    interrupted = guard.interrupted();
   }
+  // Ctrl-C stopped it: Python's own handler raises KeyboardInterrupt now
+  // (or its replacement does what the program asked for).
+  if (interrupted && PyErr_CheckSignals() != 0) throw py::error_already_set();
   if (!result.ok()) return py::cast(FailureOf(result.status()));
   return py::cast(*std::move(result));
 }
@@ -170,6 +178,7 @@ PYBIND11_MODULE(_scjit, m) {
   using namespace scjit;
   m.doc() = "scjit's C++ API; use the scjit package, not this module.";
   m.attr("version") = std::string(kVersionString);
+  m.attr("default_time_limit") = kDefaultTimeLimitSeconds;
 
   py::class_<ArrayRef>(m, "ArrayRef")
       .def(py::init<uintptr_t, size_t, std::string, std::vector<int64_t>>(), py::arg("address"), py::arg("bytes"),

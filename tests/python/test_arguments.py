@@ -263,3 +263,14 @@ def test_a_kernel_past_its_time_limit_raises_rt_timeout():
         k.with_options(time_limit=0.05)(np.zeros(16, np.int32))
     assert e.value.code == "RT-TIMEOUT"
     assert e.value.message == "kernel @timeout_infinite_loop ran longer than 0.05 s and was stopped"
+
+
+def test_every_interface_has_the_same_default_time_limit():
+    # jit-run's --time-limit default, LaunchOptions' and Python's are one figure.
+    import scjit.jax
+    from scjit import _scjit
+    cli = subprocess.run([JIT_RUN, "--help"], capture_output=True, text=True, check=False)
+    assert "RT-TIMEOUT; default 600, 0: none" in cli.stdout
+    assert _scjit.default_time_limit == 600
+    assert scjit.compile(ADD_ONE)._options.time_limit == 600
+    assert scjit.jax.Options().time_limit == 600

@@ -58,7 +58,7 @@ class Options:
     dma: str | None = None
     seed: int | None = None
     check_rules: bool = False
-    time_limit: float = 0.0  # float("inf") is made 0
+    time_limit: float = _args.DEFAULT_TIME_LIMIT  # seconds (600); float("inf") is made 0: none
 
 
 _context: contextvars.ContextVar[Options | None] = contextvars.ContextVar("scjit_jax_options", default=None)
@@ -81,7 +81,8 @@ def enabled() -> Options | None:
 
 @contextlib.contextmanager
 def sparsecore(target: str = "v7x", *, threads: int = 0, checks: str = "all", dma: str | None = None,
-               seed: int | None = None, check_rules: bool = False, time_limit: float = 0.0) -> Iterator[Options]:
+               seed: int | None = None, check_rules: bool = False,
+               time_limit: float = _args.DEFAULT_TIME_LIMIT) -> Iterator[Options]:
     """Within the block (this thread or task), SparseCore kernels run on scjit
     as `target` ("v5p", "v6e", "v7x", "v8i"); see the module's doc and Options.
     Raises scjit.InputError (IO-USAGE) for a bad option."""
@@ -98,7 +99,8 @@ def sparsecore(target: str = "v7x", *, threads: int = 0, checks: str = "all", dm
 
 
 def enable(target: str = "v7x", *, threads: int = 0, checks: str = "all", dma: str | None = None,
-           seed: int | None = None, check_rules: bool = False, time_limit: float = 0.0) -> Options:
+           seed: int | None = None, check_rules: bool = False,
+           time_limit: float = _args.DEFAULT_TIME_LIMIT) -> Options:
     """From now on, in every thread, SparseCore kernels run on scjit as
     `target` (until `disable`). A `sparsecore` block still takes precedence."""
     global _global

@@ -45,7 +45,7 @@ def _register() -> None:
 
 
 def ffi_attributes(kernel: scjit.Kernel, *, threads: int = 0, checks: str = "", dma: str = "",
-                   seed: int | None = None, time_limit: float = 0.0) -> dict:
+                   seed: int | None = None, time_limit: float = _args.DEFAULT_TIME_LIMIT) -> dict:
     """The attributes of a `scjit_launch` call of `kernel` (it is kept alive).
     The options are checked here, as scjit.Kernel.with_options checks them
     (scjit.InputError, IO-USAGE): the handler would only meet a bad one when
@@ -58,7 +58,7 @@ def ffi_attributes(kernel: scjit.Kernel, *, threads: int = 0, checks: str = "", 
         _kept[address] = kernel
     return dict(kernel=np.int64(address), threads=np.int64(options.get("threads", 0)),
                 checks=options.get("checks", ""), dma=options.get("dma", ""), seed=np.int64(options.get("seed", -1)),
-                time_limit=np.float64(options.get("time_limit", 0.0)), shared=np.int64(0))
+                time_limit=np.float64(options.get("time_limit", _args.DEFAULT_TIME_LIMIT)), shared=np.int64(0))
 
 
 def io_aliases(kernel: scjit.Kernel) -> dict[int, int]:
@@ -73,7 +73,7 @@ def io_aliases(kernel: scjit.Kernel) -> dict[int, int]:
 
 
 def kernel_call(kernel: scjit.Kernel, *, threads: int = 0, checks: str = "", dma: str = "", seed: int | None = None,
-                time_limit: float = 0.0):
+                time_limit: float = _args.DEFAULT_TIME_LIMIT):
     """A JAX function that runs `kernel`: it takes one array per in/inout
     parameter (in parameter order) and returns the out/inout parameters' arrays
     (a tuple when there are several). Launch options as scjit.Kernel.with_options.
@@ -102,7 +102,7 @@ def _native_byte_order(array):
 
 
 def chips_call(kernel: scjit.Kernel, axis_names: tuple, *, threads: int = 0, checks: str = "", dma: str = "",
-               seed: int | None = None, time_limit: float = 0.0):
+               seed: int | None = None, time_limit: float = _args.DEFAULT_TIME_LIMIT):
     """Inside `jax.shard_map` over a mesh of axes `axis_names` (major first, all
     manual, `kernel.devices` devices in all): a JAX function that takes this
     device's shard of each in/inout parameter and returns its shard of each
