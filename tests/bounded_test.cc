@@ -18,7 +18,12 @@ namespace {
 using testing::CommandResult;
 using testing::RunCommand;
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SCJIT_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(SCJIT_SANITIZED)
 constexpr bool kSanitized = true;  // their shadow memory needs terabytes of address space
 #else
 constexpr bool kSanitized = false;
