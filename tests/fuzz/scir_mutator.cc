@@ -2,9 +2,12 @@
 // otherwise one edit that keeps the text's lines and tokens whole, so that more
 // mutants parse and reach the verifier, the SC rules and the memory plan:
 //   - delete, duplicate or swap lines;
+//   - repeat a run of 1-4 lines 8 to 512 times (piles of dma_start, long
+//     straight-line blocks: the front end must stay linear in them);
 //   - replace a number by a boundary value (0, -1, 2^31, 2^40, 2^63 - 1...);
 //   - replace a word (an op, a type, a keyword) or a %name by another of the
 //     same kind found in the input.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <iterator>
@@ -34,14 +37,29 @@ std::vector<std::string_view> Lines(std::string_view text) {
   return out;
 }
 
-std::string EditLines(std::string_view text, Rng& rng) {
+// Lines [i, i + n) repeated `times` times in place (the copies after the run).
+void Repeat(std::vector<std::string_view>& lines, size_t i, size_t n, size_t times) {
+  n = std::min(n, lines.size() - i);
+  std::vector<std::string_view> run(lines.begin() + i, lines.begin() + i + n);
+  for (size_t t = 1; t < times; ++t) lines.insert(lines.begin() + i + n, run.begin(), run.end());
+}
+
+std::string EditLines(std::string_view text, Rng& rng, size_t max_size) {
   std::vector<std::string_view> lines = Lines(text);
   if (lines.empty()) return std::string(text);
   size_t i = Pick(rng, lines.size()), j = Pick(rng, lines.size());
-  switch (Pick(rng, 3)) {
+  switch (Pick(rng, 4)) {
     case 0: lines.erase(lines.begin() + i); break;
     case 1: lines.insert(lines.begin() + i, lines[j]); break;
-    default: std::swap(lines[i], lines[j]); break;
+    case 2: std::swap(lines[i], lines[j]); break;
+    default: {
+      // As many copies as fit libFuzzer's size limit, at most 512.
+      size_t n = 1 + Pick(rng, 4), bytes = 0;
+      for (size_t k = i; k < i + n && k < lines.size(); ++k) bytes += lines[k].size();
+      size_t room = max_size > text.size() ? (max_size - text.size()) / std::max<size_t>(bytes, 1) + 1 : 1;
+      Repeat(lines, i, n, std::min<size_t>({size_t{8} << (3 * Pick(rng, 3)), room}));
+      break;
+    }
   }
   std::string out;
   for (std::string_view l : lines) out += l;
@@ -106,7 +124,7 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
   scjit::Rng rng(seed);
   if (size == 0 || scjit::Pick(rng, 2) == 0) return LLVMFuzzerMutate(data, size, max_size);
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  std::string out = scjit::Pick(rng, 2) == 0 ? scjit::EditLines(text, rng) : scjit::EditToken(text, rng);
+  std::string out = scjit::Pick(rng, 2) == 0 ? scjit::EditLines(text, rng, max_size) : scjit::EditToken(text, rng);
   if (out.empty() || out.size() > max_size) return LLVMFuzzerMutate(data, size, max_size);
   std::memcpy(data, out.data(), out.size());
   return out.size();
