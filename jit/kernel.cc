@@ -60,7 +60,9 @@ absl::StatusOr<RunOptions> Decide(const LaunchOptions& o, const internal::Compil
   auto usage = [](std::string detail) {
     return DiagnosticStatus(MakeDiagnostic(DiagId::kIoUsage, nullptr, Location{}, {{"detail", std::move(detail)}}));
   };
-  if (o.threads < 0 || o.threads > 1024) return usage(Cat("a launch takes 0 to 1024 threads, got ", o.threads));
+  if (o.threads < 0 || o.threads > kMaxLaunchThreads) {
+    return usage(Cat("a launch takes 0 to ", kMaxLaunchThreads, " threads, got ", o.threads));
+  }
   if (!(o.time_limit_seconds >= 0)) return usage("a launch's time limit must be 0 (none) or more seconds");
   RunOptions r;
   r.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

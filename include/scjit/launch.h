@@ -56,6 +56,9 @@ struct Checks {
 // instead of holding the host until it is killed.
 inline constexpr double kDefaultTimeLimitSeconds = 600;
 
+// The most host threads a launch takes (LaunchOptions::threads).
+inline constexpr int kMaxLaunchThreads = 1024;
+
 // A time limit that several steps share: `seconds` (0: none) counted from
 // `start`. jit-run's --time-limit is one: it bounds generating the inputs
 // (Generate) and the launch (LaunchOptions::time_limit_start) together.

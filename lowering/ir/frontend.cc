@@ -1,10 +1,8 @@
 #include "lowering/ir/frontend.h"
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <algorithm>
+#include <cstdio>
+#include <memory>
 
 #include "lowering/base/regular_file.h"
 #include "lowering/ir/parser.h"

@@ -22,9 +22,9 @@ from scjit.errors import InputError, InputTypeError
 # jit-run's --time-limit default is.
 DEFAULT_TIME_LIMIT = float(_scjit.default_time_limit)
 
-# A launch's most host threads: the launch itself refuses more (IO-USAGE), but
+# A launch's most host threads (the library's kMaxLaunchThreads): the launch refuses more (IO-USAGE), but
 # only once it runs; checked here so that scjit.jax's options fail where given.
-MAX_THREADS = 1024
+MAX_THREADS = int(_scjit.max_threads)
 _UINT64_MAX = 2**64 - 1
 _SECONDS = "a number of seconds, 0 or more (0 or float('inf'): no limit)"
 

@@ -179,6 +179,7 @@ PYBIND11_MODULE(_scjit, m) {
   m.doc() = "scjit's C++ API; use the scjit package, not this module.";
   m.attr("version") = std::string(kVersionString);
   m.attr("default_time_limit") = kDefaultTimeLimitSeconds;
+  m.attr("max_threads") = kMaxLaunchThreads;
 
   py::class_<ArrayRef>(m, "ArrayRef")
       .def(py::init<uintptr_t, size_t, std::string, std::vector<int64_t>>(), py::arg("address"), py::arg("bytes"),
